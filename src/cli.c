@@ -1,0 +1,275 @@
+/* gpuimg: option parsing and the help, version and operation texts (see cli.h). */
+#include <config.h>
+#include <errno.h>
+#include <getopt.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "cli.h"
+#include "error.h"
+#include "ops.h"
+#include "params.h"
+
+#define DEFAULT_MAX_PIXELS ((uint64_t)1 << 28)
+
+enum {
+    OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
+};
+
+static const struct option longopts[] = {
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { "list", optional_argument, NULL, OPT_LIST },
+    { "backend", required_argument, NULL, OPT_BACKEND },
+    { "device", required_argument, NULL, OPT_DEVICE },
+    { "threads", required_argument, NULL, 'j' },
+    { "png-level", required_argument, NULL, OPT_PNG_LEVEL },
+    { "jpeg-quality", required_argument, NULL, OPT_JPEG_QUALITY },
+    { "format", required_argument, NULL, OPT_FORMAT },
+    { "json", required_argument, NULL, OPT_JSON },
+    { "force", no_argument, NULL, 'f' },
+    { "max-pixels", required_argument, NULL, OPT_MAX_PIXELS },
+    { "quiet", no_argument, NULL, 'q' },
+    { "verbose", no_argument, NULL, 'v' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int parse_int(const char *opt, const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected a whole number from %lld to %lld, not '%s'", opt, lo, hi, s);
+    *out = v;
+    return GPUIMG_OK;
+}
+
+int cli_parse(int argc, char **argv, struct cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = BACKEND_AUTO;
+    o->png_level = 6;
+    o->jpeg_quality = 90;
+    o->max_pixels = DEFAULT_MAX_PIXELS;
+    o->list_format = "text";
+    opterr = 0;
+    optind = 1;
+    int c;
+    long long v;
+    int r;
+    while ((c = getopt_long(argc, argv, ":hVj:fqv", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': o->action = ACT_HELP; return GPUIMG_OK;
+        case 'V': o->action = ACT_VERSION; return GPUIMG_OK;
+        case OPT_LIST:
+            o->action = ACT_LIST;
+            if (optarg) {
+                if (strcmp(optarg, "text") && strcmp(optarg, "man"))
+                    return gpuimg_fail(GPUIMG_EUSAGE, "--list: format must be text or man, not '%s'", optarg);
+                o->list_format = optarg;
+            }
+            return GPUIMG_OK;
+        case OPT_BACKEND:
+            if (!strcmp(optarg, "auto")) o->backend = BACKEND_AUTO;
+            else if (!strcmp(optarg, "cpu")) o->backend = BACKEND_CPU;
+            else if (!strcmp(optarg, "gpu")) o->backend = BACKEND_GPU;
+            else return gpuimg_fail(GPUIMG_EUSAGE, "--backend must be auto, cpu or gpu, not '%s'", optarg);
+            break;
+        case OPT_DEVICE:
+            if ((r = parse_int("--device", optarg, 0, 1023, &v))) return r;
+            o->device = (int)v;
+            break;
+        case 'j':
+            if ((r = parse_int("--threads", optarg, 1, 4096, &v))) return r;
+            o->threads = (int)v;
+            break;
+        case OPT_PNG_LEVEL:
+            if ((r = parse_int("--png-level", optarg, 0, 9, &v))) return r;
+            o->png_level = (int)v;
+            break;
+        case OPT_JPEG_QUALITY:
+            if ((r = parse_int("--jpeg-quality", optarg, 1, 100, &v))) return r;
+            o->jpeg_quality = (int)v;
+            break;
+        case OPT_FORMAT:
+            if (io_format_from_name(optarg, &o->format))
+                return gpuimg_fail(GPUIMG_EUSAGE, "--format must be png, jpg, bmp or tga, not '%s'", optarg);
+            o->have_format = 1;
+            break;
+        case OPT_JSON: o->json = optarg; break;
+        case 'f': o->force = 1; break;
+        case OPT_MAX_PIXELS:
+            if ((r = parse_int("--max-pixels", optarg, 1, (long long)1 << 40, &v))) return r;
+            o->max_pixels = (uint64_t)v;
+            break;
+        case 'q': o->quiet = 1; break;
+        case 'v': o->verbose = 1; break;
+        case ':': return gpuimg_fail(GPUIMG_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return gpuimg_fail(GPUIMG_EUSAGE, "unknown option '-%c'", optopt);
+            return gpuimg_fail(GPUIMG_EUSAGE, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int nargs = argc - optind;
+    if (nargs > 3)
+        return gpuimg_fail(GPUIMG_EUSAGE, "too many arguments (%d; expected PIPELINE INPUT OUTPUT)", nargs);
+    if (nargs < 3)
+        return gpuimg_fail(GPUIMG_EUSAGE, "missing %s",
+                           nargs == 0 ? "PIPELINE, INPUT and OUTPUT" : nargs == 1 ? "INPUT and OUTPUT" : "OUTPUT");
+    o->pipeline = argv[optind];
+    o->input = argv[optind + 1];
+    o->output = argv[optind + 2];
+    if (!o->have_format) {
+        if (!strcmp(o->output, "-"))
+            o->format = FMT_PNG;
+        else if (io_format_from_path(o->output, &o->format))
+            return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
+                               o->output);
+    }
+    if (o->json && !strcmp(o->json, "-") && !strcmp(o->output, "-"))
+        return gpuimg_fail(GPUIMG_EUSAGE, "--json=- and output '-' would both write to stdout");
+    if (o->quiet && o->verbose)
+        return gpuimg_fail(GPUIMG_EUSAGE, "-q and -v contradict each other");
+    return GPUIMG_OK;
+}
+
+void cli_usage(FILE *f)
+{
+    fprintf(f, "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+               "Try 'gpuimg --help' for more information.\n");
+}
+
+static void op_signature(char *buf, size_t n, const struct op_desc *op)
+{
+    snprintf(buf, n, "%s", op->name);
+    for (int i = 0; i < op->nparams; i++) {
+        const struct op_param *p = &op->params[i];
+        size_t l = strlen(buf);
+        const char *open = p->dflt ? "[" : "", *close = p->dflt ? "]" : "";
+        if (i == 0)
+            snprintf(buf + l, n - l, "%s=%s%s", open, p->type == PARAM_CHOICE ? p->choices : p->name, close);
+        else
+            snprintf(buf + l, n - l, "[:%s=%s]", p->name, p->type == PARAM_CHOICE ? p->choices : "N");
+    }
+}
+
+void cli_help(FILE *f)
+{
+    fprintf(f,
+            "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+            "Process an image through a pipeline of operations, on the GPU when one is usable and on\n"
+            "the CPU (OpenMP) otherwise, and print how long each stage took.\n"
+            "\n"
+            "PIPELINE is one or more operations joined by commas, each name[=value][:key=value...],\n"
+            "e.g. gray,resize=50%%,blur=2,transpose. INPUT and OUTPUT may be '-' for stdin/stdout.\n"
+            "The output format follows OUTPUT's extension (.png .jpg .jpeg .bmp .tga) or --format.\n"
+            "\n"
+            "Operations:\n");
+    for (int i = 0; i < gpuimg_nops; i++) {
+        char sig[160];
+        op_signature(sig, sizeof sig, gpuimg_ops[i]);
+        fprintf(f, "  %-44s %s\n", sig, gpuimg_ops[i]->summary);
+    }
+    fprintf(f,
+            "\n"
+            "Options:\n"
+            "  -h, --help              show this help and exit\n"
+            "  -V, --version           show the version and what this build supports, and exit\n"
+            "      --list[=text|man]   list the operations with parameters, defaults and definitions\n"
+            "      --backend=WHICH     auto (default: GPU when usable), cpu or gpu\n"
+            "      --device=N          the GPU to use (default 0)\n"
+            "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
+            "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
+            "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
+            "      --format=FMT        output format png, jpg, bmp or tga (default: from OUTPUT; png for -)\n"
+            "  -f, --force             replace OUTPUT if it exists\n"
+            "      --max-pixels=N      refuse images (input or any step's result) over N pixels (default 2^28)\n"
+            "      --json=FILE         write the timings as JSON to FILE ('-' for stdout)\n"
+            "  -q, --quiet             print nothing but errors\n"
+            "  -v, --verbose           also print sizes, per-step times and peak memory\n"
+            "\n"
+            "After each run one line on stderr gives decode, process and encode times in ms and the\n"
+            "backend. Exit status: 0 success, 1 a file could not be read, processed or written, 2 usage.\n"
+            "Examples:\n"
+            "  gpuimg gray photo.jpg gray.png\n"
+            "  gpuimg gray,resize=50%%,blur=2,transpose in.png out.png\n"
+            "  gpuimg resize=800x:filter=area - thumb.jpg < in.png\n"
+            "See man gpuimg for the exact definition of every operation.\n");
+}
+
+void cli_version(FILE *f)
+{
+    fprintf(f, "gpuimg %s\n", PACKAGE_VERSION);
+#ifdef _OPENMP
+    fprintf(f, "OpenMP: yes (%d threads by default)\n", omp_get_max_threads());
+#else
+    fprintf(f, "OpenMP: no\n");
+#endif
+#ifdef HAVE_CUDA
+    fprintf(f, "CUDA: yes (%s)\n", GPUIMG_CUDA_ARCHS);
+#else
+    fprintf(f, "CUDA: no (CPU-only build)\n");
+#endif
+    fprintf(f, "libpng: %s\n", png_get_libpng_ver(NULL));
+    fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR, PIC); encoders: libpng, stb_image_write\n");
+}
+
+static void roff_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", f);
+        else if (*s == '-')
+            fputs("\\-", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+void cli_list(FILE *f, const char *format)
+{
+    const int man = !strcmp(format, "man");
+    for (int i = 0; i < gpuimg_nops; i++) {
+        const struct op_desc *op = gpuimg_ops[i];
+        char sig[160];
+        op_signature(sig, sizeof sig, op);
+        if (man) {
+            fputs(".TP\n.B ", f);
+            roff_text(f, sig);
+            fputs("\n", f);
+            roff_text(f, op->summary);
+            fputs(".\n", f);
+        } else
+            fprintf(f, "%s\n  %s\n", sig, op->summary);
+        for (int k = 0; k < op->nparams; k++) {
+            const struct op_param *p = &op->params[k];
+            char what[160];
+            param_describe(p, what, sizeof what);
+            if (man) {
+                fputs(".RS\n.TP\n.I ", f);
+                roff_text(f, p->name);
+                fputs("\n", f);
+                roff_text(f, p->help);
+                fputs("; ", f);
+                roff_text(f, what);
+                fputs(p->dflt ? "; default " : "; required", f);
+                if (p->dflt)
+                    roff_text(f, p->dflt);
+                fputs(".\n.RE\n", f);
+            } else
+                fprintf(f, "  %s: %s; %s; %s%s\n", p->name, p->help, what, p->dflt ? "default " : "required",
+                        p->dflt ? p->dflt : "");
+        }
+        if (man) {
+            fputs(".IP\n", f);
+            roff_text(f, op->definition);
+            fputs("\n", f);
+        } else
+            fprintf(f, "  %s\n\n", op->definition);
+    }
+}

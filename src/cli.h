@@ -1,0 +1,34 @@
+/* gpuimg: the command line. cli_parse() fills cli_opts from argv and records a usage error
+ * (status GPUIMG_EUSAGE) when the words are off; the help, version and --list texts are written
+ * here from the op table so that they cannot fall out of step with the code. */
+#ifndef GPUIMG_CLI_H
+#define GPUIMG_CLI_H
+#include <stdint.h>
+#include <stdio.h>
+#include "backend.h"
+#include "io.h"
+
+enum cli_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST };
+
+struct cli_opts {
+    enum cli_action action;
+    const char *list_format;      /* "text" or "man" */
+    const char *pipeline, *input, *output;
+    enum backend_kind backend;
+    int device;
+    int threads;                  /* 0: OpenMP's default */
+    int png_level, jpeg_quality;
+    int have_format;
+    enum out_format format;
+    int quiet, verbose, force;
+    const char *json;             /* NULL, "-" or a path */
+    uint64_t max_pixels;
+};
+
+int cli_parse(int argc, char **argv, struct cli_opts *o);
+void cli_usage(FILE *f);
+void cli_help(FILE *f);
+void cli_version(FILE *f);
+void cli_list(FILE *f, const char *format);
+
+#endif

@@ -1,0 +1,16 @@
+/* gpuimg: container checks run before stb_image decodes a file. stb ignores PNG CRCs and pads
+ * a truncated JPEG with grey, so a damaged file would otherwise decode "successfully" into a
+ * wrong image. These walks catch truncation, bad CRCs and zero-sized headers and say where. */
+#ifndef GPUIMG_FORMATS_H
+#define GPUIMG_FORMATS_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG };
+
+enum file_kind sniff_kind(const uint8_t *buf, size_t len);
+/* Each returns a gpuimg_status; `name` is used in the message. */
+int png_check(const char *name, const uint8_t *buf, size_t len);
+int jpeg_check(const char *name, const uint8_t *buf, size_t len);
+
+#endif

@@ -1,0 +1,40 @@
+/* gpuimg: the image struct (interleaved, 1 to 4 channels, 8 or 16 bits per sample,
+ * 16-bit samples in host byte order) and allocation with overflow checks. */
+#ifndef GPUIMG_IMAGE_H
+#define GPUIMG_IMAGE_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct geom {
+    int w, h;   /* pixels */
+    int c;      /* channels: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    int depth;  /* bits per sample: 8 or 16 */
+};
+
+struct image {
+    int w, h, c, depth;
+    size_t stride;    /* bytes per row; rows are packed (stride = w * c * depth / 8) */
+    uint8_t *data;
+};
+
+static inline size_t geom_bpp(const struct geom *g) { return (size_t)g->c * (size_t)(g->depth / 8); }
+static inline size_t image_bpp(const struct image *im) { return (size_t)im->c * (size_t)(im->depth / 8); }
+static inline struct geom image_geom(const struct image *im)
+{
+    struct geom g = { im->w, im->h, im->c, im->depth };
+    return g;
+}
+static inline int has_alpha(int channels) { return channels == 2 || channels == 4; }
+
+/* Bytes needed for g, or 0 (with the error recorded) if a dimension is out of range or the size
+ * does not fit in size_t. */
+int geom_bytes(const struct geom *g, size_t *bytes);
+/* Allocate im for g (contents undefined). Returns a gpuimg_status. */
+int image_alloc(struct image *im, const struct geom *g);
+/* Wrap a malloc'ed buffer (ownership passes to im). */
+void image_wrap(struct image *im, const struct geom *g, void *data);
+void image_free(struct image *im);
+/* Short description such as "RGBA 16-bit". */
+const char *layout_name(int channels);
+
+#endif

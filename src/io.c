@@ -1,0 +1,398 @@
+/* gpuimg: image file input and output (see io.h). */
+#include <config.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <png.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
+#include "error.h"
+#include "formats.h"
+#include "io.h"
+
+static const char *display_name(const char *path, int out)
+{
+    return strcmp(path, "-") == 0 ? (out ? "<stdout>" : "<stdin>") : path;
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, size_t hint)
+{
+    size_t cap = hint ? hint + 1 : 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    if (!b)
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory reading the file", name);
+    for (;;) {
+        if (n == cap) {
+            if (cap > SIZE_MAX / 2) {
+                free(b);
+                return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file too large", name);
+            }
+            uint8_t *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory reading the file", name);
+            }
+            b = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, b + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            free(b);
+            return gpuimg_fail(GPUIMG_EOPEN, "%s: read error: %s", name, strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *buf = b;
+    *len = n;
+    return GPUIMG_OK;
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *len)
+{
+    const char *name = display_name(path, 0);
+    if (strcmp(path, "-") == 0)
+        return read_stream(STDIN_FILENO, name, buf, len, 0);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gpuimg_fail(GPUIMG_EOPEN, "%s: cannot open: %s", name, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return gpuimg_fail(GPUIMG_EOPEN, "%s: cannot stat: %s", name, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return gpuimg_fail(GPUIMG_EOPEN, "%s: is a directory", name);
+    }
+    int st2 = read_stream(fd, name, buf, len, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
+    close(fd);
+    return st2;
+}
+
+static const char *stb_reason(void)
+{
+    const char *r = stbi_failure_reason();
+    if (!r)
+        return "unknown decoder error";
+    if (strcmp(r, "Image not of any known type, or corrupt") == 0 || strcmp(r, "unknown image type") == 0)
+        return "not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR, PIC)";
+    return r;
+}
+
+int io_load(const char *path, const struct load_opts *o, struct image *out)
+{
+    const char *name = display_name(path, 0);
+    uint8_t *buf;
+    size_t len;
+    int st = read_file(path, &buf, &len);
+    if (st)
+        return st;
+    if (len == 0) {
+        free(buf);
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: empty file", name);
+    }
+    if (len > INT_MAX) {
+        free(buf);
+        return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file of %zu bytes is larger than the decoder takes (2 GiB)", name, len);
+    }
+    switch (sniff_kind(buf, len)) {
+    case KIND_PNG: st = png_check(name, buf, len); break;
+    case KIND_JPEG: st = jpeg_check(name, buf, len); break;
+    default: break;
+    }
+    int w, h, comp;
+    if (!st && !stbi_info_from_memory(buf, (int)len, &w, &h, &comp))
+        st = gpuimg_fail(GPUIMG_EDECODE, "%s: %s", name, stb_reason());
+    if (!st && (w <= 0 || h <= 0))
+        st = gpuimg_fail(GPUIMG_EDECODE, "%s: image has a zero or negative size (%dx%d)", name, w, h);
+    /* The pixel limit is checked on the header, before the decoder allocates anything. */
+    if (!st && o->max_pixels && (uint64_t)w * (uint64_t)h > o->max_pixels)
+        st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: image is %dx%d (%llu pixels), over the limit of %llu pixels (--max-pixels)",
+                         name, w, h, (unsigned long long)w * (unsigned long long)h, (unsigned long long)o->max_pixels);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    int is16 = stbi_is_16_bit_from_memory(buf, (int)len);
+    void *px = is16 ? (void *)stbi_load_16_from_memory(buf, (int)len, &w, &h, &comp, 0)
+                    : (void *)stbi_load_from_memory(buf, (int)len, &w, &h, &comp, 0);
+    free(buf);
+    if (!px)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode: %s", name, stb_reason());
+    struct geom g = { w, h, comp, is16 ? 16 : 8 };
+    image_wrap(out, &g, px);
+    return GPUIMG_OK;
+}
+
+/* ---- formats -------------------------------------------------------------------------------- */
+
+static const struct { const char *name; enum out_format f; } fmt_names[] = {
+    { "png", FMT_PNG }, { "jpg", FMT_JPEG }, { "jpeg", FMT_JPEG }, { "bmp", FMT_BMP }, { "tga", FMT_TGA },
+};
+
+int io_format_from_name(const char *name, enum out_format *f)
+{
+    for (size_t i = 0; i < sizeof fmt_names / sizeof fmt_names[0]; i++)
+        if (strcasecmp(name, fmt_names[i].name) == 0) {
+            *f = fmt_names[i].f;
+            return GPUIMG_OK;
+        }
+    return GPUIMG_EUSAGE;
+}
+
+int io_format_from_path(const char *path, enum out_format *f)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash : path, '.');
+    if (!dot || !dot[1])
+        return GPUIMG_EUSAGE;
+    return io_format_from_name(dot + 1, f);
+}
+
+const char *io_format_name(enum out_format f)
+{
+    static const char *const n[] = { "png", "jpeg", "bmp", "tga" };
+    return n[f];
+}
+
+/* ---- temporary files and signals ----------------------------------------------------------- */
+
+static char cleanup_path[PATH_MAX + 32];
+static volatile sig_atomic_t cleanup_armed;
+
+static void on_signal(int sig)
+{
+    if (cleanup_armed)
+        unlink(cleanup_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void io_install_signal_cleanup(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int io_check_output(const char *path, const struct save_opts *o)
+{
+    if (strcmp(path, "-") == 0)
+        return GPUIMG_OK;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return gpuimg_fail(GPUIMG_EWRITE, "%s: is a directory", path);
+        if (S_ISREG(st.st_mode) && !o->force)
+            return gpuimg_fail(GPUIMG_EEXISTS, "%s: output exists (use --force to replace it)", path);
+        return GPUIMG_OK;
+    }
+    /* The directory must exist and be writable: find it out now rather than after the work. */
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == path)
+        strcpy(dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir) {
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash - path] = 0;
+    } else
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", path);
+    if (stat(dir, &st) != 0)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: directory %s: %s", path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: %s is not a directory", path, dir);
+    if (access(dir, W_OK) != 0)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: directory %s: %s", path, dir, strerror(errno));
+    return GPUIMG_OK;
+}
+
+/* ---- encoders -------------------------------------------------------------------------------- */
+
+struct png_err { jmp_buf jb; char msg[200]; };
+
+static void png_on_error(png_structp png, png_const_charp msg)
+{
+    struct png_err *e = png_get_error_ptr(png);
+    snprintf(e->msg, sizeof e->msg, "%s", msg);
+    longjmp(e->jb, 1);
+}
+static void png_on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
+
+static int write_png(FILE *fp, const char *name, const struct image *im, int level)
+{
+    static const int ctype[5] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                  PNG_COLOR_TYPE_RGB_ALPHA };
+    struct png_err err = { .msg = "" };
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &err, png_on_error, png_on_warning);
+    if (!png)
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot start the PNG encoder", name);
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot start the PNG encoder", name);
+    }
+    if (setjmp(err.jb)) {
+        int e = errno;
+        png_destroy_write_struct(&png, &info);
+        if (ferror(fp))
+            return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(e));
+        return gpuimg_fail(GPUIMG_EENCODE, "%s: PNG encoder: %s", name, err.msg);
+    }
+    png_init_io(png, fp);
+    png_set_compression_level(png, level);
+    png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, im->depth, ctype[im->c], PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    if (im->depth == 16) {
+        const uint16_t one = 1;
+        if (*(const uint8_t *)&one == 1)
+            png_set_swap(png);   /* our 16-bit samples are host order; PNG is big-endian */
+    }
+    for (int y = 0; y < im->h; y++)
+        png_write_row(png, im->data + (size_t)y * im->stride);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    return GPUIMG_OK;
+}
+
+struct sink { FILE *fp; int failed; int err; };
+
+static void sink_write(void *ctx, void *data, int size)
+{
+    struct sink *s = ctx;
+    if (!s->failed && fwrite(data, 1, (size_t)size, s->fp) != (size_t)size) {
+        s->failed = 1;
+        s->err = errno;
+    }
+}
+
+static int write_stb(FILE *fp, const char *name, const struct image *im, const struct save_opts *o)
+{
+    const uint8_t *px = im->data;
+    uint8_t *tmp = NULL;
+    if (im->depth == 16) { /* these formats are 8-bit: round each sample, v8 = round(v16 / 257) */
+        size_t n = (size_t)im->w * im->h * im->c;
+        tmp = malloc(n);
+        if (!tmp)
+            return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory converting to 8 bits", name);
+        const uint16_t *s = (const uint16_t *)im->data;
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (uint8_t)((s[i] + 128u) / 257u);
+        px = tmp;
+    }
+    struct sink s = { fp, 0, 0 };
+    int ok;
+    switch (o->fmt) {
+    case FMT_JPEG: ok = stbi_write_jpg_to_func(sink_write, &s, im->w, im->h, im->c, px, o->jpeg_quality); break;
+    case FMT_BMP: ok = stbi_write_bmp_to_func(sink_write, &s, im->w, im->h, im->c, px); break;
+    case FMT_TGA: ok = stbi_write_tga_to_func(sink_write, &s, im->w, im->h, im->c, px); break;
+    default: ok = 0;
+    }
+    free(tmp);
+    if (s.failed)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(s.err));
+    if (!ok)
+        return gpuimg_fail(GPUIMG_EENCODE, "%s: the %s encoder failed", name, io_format_name(o->fmt));
+    return GPUIMG_OK;
+}
+
+static int encode_to(FILE *fp, const char *name, const struct image *im, const struct save_opts *o)
+{
+    int st = o->fmt == FMT_PNG ? write_png(fp, name, im, o->png_level) : write_stb(fp, name, im, o);
+    if (!st && fflush(fp) != 0)
+        st = gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(errno));
+    return st;
+}
+
+/* Put the finished temporary file in place. Without --force, link() refuses to replace a file
+ * that appeared since io_check_output(); with it, rename() replaces atomically. */
+static int publish(const char *tmp, const char *path, int force)
+{
+    if (!force) {
+        if (link(tmp, path) == 0) {
+            unlink(tmp);
+            return GPUIMG_OK;
+        }
+        if (errno == EEXIST)
+            return gpuimg_fail(GPUIMG_EEXISTS, "%s: output exists (use --force to replace it)", path);
+        /* file systems without hard links: fall back to rename */
+    }
+    if (rename(tmp, path) != 0)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot rename the finished file into place: %s", path, strerror(errno));
+    return GPUIMG_OK;
+}
+
+int io_save(const char *path, const struct image *im, const struct save_opts *o)
+{
+    const char *name = display_name(path, 1);
+    if (strcmp(path, "-") == 0)
+        return encode_to(stdout, name, im, o);
+
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        /* a device or a pipe (/dev/null, a FIFO): nothing to rename, write straight to it */
+        FILE *fp = fopen(path, "wb");
+        if (!fp)
+            return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot open: %s", name, strerror(errno));
+        int r = encode_to(fp, name, im, o);
+        if (fclose(fp) != 0 && !r)
+            r = gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(errno));
+        return r;
+    }
+    int r = io_check_output(path, o);
+    if (r)
+        return r;
+
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    if (strlen(path) + 16 >= sizeof cleanup_path)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", name);
+    char tmp[sizeof cleanup_path];
+    snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot create a temporary file beside it: %s", name, strerror(errno));
+    memcpy(cleanup_path, tmp, sizeof tmp);
+    cleanup_armed = 1;
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    FILE *fp = fdopen(fd, "wb");
+    if (!fp) {
+        r = gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot open a stream: %s", name, strerror(errno));
+        close(fd);
+    } else {
+        r = encode_to(fp, name, im, o);
+        if (fclose(fp) != 0 && !r)
+            r = gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(errno));
+    }
+    if (!r)
+        r = publish(tmp, path, o->force);
+    if (r)
+        unlink(tmp);
+    cleanup_armed = 0;
+    return r;
+}

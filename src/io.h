@@ -1,0 +1,40 @@
+/* gpuimg: reading and writing image files. Loading reads the whole file (or stdin), checks the
+ * container (formats.h) and the header against the pixel limit before any large allocation,
+ * then decodes with stb_image (8 or 16 bits kept). Saving writes PNG with libpng and JPEG, BMP
+ * and TGA with stb_image_write, always into a temporary file beside the output that is renamed
+ * into place only when complete; nothing is left behind on failure. */
+#ifndef GPUIMG_IO_H
+#define GPUIMG_IO_H
+#include <stdint.h>
+#include "image.h"
+
+enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA };
+
+struct load_opts {
+    uint64_t max_pixels;   /* refuse larger images (0: no limit) */
+};
+
+struct save_opts {
+    enum out_format fmt;
+    int png_level;         /* zlib level 0..9 */
+    int jpeg_quality;      /* 1..100 */
+    int force;             /* replace an existing output */
+};
+
+/* "-" is stdin / stdout. Both return a gpuimg_status. */
+int io_load(const char *path, const struct load_opts *o, struct image *out);
+int io_save(const char *path, const struct image *im, const struct save_opts *o);
+
+/* Checks worth doing before decoding: the output's directory exists, the output does not
+ * exist unless force, it is not a directory. */
+int io_check_output(const char *path, const struct save_opts *o);
+
+/* The format named by a file name's extension or by a name ("png", "jpg", ...). */
+int io_format_from_path(const char *path, enum out_format *f);
+int io_format_from_name(const char *name, enum out_format *f);
+const char *io_format_name(enum out_format f);
+
+/* Remove a half-written temporary output if the process is killed by SIGINT/SIGTERM/SIGHUP. */
+void io_install_signal_cleanup(void);
+
+#endif

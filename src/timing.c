@@ -1,0 +1,119 @@
+/* gpuimg: clock and report formats (see timing.h). */
+#include <config.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include "timing.h"
+
+double timing_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+long timing_peak_rss_kb(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+void timing_report_init(struct run_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->gpu_init_ms = -1;
+    r->upload_ms = r->download_ms = -1;
+}
+
+static void geom_text(char *buf, size_t n, const struct geom *g)
+{
+    snprintf(buf, n, "%dx%d %s %d-bit", g->w, g->h, layout_name(g->c), g->depth);
+}
+
+void timing_print_line(FILE *f, const struct run_report *r, int verbose)
+{
+    if (verbose) {
+        char a[64], b[64];
+        geom_text(a, sizeof a, &r->in);
+        geom_text(b, sizeof b, &r->out);
+        fprintf(f, "gpuimg: %s (%s) -> %s (%s)\n", r->input, a, r->output, b);
+    }
+    fprintf(f, "gpuimg: decode %.1f ms", r->decode_ms);
+    if (r->gpu_init_ms >= 0)
+        fprintf(f, ", gpu init %.1f ms", r->gpu_init_ms);
+    if (r->upload_ms >= 0)
+        fprintf(f, ", upload %.2f ms", r->upload_ms);
+    fprintf(f, ", process %.2f ms", r->process_ms);
+    if (verbose && r->nsteps > 0) {
+        fprintf(f, " (");
+        for (int i = 0; i < r->nsteps; i++)
+            fprintf(f, "%s%s %.2f", i ? ", " : "", r->steps[i].label, r->steps[i].ms);
+        fprintf(f, ")");
+    }
+    if (r->download_ms >= 0)
+        fprintf(f, ", download %.2f ms", r->download_ms);
+    fprintf(f, ", encode %.1f ms, total %.1f ms [%s", r->encode_ms, r->total_ms, r->backend);
+    if (r->device)
+        fprintf(f, " %s", r->device);
+    else
+        fprintf(f, ", %d thread%s", r->threads, r->threads == 1 ? "" : "s");
+    fprintf(f, "]\n");
+    if (verbose && r->peak_rss_kb > 0)
+        fprintf(f, "gpuimg: peak memory %.1f MiB\n", r->peak_rss_kb / 1024.0);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_geom(FILE *f, const char *key, const struct geom *g)
+{
+    fprintf(f, "  \"%s\": {\"width\": %d, \"height\": %d, \"channels\": %d, \"depth\": %d},\n", key, g->w, g->h, g->c,
+            g->depth);
+}
+
+void timing_write_json(FILE *f, const struct run_report *r)
+{
+    fprintf(f, "{\n  \"input\": ");
+    json_str(f, r->input);
+    fprintf(f, ",\n  \"output\": ");
+    json_str(f, r->output);
+    fprintf(f, ",\n  \"pipeline\": ");
+    json_str(f, r->pipeline);
+    fprintf(f, ",\n");
+    json_geom(f, "input_image", &r->in);
+    json_geom(f, "output_image", &r->out);
+    fprintf(f, "  \"backend\": ");
+    json_str(f, r->backend);
+    fprintf(f, ",\n  \"threads\": %d,\n  \"device\": ", r->threads);
+    if (r->device)
+        json_str(f, r->device);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\n  \"ms\": {\"decode\": %.3f, ", r->decode_ms);
+    if (r->gpu_init_ms >= 0)
+        fprintf(f, "\"gpu_init\": %.3f, ", r->gpu_init_ms);
+    if (r->upload_ms >= 0)
+        fprintf(f, "\"upload\": %.3f, ", r->upload_ms);
+    fprintf(f, "\"process\": %.3f, ", r->process_ms);
+    if (r->download_ms >= 0)
+        fprintf(f, "\"download\": %.3f, ", r->download_ms);
+    fprintf(f, "\"encode\": %.3f, \"total\": %.3f},\n  \"steps\": [", r->encode_ms, r->total_ms);
+    for (int i = 0; i < r->nsteps; i++) {
+        fprintf(f, "%s\n    {\"step\": ", i ? "," : "");
+        json_str(f, r->steps[i].label);
+        fprintf(f, ", \"ms\": %.3f}", r->steps[i].ms);
+    }
+    fprintf(f, "%s],\n  \"peak_rss_kib\": %ld\n}\n", r->nsteps ? "\n  " : "", r->peak_rss_kb);
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Make gpuimg's golden fixtures with OpenCV, an implementation independent of gpuimg.
+
+Run from anywhere with Debian's python3-opencv (4.6) and python3-numpy:
+    /usr/bin/python3 tests/golden/make_goldens.py
+It writes in-*.png (inputs), out-*.png (OpenCV's results) and MANIFEST (one case a line:
+input, pipeline, expected output, tolerance in levels) beside itself. The test suite reads
+these files with gpuimg's own loader and never needs OpenCV.
+
+Alpha layouts (gray+alpha, RGBA) follow gpuimg's definition around OpenCV: colour is
+premultiplied in float64, OpenCV filters the float64 planes, colour is divided back by the
+filtered alpha and both are rounded (colour 0 where the filtered alpha is 0).
+"""
+import os
+import struct
+import zlib
+
+import cv2
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL = [(1, 1), (7, 3), (13, 42)]
+BIG = (1001, 626)
+# (channels, depth) pairs. The big size is kept to two 8-bit layouts and a few cases: 16-bit
+# gradients barely compress in PNG, and the exact-property tests cover every layout at that size.
+LAYOUTS = [(c, d) for d in (8, 16) for c in (1, 2, 3, 4)]
+BIG_LAYOUTS = [(3, 8), (4, 8)]
+
+
+def write_png(path, a):
+    h, w = a.shape[:2]
+    c = 1 if a.ndim == 2 else a.shape[2]
+    depth = 16 if a.dtype == np.uint16 else 8
+    ctype = {1: 0, 2: 4, 3: 2, 4: 6}[c]
+    rows = a.reshape(h, w * c).astype('>u2' if depth == 16 else np.uint8).view(np.uint8).reshape(h, -1)
+    bpp = c * depth // 8
+    # PNG filter 1 (Sub) on every row: smooth images then deflate to a fraction of their size.
+    sub = rows.copy()
+    sub[:, bpp:] = rows[:, bpp:] - rows[:, :-bpp]
+    raw = b''.join(b'\x01' + r.tobytes() for r in sub)
+
+    def chunk(t, d):
+        return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+    with open(path, 'wb') as f:
+        f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, depth, ctype, 0, 0, 0))
+                + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+
+
+def make_input(w, h, c, depth, seed, noise):
+    """Smooth colour waves plus noise, and an alpha with transparent, partial and opaque parts."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w].astype(np.float64)
+    if noise < 0.01:  # big inputs: longer waves, which deflate far better
+        y, x = y / 12.0, x / 12.0
+    top = 65535.0 if depth == 16 else 255.0
+    planes = []
+    for k in range(c):
+        base = 0.5 + 0.35 * np.sin(x / (5.0 + 3 * k) + k) * np.cos(y / (7.0 + 2 * k))
+        planes.append(base + rng.normal(0, noise, (h, w)))
+    if c in (2, 4):
+        alpha = np.clip(0.5 + 0.8 * np.sin((x + 2 * y) / 9.0), 0, 1)
+        if noise > 0.01:  # scattered fully transparent pixels (small inputs only: they cost bytes)
+            alpha[rng.random((h, w)) < 0.05] = 0.0
+        planes[-1] = alpha
+    a = np.clip(np.rint(np.stack(planes, -1) * top), 0, top)
+    a = a.astype(np.uint16 if depth == 16 else np.uint8)
+    return a[..., 0] if c == 1 else a
+
+
+def out_size(w, h, pct):
+    return max(1, int(np.floor(w * pct / 100 + 0.5))), max(1, int(np.floor(h * pct / 100 + 0.5)))
+
+
+def cv_filter(a, fn):
+    """Apply fn (an OpenCV call on a float64 or integer image) the gpuimg way for alpha layouts."""
+    c = 1 if a.ndim == 2 else a.shape[2]
+    if c not in (2, 4):
+        return fn(a)
+    top = 65535 if a.dtype == np.uint16 else 255
+    f = a.astype(np.float64)
+    al = f[..., -1]
+    pm = f.copy()
+    pm[..., :-1] *= al[..., None]
+    r = fn(pm)
+    if r.ndim == 2:
+        r = r[..., None]
+    ra = r[..., -1]
+    col = np.where(ra[..., None] > 0, r[..., :-1] / np.where(ra > 0, ra, 1)[..., None], 0)
+    out = np.concatenate([col, ra[..., None]], -1)
+    return np.clip(np.rint(out), 0, top).astype(a.dtype)
+
+
+def cv_plain(a, fn):
+    """Integer images without alpha go through OpenCV as they are (its 8U/16U paths)."""
+    return fn(a)
+
+
+def gray(a, std):
+    c = 1 if a.ndim == 2 else a.shape[2]
+    if c <= 2:
+        return a
+    rgb = np.ascontiguousarray(a[..., :3])
+    if std == 601:
+        y = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    else:  # BT.709 has no OpenCV conversion: the same Q15 formula in numpy, 6966/23436/2366
+        r, g, b = (rgb[..., i].astype(np.int64) for i in range(3))
+        y = ((6966 * r + 23436 * g + 2366 * b + 16384) >> 15).astype(a.dtype)
+    return y if c == 3 else np.stack([y, a[..., 3]], -1)
+
+
+BIG_CASES = {"gray=709", "resize=50%", "resize=30%", "resize=50%:filter=nearest", "blur=2", "blur=2:border=constant"}
+
+
+def cases_for(w, h, c, depth, big):
+    """(pipeline, function of the input, tolerance) for one input; the big size gets a few."""
+    return [k for k in all_cases(w, h, c, depth) if not big or k[0] in BIG_CASES]
+
+
+def all_cases(w, h, c, depth):
+    alpha = c in (2, 4)
+    run = (lambda fn: (lambda a: cv_filter(a, fn))) if alpha else (lambda fn: (lambda a: cv_plain(a, fn)))
+    tol = 1
+    out = []
+    out.append(("gray", lambda a: gray(a, 601), 0))
+    if c >= 3:
+        out.append(("gray=709", lambda a: gray(a, 709), 0))
+    for pct, filt in [(50, None), (200, None), (30, None), (50, 'nearest'), (300, 'nearest'),
+                      (200, 'area'), (75, 'area')]:
+        ow, oh = out_size(w, h, pct)
+        auto = 'area' if (w > 2 * ow or h > 2 * oh) else 'bilinear'
+        f = filt or auto
+        interp = {'nearest': cv2.INTER_NEAREST_EXACT, 'bilinear': cv2.INTER_LINEAR, 'area': cv2.INTER_AREA}[f]
+        if f == 'area' and ((ow > w) != (oh > h)) and ow != w and oh != h:
+            continue  # OpenCV's INTER_AREA mixes methods when one axis grows and the other shrinks
+        name = "resize=%d%%" % pct + (":filter=" + filt if filt else "")
+        fn = (lambda ow=ow, oh=oh, interp=interp: (lambda a: cv2.resize(a, (ow, oh), interpolation=interp)))()
+        if f == 'nearest':
+            out.append((name, fn, 0))
+        else:
+            out.append((name, run(fn), tol))
+    for sigma, border in [(0.8, None), (2, None), (2, 'replicate'), (2, 'constant'), (3.3, None)]:
+        bt = {None: cv2.BORDER_REFLECT_101, 'replicate': cv2.BORDER_REPLICATE, 'constant': cv2.BORDER_CONSTANT}[border]
+        name = "blur=%g" % sigma + (":border=" + border if border else "")
+        # The kernel size OpenCV picks for the image's own depth; given explicitly because the
+        # float64 planes of the alpha path would otherwise get the 16-bit size.
+        k = int(np.floor(sigma * (6 if depth == 8 else 8) + 1 + 0.5)) | 1
+        fn = (lambda s=sigma, bt=bt, k=k: (lambda a: cv2.GaussianBlur(a, (k, k), s, borderType=bt)))()
+        # 16-bit blur: Q16 weights over two passes of up to 27 taps each leave up to a few levels
+        # of 65535 (1/16 of an 8-bit level); OpenCV's own 16U path quantises likewise.
+        out.append((name, run(fn), tol if depth == 8 else 4))
+    out.append(("transpose", lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1)), 0))
+    out.append(("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0))
+    out.append(("rotate=180", lambda a: cv2.rotate(a, cv2.ROTATE_180), 0))
+    out.append(("rotate=270", lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE), 0))
+    out.append(("flip=h", lambda a: cv2.flip(a, 1), 0))
+    out.append(("flip=v", lambda a: cv2.flip(a, 0), 0))
+    return out
+
+
+def main():
+    for f in os.listdir(HERE):
+        if f.endswith('.png'):
+            os.remove(os.path.join(HERE, f))
+    lines = []
+    jobs = [(w, h, c, d) for (w, h) in SMALL for (c, d) in LAYOUTS]
+    jobs += [(BIG[0], BIG[1], c, d) for (c, d) in BIG_LAYOUTS]
+    for seed, (w, h, c, d) in enumerate(jobs):
+        big = (w, h) == BIG
+        a = make_input(w, h, c, d, seed, 0.002 if big else 0.06)
+        tag = "%dx%d-c%d-d%d" % (w, h, c, d)
+        inname = "in-%s.png" % tag
+        write_png(os.path.join(HERE, inname), a)
+        for k, (pipe, fn, tol) in enumerate(cases_for(w, h, c, d, big)):
+            r = fn(a)
+            if r.ndim == 3 and r.shape[2] == 1:
+                r = r[..., 0]
+            outname = "out-%s-%02d.png" % (tag, k)
+            write_png(os.path.join(HERE, outname), r)
+            lines.append("%s %s %s %d" % (inname, pipe, outname, tol))
+    with open(os.path.join(HERE, 'MANIFEST'), 'w') as f:
+        f.write("# input pipeline expected tolerance (made by make_goldens.py with OpenCV %s)\n" % cv2.__version__)
+        f.write("\n".join(lines) + "\n")
+    print(len(lines), "cases")
+
+
+if __name__ == '__main__':
+    main()

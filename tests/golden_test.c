@@ -1,0 +1,81 @@
+/* gpuimg tests: the OpenMP path against OpenCV's results. Reads tests/golden/MANIFEST (made by
+ * make_goldens.py), runs every case through the CPU backend and compares with the golden image
+ * within the case's tolerance (0 for exact operations, 1 level for filters). It also fails when
+ * an operation in the op table has no golden case, so a new operation cannot go untested. */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "io.h"
+#include "ops.h"
+#include "testutil.h"
+
+int main(void)
+{
+    const char *dir = getenv("GOLDEN_DIR");
+    if (!dir)
+        dir = "tests/golden";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/MANIFEST", dir);
+    FILE *m = fopen(path, "r");
+    if (!m) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return 1;
+    }
+    int covered[64] = { 0 };
+    char line[1024], in_name[256], pipe[256], out_name[256];
+    long tol;
+    int cases = 0, failed = 0;
+    struct load_opts lo = { 0 };
+    while (fgets(line, sizeof line, m)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%255s %255s %255s %ld", in_name, pipe, out_name, &tol) != 4) {
+            fprintf(stderr, "bad manifest line: %s", line);
+            return 1;
+        }
+        struct image in, want, got;
+        snprintf(path, sizeof path, "%s/%s", dir, in_name);
+        if (io_load(path, &lo, &in)) {
+            fprintf(stderr, "%s\n", gpuimg_errmsg());
+            return 1;
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, out_name);
+        if (io_load(path, &lo, &want)) {
+            fprintf(stderr, "%s\n", gpuimg_errmsg());
+            return 1;
+        }
+        cases++;
+        if (test_run_pipeline(pipe, &in, &got)) {
+            failed++;
+        } else {
+            long over = 0, worst = test_max_diff(&got, &want, &over, tol);
+            if (worst < 0 || worst > tol) {
+                failed++;
+                if (worst < 0)
+                    fprintf(stderr, "FAIL %s %s: got %dx%d c%d d%d, want %dx%d c%d d%d\n", in_name, pipe, got.w, got.h,
+                            got.c, got.depth, want.w, want.h, want.c, want.depth);
+                else
+                    fprintf(stderr, "FAIL %s %s: max diff %ld > %ld in %ld samples (golden %s)\n", in_name, pipe, worst,
+                            tol, over, out_name);
+            }
+            image_free(&got);
+        }
+        char opname[64];
+        snprintf(opname, sizeof opname, "%.*s", (int)strcspn(pipe, "=:,"), pipe);
+        for (int i = 0; i < gpuimg_nops; i++)
+            if (!strcmp(gpuimg_ops[i]->name, opname))
+                covered[i] = 1;
+        image_free(&in);
+        image_free(&want);
+    }
+    fclose(m);
+    for (int i = 0; i < gpuimg_nops; i++)
+        if (!covered[i]) {
+            fprintf(stderr, "FAIL operation %s has no golden case\n", gpuimg_ops[i]->name);
+            failed++;
+        }
+    printf("golden: %d cases, %d failed\n", cases, failed);
+    return failed ? 1 : 0;
+}
