@@ -24,7 +24,7 @@ int backend_gpu_run(const struct plan *pl, int device, struct image *img, struct
 
 /* 1 if every step of pl has a GPU implementation. */
 int backend_gpu_supports(const struct plan *pl, const char **missing);
-/* Whether a GPU is usable (0), else a status with the reason recorded in why. */
+/* Whether a GPU is usable (0, with a description in name), else a status and the reason in why. */
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen);
 
 #endif

@@ -25,7 +25,8 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
     struct gpu_info info;
     if (gpu_probe(device, &info, why, whylen) != 0)
         return GPUIMG_ENOGPU;
-    snprintf(name, namelen, "%s", info.name);
+    snprintf(name, namelen, "device %d of %d: %s (sm_%d%d, %.1f GiB), context and first launch %.1f ms", info.device,
+             info.count, info.name, info.cc_major, info.cc_minor, info.mem_total / 1073741824.0, info.init_ms);
     return GPUIMG_OK;
 #else
     snprintf(why, whylen, "this gpuimg was built without CUDA");

@@ -5,6 +5,7 @@
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -125,7 +126,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     o->input = argv[optind + 1];
     o->output = argv[optind + 2];
     if (!o->have_format) {
-        if (!strcmp(o->output, "-"))
+        struct stat st;
+        /* stdout, devices and FIFOs (/dev/null) default to PNG; a directory fails later, clearly */
+        if (!strcmp(o->output, "-") || (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)))
             o->format = FMT_PNG;
         else if (io_format_from_path(o->output, &o->format))
             return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
@@ -212,6 +215,11 @@ void cli_version(FILE *f)
 #endif
 #ifdef HAVE_CUDA
     fprintf(f, "CUDA: yes (%s)\n", GPUIMG_CUDA_ARCHS);
+    char name[512], why[256];
+    if (backend_gpu_probe(0, name, sizeof name, why, sizeof why) == GPUIMG_OK)
+        fprintf(f, "GPU: %s\n", name);
+    else
+        fprintf(f, "GPU: none usable (%s)\n", why);
 #else
     fprintf(f, "CUDA: no (CPU-only build)\n");
 #endif

@@ -29,7 +29,7 @@ static void chunk_name(char out[5], const uint8_t *p)
     out[4] = 0;
 }
 
-int png_check(const char *name, const uint8_t *buf, size_t len)
+int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
 {
     size_t pos = 8;
     int nchunk = 0;
@@ -57,6 +57,8 @@ int png_check(const char *name, const uint8_t *buf, size_t len)
             uint32_t w = be32(buf + pos + 8), h = be32(buf + pos + 12);
             if (w == 0 || h == 0)
                 return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid PNG: image has zero %s", name, w == 0 ? "width" : "height");
+            *pw = w;
+            *ph = h;
         }
         nchunk++;
         if (memcmp(cname, "IEND", 4) == 0)
@@ -67,7 +69,7 @@ int png_check(const char *name, const uint8_t *buf, size_t len)
 
 /* Walk JPEG markers from SOI to EOI, skipping entropy-coded data after each SOS. A file without
  * EOI was cut short: stb would fill the missing rows with grey and report success. */
-int jpeg_check(const char *name, const uint8_t *buf, size_t len)
+int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
 {
     size_t pos = 2;
     for (;;) {
@@ -94,6 +96,11 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len)
                                name, m, pos - 2, seg);
         if (seg > len - pos)
             break;
+        /* SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC): precision, height, width */
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && seg >= 7 && !*pw) {
+            *ph = (uint32_t)buf[pos + 3] << 8 | buf[pos + 4];
+            *pw = (uint32_t)buf[pos + 5] << 8 | buf[pos + 6];
+        }
         pos += seg;
         if (m == 0xDA) { /* entropy-coded data runs to the next marker that is not RSTn or a stuffed 0 */
             while (pos + 1 < len) {

@@ -9,8 +9,10 @@
 enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG };
 
 enum file_kind sniff_kind(const uint8_t *buf, size_t len);
-/* Each returns a gpuimg_status; `name` is used in the message. */
-int png_check(const char *name, const uint8_t *buf, size_t len);
-int jpeg_check(const char *name, const uint8_t *buf, size_t len);
+/* Each returns a gpuimg_status; `name` is used in the message. The image size in the header
+ * is stored in *w, *h (left 0 when no frame header was seen), so that the pixel limit can be
+ * applied before the decoder is asked anything: stb refuses to describe very large images. */
+int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
+int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
 
 #endif

@@ -111,14 +111,20 @@ int io_load(const char *path, const struct load_opts *o, struct image *out)
         free(buf);
         return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file of %zu bytes is larger than the decoder takes (2 GiB)", name, len);
     }
+    uint32_t hw = 0, hh = 0;
     switch (sniff_kind(buf, len)) {
-    case KIND_PNG: st = png_check(name, buf, len); break;
-    case KIND_JPEG: st = jpeg_check(name, buf, len); break;
+    case KIND_PNG: st = png_check(name, buf, len, &hw, &hh); break;
+    case KIND_JPEG: st = jpeg_check(name, buf, len, &hw, &hh); break;
     default: break;
     }
+    if (!st && o->max_pixels && (uint64_t)hw * hh > o->max_pixels)
+        st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: image is %ux%u (%llu pixels), over the limit of %llu pixels (--max-pixels)",
+                         name, hw, hh, (unsigned long long)hw * hh, (unsigned long long)o->max_pixels);
     int w, h, comp;
     if (!st && !stbi_info_from_memory(buf, (int)len, &w, &h, &comp))
-        st = gpuimg_fail(GPUIMG_EDECODE, "%s: %s", name, stb_reason());
+        st = hw ? gpuimg_fail(GPUIMG_ETOOBIG, "%s: the decoder cannot take this %ux%u image (stb_image: %s)", name, hw, hh,
+                              stbi_failure_reason() ? stbi_failure_reason() : "refused")
+                : gpuimg_fail(GPUIMG_EDECODE, "%s: %s", name, stb_reason());
     if (!st && (w <= 0 || h <= 0))
         st = gpuimg_fail(GPUIMG_EDECODE, "%s: image has a zero or negative size (%dx%d)", name, w, h);
     /* The pixel limit is checked on the header, before the decoder allocates anything. */

@@ -18,7 +18,7 @@ static int fail(int st)
 {
     const char *m = gpuimg_errmsg();
     fprintf(stderr, "gpuimg: %s\n", m ? m : gpuimg_strerror(st));
-    if (st == GPUIMG_EUSAGE)
+    if (gpuimg_exit_code(st) == 2)
         cli_usage(stderr);
     return gpuimg_exit_code(st);
 }

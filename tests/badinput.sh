@@ -1,1 +1,85 @@
-exit 77
+# gpuimg tests: bad inputs and unwritable outputs. Each gives one line on stderr naming the file
+# and the cause, exit status 1, no signal, no output file, no temporary file left behind, and
+# the input untouched.
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+
+"$MKIMG" 64 48 3 8 "$T/good.png" 7 || exit 99
+"$GPUIMG" -q --jpeg-quality=90 flip=h "$T/good.png" "$T/good.jpg" || exit 99
+"$GPUIMG" -q --format=jpg flip=h "$T/good.png" - >/dev/null || exit 99
+size=$(wc -c <"$T/good.png")
+jsize=$(wc -c <"$T/good.jpg")
+
+: >"$T/empty.png"
+printf 'this is not an image, just some text\n' >"$T/text.png"
+head -c $((size / 2)) "$T/good.png" >"$T/trunc.png"
+head -c $((size - 7)) "$T/good.png" >"$T/noiend.png"
+head -c $((jsize * 2 / 3)) "$T/good.jpg" >"$T/trunc.jpg"
+head -c 300 "$T/good.jpg" >"$T/short.jpg"
+"$MKBAD" badcrc "$T/good.png" "$T/badcrc.png" || exit 99
+"$MKBAD" header 0 48 "$T/zerow.png" || exit 99
+"$MKBAD" header 100000 100000 "$T/huge.png" || exit 99
+mkdir "$T/adir"
+
+# check_bad CODE REGEX INPUT [OUTPUT] [OPTIONS...]
+check_bad() {
+    code=$1 re=$2 in=$3 out=${4:-$T/out/o.png}
+    if [ $# -ge 4 ]; then shift 4; else shift $#; fi
+    mkdir -p "$T/out"
+    before=$(ls -A "$T/out" | sort | tr '\n' ' ')
+    sum=$( [ -f "$in" ] && cksum <"$in")
+    expect_fail "$code" "$re" "$@" gray "$in" "$out"
+    after=$(ls -A "$T/out" | sort | tr '\n' ' ')
+    [ "$before" = "$after" ] && ok || bad "$in: files left in the output folder: $after (before: $before)"
+    [ -z "$sum" ] || [ "$sum" = "$(cksum <"$in")" ] && ok || bad "$in was modified"
+}
+
+check_bad 1 "empty.png: empty file$" "$T/empty.png"
+check_bad 1 "text.png: not an image in a format gpuimg reads" "$T/text.png"
+check_bad 1 "trunc.png: truncated PNG" "$T/trunc.png"
+check_bad 1 "noiend.png: truncated PNG: file ends at byte [0-9]+, before the IEND chunk" "$T/noiend.png"
+check_bad 1 "trunc.jpg: truncated JPEG" "$T/trunc.jpg"
+check_bad 1 "short.jpg: truncated JPEG" "$T/short.jpg"
+check_bad 1 "badcrc.png: corrupt PNG: bad CRC in chunk 'IDAT'" "$T/badcrc.png"
+check_bad 1 "zerow.png: invalid PNG: image has zero width" "$T/zerow.png"
+check_bad 1 "huge.png: image is 100000x100000 \(10000000000 pixels\), over the limit of 268435456 pixels \(--max-pixels\)" "$T/huge.png"
+check_bad 1 "missing.png: cannot open: No such file or directory" "$T/missing.png"
+check_bad 1 "adir: is a directory" "$T/adir"
+check_bad 1 "good.png: image is 64x48 \(3072 pixels\), over the limit of 3000" "$T/good.png" "$T/out/o.png" --max-pixels=3000
+
+# the header check is fast: a 10-gigapixel claim is refused without decoding
+start=$(date +%s)
+"$GPUIMG" -q gray "$T/huge.png" "$T/out/h.png" 2>/dev/null
+[ $(( $(date +%s) - start )) -le 2 ] && ok || bad "refusing a huge header took too long"
+
+# outputs that cannot be written
+check_bad 1 "nodir/o.png: cannot write: directory .*nodir: No such file or directory" "$T/good.png" "$T/nodir/o.png"
+check_bad 1 "cannot write: .*good.png is not a directory" "$T/good.png" "$T/good.png/o.png"
+check_bad 1 "adir: is a directory" "$T/good.png" "$T/adir"
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir "$T/ro" && chmod 555 "$T/ro"
+    check_bad 1 "ro/o.png: cannot write: directory .*: Permission denied" "$T/good.png" "$T/ro/o.png"
+fi
+if [ -w /dev/full ]; then
+    check_bad 1 "/dev/full: write failed: No space left on device" "$T/good.png" /dev/full
+    check_bad 1 "/dev/full: write failed: No space left on device" "$T/good.png" /dev/full --format=jpg
+fi
+# an existing output is kept, byte for byte
+cp "$T/good.jpg" "$T/out/exists.png"
+check_bad 1 "exists.png: output exists \(use --force to replace it\)" "$T/good.png" "$T/out/exists.png"
+cmp -s "$T/good.jpg" "$T/out/exists.png" && ok || bad "existing output was modified"
+rm -f "$T/out/exists.png"
+
+# stdin that is not an image
+printf 'junk' | "$GPUIMG" -q gray - "$T/out/s.png" 2>"$T/err"
+[ $? -eq 1 ] && grep -q '^gpuimg: <stdin>: not an image' "$T/err" && [ ! -e "$T/out/s.png" ] && ok || bad "junk on stdin: $(cat "$T/err")"
+
+# a killed run leaves no temporary file: stop a slow encode with SIGTERM
+"$MKIMG" 2000 2000 4 16 "$T/big.png" 1 0 || exit 99
+"$GPUIMG" -q --force --png-level=9 blur=8 "$T/big.png" "$T/out/k.png" 2>/dev/null &
+pid=$!
+sleep 1
+kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+[ -z "$(ls -A "$T/out")" ] && ok || bad "SIGTERM (exit $rc) left: $(ls -A "$T/out")"
+finish

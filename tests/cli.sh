@@ -1,1 +1,128 @@
-exit 77
+# gpuimg tests: the command line. Every pipeline form the documentation shows, stdin/stdout,
+# formats, 16-bit kept, options, and usage errors (exit 2 with a usage line).
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+
+"$MKIMG" 101 61 3 8 "$T/rgb.png" 3 || exit 99
+"$MKIMG" 40 30 4 16 "$T/rgba16.png" 4 || exit 99
+"$MKIMG" 23 17 2 8 "$T/ga.png" 5 || exit 99
+
+# pipeline forms: PIPELINE EXPECTED-"WxH cC dD" on rgb.png (101x61 RGB 8-bit)
+while read -r pipe want; do
+    if expect_ok -q --force "$pipe" "$T/rgb.png" "$T/o.png"; then
+        got=$(dims "$T/o.png")
+        [ "$got" = "$want" ] || bad "$pipe: got $got, want $want"
+    fi
+done <<'CASES'
+gray 101x61 c1 d8
+gray=709 101x61 c1 d8
+gray=601 101x61 c1 d8
+resize=50% 51x31 c3 d8
+resize=1920x1080 1920x1080 c3 d8
+resize=800x 800x483 c3 d8
+resize=x600 993x600 c3 d8
+resize=50%:filter=nearest 51x31 c3 d8
+resize=50%:filter=bilinear 51x31 c3 d8
+resize=50%:filter=area 51x31 c3 d8
+resize=10% 10x6 c3 d8
+blur=2 101x61 c3 d8
+blur=2:border=reflect101 101x61 c3 d8
+blur=2:border=replicate 101x61 c3 d8
+blur=2:border=constant 101x61 c3 d8
+blur=0.5:border=constant 101x61 c3 d8
+transpose 61x101 c3 d8
+rotate=90 61x101 c3 d8
+rotate=180 101x61 c3 d8
+rotate=270 61x101 c3 d8
+flip=h 101x61 c3 d8
+flip=v 101x61 c3 d8
+gray,resize=50%,blur=2,transpose 31x51 c1 d8
+resize=200%,rotate=90,flip=v,gray=709 122x202 c1 d8
+CASES
+
+# 16-bit RGBA stays 16-bit through every operation; gray keeps alpha
+for pipe in gray resize=50% blur=1 transpose rotate=90 flip=v gray,resize=50%,blur=2,transpose; do
+    expect_ok -q --force "$pipe" "$T/rgba16.png" "$T/o16.png" || continue
+    case "$(dims "$T/o16.png")" in
+        *" d16") ok ;;
+        *) bad "$pipe on 16-bit: result is $(dims "$T/o16.png")" ;;
+    esac
+done
+[ "$(dims "$T/o16.png")" = "15x20 c2 d16" ] || bad "gray,resize=50%,blur=2,transpose on 40x30 RGBA16: $(dims "$T/o16.png")"
+expect_ok -q gray "$T/ga.png" "$T/ga-gray.png" && { cmp -s "$T/ga.png" "$T/ga-gray.png" || [ "$(dims "$T/ga-gray.png")" = "23x17 c2 d8" ] || bad "gray on gray+alpha changed it"; }
+
+# stdin and stdout
+"$GPUIMG" -q gray - - <"$T/rgb.png" >"$T/pipe.png" 2>"$T/err" && [ "$(dims "$T/pipe.png")" = "101x61 c1 d8" ] && ok || bad "gray - - failed: $(cat "$T/err")"
+"$GPUIMG" -q --format=jpg flip=h "$T/rgb.png" - >"$T/pipe.jpg" 2>"$T/err" && [ "$(head -c 2 "$T/pipe.jpg" | od -An -tx1 | tr -d ' ')" = "ffd8" ] && ok || bad "--format=jpg to stdout is not a JPEG"
+"$GPUIMG" -q transpose "$T/rgb.png" - >"$T/pipe2.png" 2>/dev/null && [ "$(head -c 4 "$T/pipe2.png" | tail -c 3)" = "PNG" ] && ok || bad "stdout default is not PNG"
+
+# output formats by extension, read back
+for ext in png jpg jpeg bmp tga; do
+    expect_ok -q --force flip=v "$T/rgb.png" "$T/out.$ext" && { [ "$(dims "$T/out.$ext")" = "101x61 c3 d8" ] || bad ".$ext reads back as $(dims "$T/out.$ext")"; }
+done
+expect_ok -q --force --png-level=0 gray "$T/rgb.png" "$T/l0.png"
+expect_ok -q --force --png-level=9 gray "$T/rgb.png" "$T/l9.png"
+[ "$(wc -c <"$T/l0.png")" -gt "$(wc -c <"$T/l9.png")" ] && ok || bad "--png-level does not change the size"
+expect_ok -q --force --jpeg-quality=10 gray "$T/rgb.png" "$T/q10.jpg"
+expect_ok -q --force --jpeg-quality=100 gray "$T/rgb.png" "$T/q100.jpg"
+[ "$(wc -c <"$T/q10.jpg")" -lt "$(wc -c <"$T/q100.jpg")" ] && ok || bad "--jpeg-quality does not change the size"
+
+# timings: one line by default, nothing with -q, per-step with -v, JSON
+run gray "$T/rgb.png" "$T/t1.png"
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$ERR")" -eq 1 ] && grep -Eq '^gpuimg: decode [0-9.]+ ms, process [0-9.]+ ms, encode [0-9.]+ ms, total [0-9.]+ ms \[cpu, [0-9]+ threads?\]$' "$ERR" && ok || bad "timing line: $(cat "$ERR")"
+run -q gray "$T/rgb.png" "$T/t2.png"
+[ "$RC" -eq 0 ] && [ ! -s "$ERR" ] && [ ! -s "$OUT" ] && ok || bad "-q printed something"
+run -v --backend=cpu gray,blur=1 "$T/rgb.png" "$T/t3.png"
+grep -q 'process [0-9.]* ms (gray [0-9.]*, blur=1 [0-9.]*)' "$ERR" && grep -q '101x61 RGB 8-bit' "$ERR" && ok || bad "-v: $(cat "$ERR")"
+run -q --json="$T/r.json" resize=50% "$T/rgb.png" "$T/t4.png"
+[ "$(json_field "$T/r.json" width)" = 101 ] && grep -q '"backend": "cpu"' "$T/r.json" && grep -q '"step": "resize=50%"' "$T/r.json" && ok || bad "--json content: $(cat "$T/r.json")"
+run -q --json=- gray "$T/rgb.png" "$T/t5.png"
+grep -q '"decode":' "$OUT" && ok || bad "--json=- wrote nothing to stdout"
+run -q -j 1 --json=- gray "$T/rgb.png" "$T/t6.png"
+grep -q '"threads": 1,' "$OUT" && ok || bad "--threads=1 not reported"
+
+# --force, existing outputs, output equal to input
+cp "$T/rgb.png" "$T/keep.png"
+expect_fail 1 "keep.png: output exists \(use --force" gray "$T/rgb.png" "$T/keep.png"
+cmp -s "$T/rgb.png" "$T/keep.png" && ok || bad "existing output was changed without --force"
+expect_ok -q --force gray "$T/rgb.png" "$T/keep.png" && [ "$(dims "$T/keep.png")" = "101x61 c1 d8" ] && ok || bad "--force did not replace"
+
+# help, version, list
+run --help; [ "$RC" -eq 0 ] && grep -q '^Usage: gpuimg' "$OUT" && [ ! -s "$ERR" ] && ok || bad "--help"
+run -h; [ "$RC" -eq 0 ] && grep -q 'Operations:' "$OUT" && ok || bad "-h"
+run --version; [ "$RC" -eq 0 ] && grep -q '^gpuimg [0-9]' "$OUT" && ok || bad "--version"
+run --list; [ "$RC" -eq 0 ] && for op in gray resize blur transpose rotate flip; do grep -q "^$op" "$OUT" || bad "--list lacks $op"; done && ok
+
+# usage errors: exit 2, one message line and the usage
+expect_fail 2 "missing PIPELINE, INPUT and OUTPUT"
+expect_fail 2 "missing OUTPUT" gray "$T/rgb.png"
+expect_fail 2 "too many arguments" gray "$T/rgb.png" a.png b.png
+expect_fail 2 "unknown operation 'sharpen'" sharpen "$T/rgb.png" "$T/x.png"
+expect_fail 2 "blur: sigma must be a number in \(0, 100\], not '0'" blur=0 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "blur: sigma must be a number in \(0, 100\], not 'abc'" blur=abc "$T/rgb.png" "$T/x.png"
+expect_fail 2 "blur needs its sigma" blur "$T/rgb.png" "$T/x.png"
+expect_fail 2 "blur: border must be one of reflect101\|replicate\|constant, not 'wrap'" blur=2:border=wrap "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: size must be" resize=50 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: size must be" resize=0x0 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: size must be a percentage" resize=-5% "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: filter must be one of" resize=50%:filter=cubic "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize has no parameter 'sigma'" resize=50%:sigma=2 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate: angle must be one of 90\|180\|270, not '45'" rotate=45 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate needs its angle" rotate "$T/rgb.png" "$T/x.png"
+expect_fail 2 "flip: axis must be one of h\|v" flip=x "$T/rgb.png" "$T/x.png"
+expect_fail 2 "transpose takes no value" transpose=1 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "empty operation" gray,,blur=1 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "empty operation" gray, "$T/rgb.png" "$T/x.png"
+expect_fail 2 "x.webp: unknown output format" gray "$T/rgb.png" "$T/x.webp"
+expect_fail 2 "unknown option '--nope'" --nope gray "$T/rgb.png" "$T/x.png"
+expect_fail 2 "--png-level: expected a whole number from 0 to 9, not '10'" --png-level=10 gray "$T/rgb.png" "$T/x.png"
+expect_fail 2 "--jpeg-quality: expected a whole number from 1 to 100" --jpeg-quality=0 gray "$T/rgb.png" "$T/x.jpg"
+expect_fail 2 "--backend must be auto, cpu or gpu" --backend=tpu gray "$T/rgb.png" "$T/x.png"
+expect_fail 2 "--format must be png, jpg, bmp or tga" --format=gif gray "$T/rgb.png" -
+expect_fail 2 "--threads: expected a whole number" --threads=0 gray "$T/rgb.png" "$T/x.png"
+expect_fail 2 "--json=- and output '-' would both write to stdout" --json=- gray "$T/rgb.png" -
+expect_fail 2 "option '--json' needs a value" gray "$T/rgb.png" "$T/x.png" --json
+[ ! -e "$T/x.png" ] && ok || bad "a usage error left an output file"
+
+# limits on results: a resize over --max-pixels is refused before any work
+expect_fail 1 "resize=100x100: the result would be 100x100 \(10000 pixels\), over the limit of 9999" --max-pixels=9999 resize=100x100 "$T/ga.png" "$T/x.png"
+finish

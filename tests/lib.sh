@@ -1,1 +1,68 @@
-exit 77
+# gpuimg tests: helpers for the shell tests (sourced). Every test runs in its own scratch folder
+# and reports "N passed, N failed" at the end; exit 0 only if nothing failed.
+set -u
+: "${GPUIMG:?run through make check}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/gpuimg-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+
+ok() { PASS=$((PASS + 1)); }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
+
+# run ARGS...: runs gpuimg; sets RC, OUT (stdout file) and ERR (stderr file)
+run() {
+    "$GPUIMG" "$@" >"$T/stdout" 2>"$T/stderr"
+    RC=$?
+    OUT="$T/stdout"
+    ERR="$T/stderr"
+}
+
+# expect_fail CODE REGEX ARGS...: exit status CODE, no signal, exactly one stderr line (then,
+# for usage errors, the two usage lines), matching REGEX
+expect_fail() {
+    code=$1 re=$2
+    shift 2
+    run "$@"
+    if [ "$RC" -ne "$code" ]; then
+        bad "gpuimg $*: exit $RC, want $code; stderr: $(head -c 300 "$ERR")"
+        return
+    fi
+    lines=$(wc -l <"$ERR")
+    want=1
+    [ "$code" -eq 2 ] && want=3
+    if [ "$lines" -ne "$want" ]; then
+        bad "gpuimg $*: $lines lines on stderr, want $want: $(cat "$ERR")"
+        return
+    fi
+    if ! head -n 1 "$ERR" | grep -Eq -- "$re"; then
+        bad "gpuimg $*: stderr '$(head -n 1 "$ERR")' does not match /$re/"
+        return
+    fi
+    ok
+}
+
+# expect_ok ARGS...: exit status 0
+expect_ok() {
+    run "$@"
+    if [ "$RC" -ne 0 ]; then
+        bad "gpuimg $*: exit $RC: $(cat "$ERR")"
+        return 1
+    fi
+    ok
+}
+
+# json_field FILE KEY: the number after "KEY": in a --json report (first occurrence)
+json_field() { sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1" | head -n 1; }
+
+# dims FILE: "WxH cC dD" of an image, read back through gpuimg itself
+dims() {
+    "$GPUIMG" -q --json="$T/dims.json" --force flip=h "$1" "$T/dims.png" 2>/dev/null || { echo "unreadable"; return; }
+    w=$(sed -n 's/.*"output_image": {"width": \([0-9]*\), "height": \([0-9]*\), "channels": \([0-9]\), "depth": \([0-9]*\).*/\1x\2 c\3 d\4/p' "$T/dims.json")
+    echo "$w"
+}
+
+finish() {
+    echo "$PASS passed, $FAIL failed"
+    [ "$FAIL" -eq 0 ]
+}

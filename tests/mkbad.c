@@ -1,1 +1,73 @@
-int main(void){return 77;}
+/* gpuimg tests: craft damaged PNG files for the bad-input tests.
+ *   mkbad header W H OUT      a valid signature, IHDR claiming WxH (0 allowed), tiny IDAT, IEND,
+ *                             all CRCs right: a decompression bomb or a zero-sized image
+ *   mkbad badcrc IN OUT       IN with one byte of its first IDAT's data changed (CRC now wrong) */
+#include <config.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static void put32(FILE *f, uint32_t v)
+{
+    unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v };
+    fwrite(b, 1, 4, f);
+}
+
+static void chunk(FILE *f, const char *type, const unsigned char *data, uint32_t len)
+{
+    put32(f, len);
+    fwrite(type, 1, 4, f);
+    if (len)
+        fwrite(data, 1, len, f);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)type, 4);
+    if (len) /* crc32(crc, NULL, 0) would return the initial value, not crc */
+        crc = crc32(crc, data, len);
+    put32(f, (uint32_t)crc);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && !strcmp(argv[1], "header")) {
+        FILE *f = fopen(argv[4], "wb");
+        if (!f)
+            return 1;
+        static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+        fwrite(sig, 1, 8, f);
+        uint32_t w = (uint32_t)strtoul(argv[2], NULL, 10), h = (uint32_t)strtoul(argv[3], NULL, 10);
+        unsigned char ihdr[13] = { (unsigned char)(w >> 24), (unsigned char)(w >> 16), (unsigned char)(w >> 8),
+                                   (unsigned char)w, (unsigned char)(h >> 24), (unsigned char)(h >> 16),
+                                   (unsigned char)(h >> 8), (unsigned char)h, 8, 0, 0, 0, 0 };
+        chunk(f, "IHDR", ihdr, 13);
+        unsigned char raw[64] = { 0 }, z[128];
+        uLongf zl = sizeof z;
+        compress(z, &zl, raw, sizeof raw);
+        chunk(f, "IDAT", z, (uint32_t)zl);
+        chunk(f, "IEND", NULL, 0);
+        return fclose(f) != 0;
+    }
+    if (argc == 4 && !strcmp(argv[1], "badcrc")) {
+        FILE *f = fopen(argv[2], "rb");
+        if (!f)
+            return 1;
+        static unsigned char buf[1 << 22];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        for (size_t p = 8; p + 12 <= n;) {
+            uint32_t len = (uint32_t)buf[p] << 24 | buf[p + 1] << 16 | buf[p + 2] << 8 | buf[p + 3];
+            if (!memcmp(buf + p + 4, "IDAT", 4) && len > 2) {
+                buf[p + 8 + len / 2] ^= 0x55;
+                FILE *o = fopen(argv[3], "wb");
+                if (!o)
+                    return 1;
+                fwrite(buf, 1, n, o);
+                return fclose(o) != 0;
+            }
+            p += 12 + (size_t)len;
+        }
+        return 1;
+    }
+    fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc IN OUT\n");
+    return 2;
+}

@@ -96,8 +96,9 @@ const struct op_desc op_blur = {
         "16-bit (as OpenCV chooses), weights exp(-k^2/(2 sigma^2)) normalised and rounded to integers summing "
         "to 65536, applied down then across, computed exactly and rounded once. border=reflect101 (default) "
         "mirrors without repeating the edge pixel (dcb|abcd|cba), replicate repeats it, constant uses 0. "
-        "Within 1 level of cv2.GaussianBlur(img, (0,0), sigma) with the same border. With alpha, colour is "
-        "filtered premultiplied.",
+        "8 bits: within 1 level of cv2.GaussianBlur(img, (0,0), sigma) with the same border; 16 bits: within "
+        "4 of 65535 (1/16 of an 8-bit level, the precision of 1/65536 weights over two passes). With alpha, "
+        "colour is filtered premultiplied.",
     .params = params,
     .nparams = 2,
     .resolve = resolve,

@@ -13,7 +13,7 @@
 enum { P_SIZE, P_FILTER };
 enum { F_AUTO, F_NEAREST, F_BILINEAR, F_AREA };
 static const struct op_param params[] = {
-    { "size", PARAM_SIZE, 0, 0, 0, NULL, NULL, "P% of the input, or WxH, Wx, xH pixels (a missing side keeps the aspect ratio)" },
+    { "size", PARAM_SIZE, 0, 0, 0, NULL, NULL, "the size of the result" },
     { "filter", PARAM_CHOICE, 0, 0, 0, "auto|nearest|bilinear|area", "auto",
       "auto: area when shrinking by more than 2x on an axis, bilinear otherwise" },
 };
@@ -149,7 +149,7 @@ const struct op_desc op_resize = {
         "aspect ratio, rounding the other side. Source coordinate of output pixel x': (x'+0.5)*in/out-0.5 "
         "(pixel centres, as OpenCV, NPP and PyTorch with align_corners=False). "
         "bilinear: two taps per axis with weights rounded to 1/65536, clamped at the edges; within 1 level "
-        "of OpenCV INTER_LINEAR. area: each output pixel averages the input area it covers, every input "
+        "of OpenCV INTER_LINEAR (8 and 16 bits). area: each output pixel averages the input area it covers, every input "
         "pixel weighted by its overlap (weights rounded to 1/65536); within 1 level of OpenCV INTER_AREA. "
         "nearest: input column min((s*x' + s/2 - 1) >> 16, in-1) with s = ((in << 16) + out/2) / out, "
         "equal to OpenCV INTER_NEAREST_EXACT. The filtered result is computed exactly in integers and "
