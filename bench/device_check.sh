@@ -1,0 +1,20 @@
+#!/bin/sh
+# gpuimg: build and test on the GPU machine in one call. Expects the stb headers carried in .stb/
+# (the machine has none and no network). Writes logs under $OUT when set.
+#   sh bench/device_check.sh            configure, build, make check with GPUIMG_REQUIRE_GPU=1
+# Extra configure flags: CONFIGURE_FLAGS="--with-cuda-arch=90" sh bench/device_check.sh
+set -u
+out=${OUT:-/tmp/gpuimg-out}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+nvcc --version | tail -n 2
+nproc
+(autoreconf -fi && ./configure CPPFLAGS="-I$PWD/.stb" ${CONFIGURE_FLAGS:-}) >"$out/configure.log" 2>&1 || { tail -n 30 "$out/configure.log"; exit 1; }
+sed -n '/gpuimg .* configured:/,$p' "$out/configure.log"
+make -j"$(nproc)" >"$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
+./gpuimg --version
+GPUIMG_REQUIRE_GPU=1 make -j"$(nproc)" check >"$out/check.log" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL|SKIP|ERROR):|^# ' "$out/check.log"
+cp tests/*.log "$out/" 2>/dev/null
+exit $rc
