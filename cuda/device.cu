@@ -1,5 +1,5 @@
-/* gpuimg: device discovery. gpu_probe() decides whether a GPU is usable: the runtime finds at
- * least one device (cudaGetDeviceCount fails with cudaErrorNoDevice or, where no driver is
+/* gpuimg: device discovery, memory, copies and event timers. gpu_probe() decides whether a GPU
+ * is usable: the runtime finds at least one device (cudaGetDeviceCount fails with cudaErrorNoDevice or, where no driver is
  * installed, cudaErrorInsufficientDriver (35)), a context can be made on the requested one, and a
  * one-thread kernel runs and writes back what it was told to. Context creation and that first
  * launch are timed here so that no operation's time ever includes them. */
@@ -46,5 +46,116 @@ extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t er
     }
     CUDA_TRY(cudaMemGetInfo(&info->mem_free, &info->mem_total), err, errlen);
     info->init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return 0;
+}
+
+/* ---- memory, copies, timers ---------------------------------------------------------------- */
+
+extern "C" int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen)
+{
+    *p = nullptr;
+    CUDA_TRY(cudaMalloc(p, bytes ? bytes : 1), err, errlen);
+    return 0;
+}
+
+extern "C" void gpu_free(void *p)
+{
+    if (p)
+        cudaFree(p);
+}
+
+extern "C" int gpu_upload(void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_download(void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_copy_d2d(void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0), err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_fill(void *dst, int byte, size_t bytes, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaMemsetAsync(dst, byte, bytes, 0), err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_pin(void *p, size_t bytes, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaHostRegister(p, bytes, cudaHostRegisterDefault), err, errlen);
+    return 0;
+}
+
+extern "C" void gpu_unpin(void *p) { cudaHostUnregister(p); }
+
+extern "C" int gpu_sync(char *err, size_t errlen)
+{
+    CUDA_TRY(cudaDeviceSynchronize(), err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_tables_upload(struct gpu_tables *t, int nparts, const void *const *host, const size_t *bytes,
+                                 char *err, size_t errlen)
+{
+    size_t off[GPU_TABLE_PARTS], total = 0;
+    for (int i = 0; i < nparts; i++) {
+        off[i] = total;
+        total += (bytes[i] + 255) & ~(size_t)255;   /* each part 256-byte aligned */
+    }
+    t->block = nullptr;
+    CUDA_TRY(cudaMalloc(&t->block, total ? total : 1), err, errlen);
+    for (int i = 0; i < nparts; i++) {
+        t->part[i] = (char *)t->block + off[i];
+        if (host[i] && bytes[i])
+            CUDA_TRY(cudaMemcpy(t->part[i], host[i], bytes[i], cudaMemcpyHostToDevice), err, errlen);
+    }
+    return 0;
+}
+
+extern "C" void gpu_tables_free(struct gpu_tables *t)
+{
+    if (t->block)
+        cudaFree(t->block);
+    t->block = nullptr;
+}
+
+struct gpu_timer { cudaEvent_t a, b; };
+
+extern "C" int gpu_timer_create(struct gpu_timer **t, char *err, size_t errlen)
+{
+    *t = new gpu_timer();
+    CUDA_TRY(cudaEventCreate(&(*t)->a), err, errlen);
+    CUDA_TRY(cudaEventCreate(&(*t)->b), err, errlen);
+    return 0;
+}
+
+extern "C" void gpu_timer_destroy(struct gpu_timer *t)
+{
+    if (!t)
+        return;
+    cudaEventDestroy(t->a);
+    cudaEventDestroy(t->b);
+    delete t;
+}
+
+extern "C" int gpu_timer_start(struct gpu_timer *t, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaEventRecord(t->a, 0), err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_timer_stop(struct gpu_timer *t, float *ms, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaEventRecord(t->b, 0), err, errlen);
+    CUDA_TRY(cudaEventSynchronize(t->b), err, errlen);
+    CUDA_TRY(cudaEventElapsedTime(ms, t->a, t->b), err, errlen);
     return 0;
 }

@@ -1,13 +1,24 @@
 /* gpuimg: the C interface between src/ and cuda/. Plain C types only: no CUDA header is
- * included outside cuda/. Every function returns 0 on success or a CUDA error code, with a
- * message in the caller's buffer. */
+ * included outside cuda/. Every function that can fail returns 0 or a CUDA error code, with a
+ * one-line message in the caller's err buffer (errlen bytes). */
 #ifndef GPUIMG_GPU_H
 #define GPUIMG_GPU_H
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Kernel variants, shared by every operation (each has a subset). */
+enum kernel_variant {
+    KV_PERPIXEL,    /* one thread per output pixel, 2D grid, bounds check */
+    KV_COALESCED,   /* GPU_PPT pixels per thread, warp-stride so a warp's accesses are contiguous */
+    KV_TILED,       /* shared-memory tile with a padding column (transpose, rotate, flip) */
+    KV_SEPARABLE,   /* two passes with shared-memory halo tiles (blur) */
+    KV_COUNT
+};
+#define GPU_PPT 4   /* pixels per thread of the coalesced variants */
 
 struct gpu_info {
     char name[256];
@@ -17,8 +28,68 @@ struct gpu_info {
     double init_ms;          /* context creation and the first launch */
 };
 
+/* A packed image in device memory (stride = w * c * depth / 8). */
+struct gpu_image {
+    void *data;
+    int w, h, c, depth;
+};
+
+/* Per-step device data built on the host (tap tables, index maps, kernels) and uploaded once
+ * into one allocation; part[i] points into it. The last part may be scratch (not uploaded). */
+#define GPU_TABLE_PARTS 8
+struct gpu_tables {
+    void *block;
+    void *part[GPU_TABLE_PARTS];
+    int n[GPU_TABLE_PARTS];      /* caller's counts, kept for the launch */
+};
+
 /* Is device usable? Counts devices, makes a context and runs a tiny kernel. */
 int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen);
+
+int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen);
+void gpu_free(void *p);
+int gpu_upload(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+int gpu_download(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+int gpu_copy_d2d(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+int gpu_fill(void *dst, int byte, size_t bytes, char *err, size_t errlen);
+/* Page-lock host memory for faster copies (and unlock). */
+int gpu_pin(void *p, size_t bytes, char *err, size_t errlen);
+void gpu_unpin(void *p);
+int gpu_sync(char *err, size_t errlen);
+/* Upload nparts host arrays (bytes[i] each; host[i] NULL for scratch) into one block. */
+int gpu_tables_upload(struct gpu_tables *t, int nparts, const void *const *host, const size_t *bytes, char *err,
+                      size_t errlen);
+void gpu_tables_free(struct gpu_tables *t);
+
+/* Device-side timing with CUDA events: start, then stop returns the milliseconds between. */
+struct gpu_timer;
+int gpu_timer_create(struct gpu_timer **t, char *err, size_t errlen);
+void gpu_timer_destroy(struct gpu_timer *t);
+int gpu_timer_start(struct gpu_timer *t, char *err, size_t errlen);
+int gpu_timer_stop(struct gpu_timer *t, float *ms, char *err, size_t errlen);
+
+/* ---- launchers, one file each in cuda/ ------------------------------------------------------ */
+
+/* gray.cu: Y = (w[0] R + w[1] G + w[2] B + 16384) >> 15; in has 3 or 4 channels. */
+int gpu_gray(int variant, const struct gpu_image *in, const struct gpu_image *out, const uint32_t w[3], char *err,
+             size_t errlen);
+/* geometry.cu: out(x, y) = in(ax x + bx y + cx, ay x + by y + cy), coefficients in pixels. */
+struct gpu_map { int ax, bx, cx, ay, by, cy; };
+int gpu_remap(int variant, const struct gpu_image *in, const struct gpu_image *out, const struct gpu_map *m,
+              char *err, size_t errlen);
+/* resize.cu: out(x, y) = in(xs[x], ys[y]). */
+int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
+                const int32_t *ys, char *err, size_t errlen);
+/* sepfilter.cu: the separable engine of src/ops/sepfilter.h, evaluated directly per output pixel
+ * (perpixel, coalesced): Q16 tap tables (nx and ny taps per output coordinate). */
+int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
+                  const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
+                  size_t errlen);
+/* blur.cu: a symmetric kernel (ksize Q16 weights) in two passes through scratch (w*h*c words of
+ * 4 bytes, 8 with alpha); bx, by map source positions -r..n+r-1 (offset by r) to a source index
+ * or -1 for the constant border. */
+int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
+                       const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

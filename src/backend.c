@@ -17,7 +17,7 @@ int backend_select(enum backend_kind want, const struct plan *pl, int device, st
     const char *missing = NULL;
     int supported = backend_gpu_supports(pl, &missing);
     if (want == BACKEND_AUTO && !supported) {
-        snprintf(out->note, sizeof out->note, "running on the CPU: %s has no GPU kernel in this build", missing);
+        snprintf(out->note, sizeof out->note, "running on the CPU: this build has no GPU kernels (%s)", missing);
         return GPUIMG_OK;
     }
     if (backend_gpu_probe(device, name, sizeof name, why, sizeof why) != GPUIMG_OK) {

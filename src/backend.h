@@ -11,20 +11,46 @@ enum backend_kind { BACKEND_AUTO, BACKEND_CPU, BACKEND_GPU };
 
 struct backend_choice {
     enum backend_kind kind;   /* CPU or GPU after selection */
-    char note[256];           /* why auto chose the CPU when a GPU build could not use the GPU */
-    int note_is_fallback;     /* the note says "no usable GPU": print it once, even without -v */
+    char note[256];           /* why auto chose the CPU (printed with -v) */
+    int note_is_fallback;     /* the reason is that no GPU could be used (said in the timing line) */
 };
 
 int backend_select(enum backend_kind want, const struct plan *pl, int device, struct backend_choice *out);
 
+struct gpu_run_opts {
+    int device;
+    int variant;   /* KV_* for every step, or -1: each operation's automatic choice */
+    int pin;       /* page-lock the host image around the copies */
+};
+
 /* Run pl on *img: on success *img is replaced by the result (the input is freed). Stage and
  * per-step times go into r. */
 int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r);
-int backend_gpu_run(const struct plan *pl, int device, struct image *img, struct run_report *r);
+int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r);
 
 /* 1 if every step of pl has a GPU implementation. */
 int backend_gpu_supports(const struct plan *pl, const char **missing);
-/* Whether a GPU is usable (0, with a description in name), else a status and the reason in why. */
+/* Whether a GPU is usable (0, with a description in name), else a status and the reason in why.
+ * The first call makes the context; its cost is kept for the report (backend_gpu_init_ms). */
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen);
+const char *backend_gpu_name(void);
+double backend_gpu_init_ms(void);
+/* The pinning default: GPUIMG_PIN=0/1 in the environment, else the measured choice. */
+int backend_gpu_pin_default(void);
+
+/* A plan resident on the device: two buffers of the plan's largest size, every step's tables.
+ * run() executes all steps from buf[0] (already uploaded), timing each step (step_ms, may be
+ * NULL) and the whole chain; *out_buf is the buffer holding the result. */
+struct gpu_pipeline {
+    void *buf[2];
+    struct gpu_tables tables[PLAN_MAX_STEPS];
+    int variant[PLAN_MAX_STEPS];
+    struct gpu_timer *timer, *step_timer;
+};
+int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant);
+int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf);
+void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl);
+/* One step's launch on device images in/out (the pipeline's tables for that step). */
+int gpu_step_launch(const struct step *st, const struct gpu_tables *t, int variant, void *in, void *out);
 
 #endif

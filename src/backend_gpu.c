@@ -1,8 +1,10 @@
 /* gpuimg: the GPU backend's host side. It talks to cuda/ only through cuda/gpu.h (no CUDA types
- * outside cuda/). This build probes the device (a context is made and a test kernel launched);
- * operations gain kernels in cuda/NAME.cu and list them in their descriptor's gpu table. */
+ * outside cuda/). A run uploads the image once, runs every step on the device between two
+ * buffers sized once for the whole plan, and downloads once; the context is made by the probe,
+ * whose cost is reported apart and never inside an operation's time. */
 #include <config.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "backend.h"
 #include "error.h"
@@ -11,7 +13,7 @@
 int backend_gpu_supports(const struct plan *pl, const char **missing)
 {
     for (int i = 0; i < pl->nsteps; i++)
-        if (pl->steps[i].op->ngpu == 0) {
+        if (!pl->steps[i].op->gpu_launch) {
             if (missing)
                 *missing = pl->steps[i].op->name;
             return 0;
@@ -19,26 +21,190 @@ int backend_gpu_supports(const struct plan *pl, const char **missing)
     return 1;
 }
 
+#ifdef HAVE_CUDA
+
+static struct {
+    int done, device, status;
+    struct gpu_info info;
+    char why[256];
+} probe;
+
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
 {
-#ifdef HAVE_CUDA
-    struct gpu_info info;
-    if (gpu_probe(device, &info, why, whylen) != 0)
-        return GPUIMG_ENOGPU;
-    snprintf(name, namelen, "device %d of %d: %s (sm_%d%d, %.1f GiB), context and first launch %.1f ms", info.device,
-             info.count, info.name, info.cc_major, info.cc_minor, info.mem_total / 1073741824.0, info.init_ms);
+    if (!probe.done || probe.device != device) {
+        probe.done = 1;
+        probe.device = device;
+        probe.status = gpu_probe(device, &probe.info, probe.why, sizeof probe.why) ? GPUIMG_ENOGPU : GPUIMG_OK;
+    }
+    if (probe.status) {
+        snprintf(why, whylen, "%s", probe.why);
+        return probe.status;
+    }
+    const struct gpu_info *i = &probe.info;
+    snprintf(name, namelen, "device %d of %d: %s (sm_%d%d, %.1f GiB), context and first launch %.1f ms", i->device,
+             i->count, i->name, i->cc_major, i->cc_minor, i->mem_total / 1073741824.0, i->init_ms);
     return GPUIMG_OK;
-#else
-    snprintf(why, whylen, "this gpuimg was built without CUDA");
-    return GPUIMG_ENOGPU;
-#endif
 }
 
-int backend_gpu_run(const struct plan *pl, int device, struct image *img, struct run_report *r)
+const char *backend_gpu_name(void) { return probe.done && !probe.status ? probe.info.name : NULL; }
+double backend_gpu_init_ms(void) { return probe.done && !probe.status ? probe.info.init_ms : -1; }
+
+int backend_gpu_pin_default(void)
 {
-    const char *missing = NULL;
-    if (!backend_gpu_supports(pl, &missing))
-        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: no GPU kernel for this operation in this build (use --backend=cpu)",
-                           missing);
-    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "the GPU pipeline is not part of this build");
+    const char *e = getenv("GPUIMG_PIN");
+    return e ? atoi(e) != 0 : 0;   /* pageable: see bench/RESULTS.md for the measurement */
 }
+
+static struct gpu_image dev_image(void *p, const struct geom *g)
+{
+    struct gpu_image d = { p, g->w, g->h, g->c, g->depth };
+    return d;
+}
+
+static int cuda_fail(const char *what, const char *err)
+{
+    return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err);
+}
+
+int gpu_step_launch(const struct step *st, const struct gpu_tables *t, int variant, void *in, void *out)
+{
+    struct gpu_image gi = dev_image(in, &st->in), go = dev_image(out, &st->out);
+    return st->op->gpu_launch(&st->args, t, variant, &gi, &go);
+}
+
+void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
+{
+    for (int i = 0; i < pl->nsteps; i++)
+        gpu_tables_free(&gp->tables[i]);
+    gpu_free(gp->buf[0]);
+    gpu_free(gp->buf[1]);
+    gpu_timer_destroy(gp->timer);
+    gpu_timer_destroy(gp->step_timer);
+    memset(gp, 0, sizeof *gp);
+}
+
+int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant)
+{
+    char err[256];
+    memset(gp, 0, sizeof *gp);
+    int r = GPUIMG_OK;
+    /* fresh buffers are poisoned (0xA5): a pixel no kernel writes is never silently zero */
+    if (gpu_malloc(&gp->buf[0], pl->max_bytes, err, sizeof err) || gpu_malloc(&gp->buf[1], pl->max_bytes, err, sizeof err)
+        || gpu_fill(gp->buf[0], 0xA5, pl->max_bytes, err, sizeof err)
+        || gpu_fill(gp->buf[1], 0xA5, pl->max_bytes, err, sizeof err)
+        || gpu_timer_create(&gp->timer, err, sizeof err) || gpu_timer_create(&gp->step_timer, err, sizeof err))
+        r = cuda_fail("allocating the device pipeline", err);
+    for (int i = 0; !r && i < pl->nsteps; i++) {
+        const struct step *st = &pl->steps[i];
+        gp->variant[i] = variant >= 0 ? variant : st->op->gpu_auto;
+        if (!(st->op->gpu_variants & KV_BIT(gp->variant[i])))
+            r = gpuimg_fail(GPUIMG_EUSAGE, "%s has no %s kernel", st->op->name, kernel_names[gp->variant[i]]);
+        else if (st->op->gpu_prepare)
+            r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->variant[i], &gp->tables[i]);
+    }
+    if (r)
+        gpu_pipeline_close(gp, pl);
+    return r;
+}
+
+int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf)
+{
+    char err[256];
+    int cur = 0;
+    if (gpu_timer_start(gp->timer, err, sizeof err))
+        return cuda_fail("timer", err);
+    for (int i = 0; i < pl->nsteps; i++) {
+        if (step_ms && gpu_timer_start(gp->step_timer, err, sizeof err))
+            return cuda_fail("timer", err);
+        int r = gpu_step_launch(&pl->steps[i], &gp->tables[i], gp->variant[i], gp->buf[cur], gp->buf[cur ^ 1]);
+        if (r)
+            return r;
+        if (step_ms && gpu_timer_stop(gp->step_timer, &step_ms[i], err, sizeof err))
+            return op_cuda_fail(pl->steps[i].op, gp->variant[i], err);
+        cur ^= 1;
+    }
+    float ms;
+    if (gpu_timer_stop(gp->timer, &ms, err, sizeof err))
+        return cuda_fail("running the pipeline", err);
+    if (total_ms)
+        *total_ms = ms;
+    *out_buf = cur;
+    return GPUIMG_OK;
+}
+
+int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+{
+    char err[256], desc[512], why[256];
+    if (backend_gpu_probe(o->device, desc, sizeof desc, why, sizeof why))
+        return gpuimg_fail(GPUIMG_ENOGPU, "no usable GPU: %s", why);
+    r->backend = "gpu";
+    r->device = backend_gpu_name();
+    r->gpu_init_ms = backend_gpu_init_ms();
+
+    double t0 = timing_now_ms();
+    struct gpu_pipeline gp;
+    int st = gpu_pipeline_open(&gp, pl, o->variant);
+    if (st)
+        return st;
+    size_t in_bytes, out_bytes;
+    geom_bytes(&pl->in, &in_bytes);
+    geom_bytes(&pl->out, &out_bytes);
+    int pinned = o->pin && gpu_pin(img->data, in_bytes, err, sizeof err) == 0;
+    if (gpu_upload(gp.buf[0], img->data, in_bytes, err, sizeof err))
+        st = cuda_fail("uploading the image", err);
+    if (pinned)
+        gpu_unpin(img->data);
+    r->upload_ms = timing_now_ms() - t0;
+
+    float step_ms[PLAN_MAX_STEPS], total = 0;
+    int cur = 0;
+    if (!st)
+        st = gpu_pipeline_run(&gp, pl, step_ms, &total, &cur);
+    if (!st) {
+        for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
+            snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%s", pl->steps[i].text);
+            r->steps[r->nsteps++].ms = step_ms[i];
+        }
+        r->process_ms = 0;
+        for (int i = 0; i < pl->nsteps; i++)
+            r->process_ms += step_ms[i];
+    }
+
+    struct image out = { 0 };
+    double t1 = timing_now_ms();
+    if (!st)
+        st = image_alloc(&out, &pl->out);
+    if (!st) {
+        pinned = o->pin && gpu_pin(out.data, out_bytes, err, sizeof err) == 0;
+        if (gpu_download(out.data, gp.buf[cur], out_bytes, err, sizeof err))
+            st = cuda_fail("downloading the result", err);
+        if (pinned)
+            gpu_unpin(out.data);
+    }
+    r->download_ms = timing_now_ms() - t1;
+    gpu_pipeline_close(&gp, pl);
+    if (st) {
+        image_free(&out);
+        return st;
+    }
+    image_free(img);
+    *img = out;
+    return GPUIMG_OK;
+}
+
+#else /* CPU-only build */
+
+int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
+{
+    snprintf(why, whylen, "this gpuimg was built without CUDA");
+    return GPUIMG_ENOGPU;
+}
+const char *backend_gpu_name(void) { return NULL; }
+double backend_gpu_init_ms(void) { return -1; }
+int backend_gpu_pin_default(void) { return 0; }
+int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+{
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");
+}
+
+#endif

@@ -18,6 +18,7 @@
 
 enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
+    OPT_KERNEL, OPT_COMPARE, OPT_REPEAT,
 };
 
 static const struct option longopts[] = {
@@ -33,6 +34,9 @@ static const struct option longopts[] = {
     { "json", required_argument, NULL, OPT_JSON },
     { "force", no_argument, NULL, 'f' },
     { "max-pixels", required_argument, NULL, OPT_MAX_PIXELS },
+    { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "compare", no_argument, NULL, OPT_COMPARE },
+    { "repeat", required_argument, NULL, OPT_REPEAT },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -57,6 +61,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     o->jpeg_quality = 90;
     o->max_pixels = DEFAULT_MAX_PIXELS;
     o->list_format = "text";
+    o->kernel = -1;
+    o->repeat = 10;
     opterr = 0;
     optind = 1;
     int c;
@@ -106,6 +112,22 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         case OPT_MAX_PIXELS:
             if ((r = parse_int("--max-pixels", optarg, 1, (long long)1 << 40, &v))) return r;
             o->max_pixels = (uint64_t)v;
+            break;
+        case OPT_KERNEL:
+            o->kernel = -2;
+            if (!strcmp(optarg, "auto"))
+                o->kernel = -1;
+            for (int k = 0; k < KV_COUNT; k++)
+                if (!strcmp(optarg, kernel_names[k]))
+                    o->kernel = k;
+            if (o->kernel == -2)
+                return gpuimg_fail(GPUIMG_EUSAGE, "--kernel must be auto, perpixel, coalesced, tiled or separable, not '%s'",
+                                   optarg);
+            break;
+        case OPT_COMPARE: o->compare = 1; break;
+        case OPT_REPEAT:
+            if ((r = parse_int("--repeat", optarg, 1, 10000, &v))) return r;
+            o->repeat = (int)v;
             break;
         case 'q': o->quiet = 1; break;
         case 'v': o->verbose = 1; break;
@@ -186,6 +208,11 @@ void cli_help(FILE *f)
             "      --list[=text|man]   list the operations with parameters, defaults and definitions\n"
             "      --backend=WHICH     auto (default: GPU when usable), cpu or gpu\n"
             "      --device=N          the GPU to use (default 0)\n"
+            "      --kernel=VARIANT    GPU kernels: auto (default: the fastest measured per operation),\n"
+            "                          perpixel, coalesced, tiled or separable (where the operation has it)\n"
+            "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
+            "                          that they agree, and print a table of times, GB/s and speedups\n"
+            "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"
             "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
             "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
             "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
@@ -196,12 +223,14 @@ void cli_help(FILE *f)
             "  -q, --quiet             print nothing but errors\n"
             "  -v, --verbose           also print sizes, per-step times and peak memory\n"
             "\n"
-            "After each run one line on stderr gives decode, process and encode times in ms and the\n"
-            "backend. Exit status: 0 success, 1 a file could not be read, processed or written, 2 usage.\n"
+            "After each run one line on stderr gives decode, (gpu init, upload,) process or kernels,\n"
+            "(download,) encode and total times in ms, and the backend. Exit status: 0 success, 1 a file\n"
+            "could not be read, processed or written, 2 usage.\n"
             "Examples:\n"
             "  gpuimg gray photo.jpg gray.png\n"
             "  gpuimg gray,resize=50%%,blur=2,transpose in.png out.png\n"
             "  gpuimg resize=800x:filter=area - thumb.jpg < in.png\n"
+            "  gpuimg --compare --repeat=30 gray big.png gray.png\n"
             "See man gpuimg for the exact definition of every operation.\n");
 }
 
@@ -273,11 +302,19 @@ void cli_list(FILE *f, const char *format)
                 fprintf(f, "  %s: %s; %s; %s%s\n", p->name, p->help, what, p->dflt ? "default " : "required",
                         p->dflt ? p->dflt : "");
         }
+        char kl[96];
+        kernel_list(op->gpu_variants, kl, sizeof kl);
         if (man) {
             fputs(".IP\n", f);
             roff_text(f, op->definition);
-            fputs("\n", f);
-        } else
-            fprintf(f, "  %s\n\n", op->definition);
+            fputs("\n.IP\nGPU kernels: ", f);
+            roff_text(f, kl);
+            fputs("; auto: ", f);
+            roff_text(f, kernel_names[op->gpu_auto]);
+            fputs(".\n", f);
+        } else {
+            fprintf(f, "  %s\n", op->definition);
+            fprintf(f, "  GPU kernels: %s; auto: %s\n\n", kl, kernel_names[op->gpu_auto]);
+        }
     }
 }

@@ -23,6 +23,8 @@ struct cli_opts {
     int quiet, verbose, force;
     const char *json;             /* NULL, "-" or a path */
     uint64_t max_pixels;
+    int kernel;                   /* KV_* for every step, or -1: auto */
+    int compare, repeat;
 };
 
 int cli_parse(int argc, char **argv, struct cli_opts *o);

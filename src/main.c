@@ -9,6 +9,7 @@
 #endif
 #include "backend.h"
 #include "cli.h"
+#include "compare.h"
 #include "error.h"
 #include "io.h"
 #include "plan.h"
@@ -52,6 +53,13 @@ int main(int argc, char **argv)
     struct plan pl;
     if ((st = plan_parse(o.pipeline, &pl)))
         return fail(st);
+    for (int i = 0; o.kernel >= 0 && i < pl.nsteps; i++)
+        if (!(pl.steps[i].op->gpu_variants & KV_BIT(o.kernel))) {
+            char kl[96];
+            kernel_list(pl.steps[i].op->gpu_variants, kl, sizeof kl);
+            return fail(gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel (it has: %s)", kernel_names[o.kernel],
+                                    pl.steps[i].op->name, kernel_names[o.kernel], kl));
+        }
     struct save_opts so = { o.format, o.png_level, o.jpeg_quality, o.force };
     if ((st = io_check_output(o.output, &so)))
         return fail(st);
@@ -83,14 +91,30 @@ int main(int argc, char **argv)
         image_free(&img);
         return fail(st);
     }
-    struct backend_choice bc;
-    if ((st = backend_select(o.backend, &pl, o.device, &bc))) {
-        image_free(&img);
-        return fail(st);
+    static struct compare_table tab;
+    if (o.compare) {
+        struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, o.device };
+        double tc = timing_now_ms();
+        st = compare_run(&pl, &co, &img, &rep, &tab);
+        if (tab.nrows)
+            timing_print_compare(strcmp(o.output, "-") ? stdout : stderr, &rep);
+        fflush(stdout);
+        rep.process_ms = timing_now_ms() - tc;
+        rep.backend = "compare";
+        rep.nsteps = 0;
+    } else {
+        struct backend_choice bc;
+        if ((st = backend_select(o.backend, &pl, o.device, &bc))) {
+            image_free(&img);
+            return fail(st);
+        }
+        if (bc.note[0] && o.verbose)
+            fprintf(stderr, "gpuimg: %s\n", bc.note);
+        if (bc.note_is_fallback)   /* said once, in the timing line */
+            rep.fallback = "no usable GPU";
+        struct gpu_run_opts go = { o.device, o.kernel, backend_gpu_pin_default() };
+        st = bc.kind == BACKEND_GPU ? backend_gpu_run(&pl, &go, &img, &rep) : backend_cpu_run(&pl, &img, &rep);
     }
-    if (bc.note[0] && !o.quiet && (o.verbose || bc.note_is_fallback))
-        fprintf(stderr, "gpuimg: %s\n", bc.note);
-    st = bc.kind == BACKEND_GPU ? backend_gpu_run(&pl, o.device, &img, &rep) : backend_cpu_run(&pl, &img, &rep);
     if (st) {
         image_free(&img);
         return fail(st);

@@ -1,7 +1,27 @@
 /* gpuimg: the operation table (see ops.h). Order here is the order of --help and --list. */
 #include <config.h>
+#include <stdio.h>
 #include <string.h>
+#include "error.h"
 #include "ops.h"
+
+const char *const kernel_names[KV_COUNT] = { "perpixel", "coalesced", "tiled", "separable" };
+
+void kernel_list(unsigned mask, char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (int v = 0; v < KV_COUNT; v++)
+        if (mask & KV_BIT(v))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", kernel_names[v]);
+    if (!buf[0])
+        snprintf(buf, n, "none in this build");
+}
+
+int op_cuda_fail(const struct op_desc *op, int variant, const char *msg)
+{
+    return gpuimg_fail(GPUIMG_ECUDA, "%s (%s kernel): %s", op->name,
+                       variant >= 0 && variant < KV_COUNT ? kernel_names[variant] : "?", msg);
+}
 
 const struct op_desc *const gpuimg_ops[] = {
     &op_gray, &op_resize, &op_blur, &op_transpose, &op_rotate, &op_flip,
@@ -14,4 +34,19 @@ const struct op_desc *op_find(const char *name)
         if (strcmp(gpuimg_ops[i]->name, name) == 0)
             return gpuimg_ops[i];
     return NULL;
+}
+
+int op_tables_upload(const struct op_desc *op, int variant, struct gpu_tables *t, int nparts, const void *const *host,
+                     const size_t *bytes)
+{
+#ifdef HAVE_CUDA
+    char err[256];
+    if (gpu_tables_upload(t, nparts, host, bytes, err, sizeof err)) {
+        gpu_tables_free(t);
+        return op_cuda_fail(op, variant, err);
+    }
+    return GPUIMG_OK;
+#else
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this build has no GPU", op->name);
+#endif
 }

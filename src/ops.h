@@ -4,6 +4,7 @@
  * operation is one src/ops file, one cuda file, one row in gpuimg_ops[] and tests. */
 #ifndef GPUIMG_OPS_H
 #define GPUIMG_OPS_H
+#include "gpu.h"     /* plain C: kernel variant ids, gpu_image, gpu_tables */
 #include "image.h"
 
 enum param_type {
@@ -41,7 +42,6 @@ struct op_args {
     struct param_value v[OP_MAX_PARAMS];
 };
 
-struct gpu_variant;       /* kernel variants: the GPU backend's business */
 
 struct op_desc {
     const char *name;
@@ -54,9 +54,34 @@ struct op_desc {
     int (*resolve)(struct op_args *a, const struct geom *in, struct geom *out);
     /* The OpenMP reference: out is allocated by the caller with the resolved geometry. */
     int (*cpu)(const struct op_args *a, const struct image *in, struct image *out);
-    const struct gpu_variant *gpu;   /* NULL/0 until the operation has kernels */
-    int ngpu;
+    /* The GPU: the kernel variants it has (bits 1 << KV_*), the one --kernel=auto takes (the
+     * fastest measured, bench/RESULTS.md), and in CUDA builds the host side that builds and
+     * uploads the step's tables for a variant (NULL: none needed) and the launch of a variant on
+     * device images (NULL in CPU-only builds). Both return a gpuimg_status. */
+    unsigned gpu_variants;
+    int gpu_auto;
+    int (*gpu_prepare)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                       struct gpu_tables *t);
+    int (*gpu_launch)(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                      const struct gpu_image *out);
 };
+
+#ifdef HAVE_CUDA
+#define GPU_FIELDS(mask, auto_, prepare, launch) \
+    .gpu_variants = (mask), .gpu_auto = (auto_), .gpu_prepare = (prepare), .gpu_launch = (launch)
+#else   /* the variants are still listed (docs are the same for every build); no functions */
+#define GPU_FIELDS(mask, auto_, prepare, launch) .gpu_variants = (mask), .gpu_auto = (auto_)
+#endif
+#define KV_BIT(v) (1u << (v))
+
+extern const char *const kernel_names[KV_COUNT];
+/* "perpixel, coalesced" for a mask; "none in this build" for 0 */
+void kernel_list(unsigned mask, char *buf, size_t n);
+/* A CUDA failure inside an operation, as a gpuimg error naming the operation and the variant. */
+int op_cuda_fail(const struct op_desc *op, int variant, const char *msg);
+/* gpu_tables_upload() with the failure reported as op_cuda_fail(). */
+int op_tables_upload(const struct op_desc *op, int variant, struct gpu_tables *t, int nparts, const void *const *host,
+                     const size_t *bytes);
 
 extern const struct op_desc *const gpuimg_ops[];
 extern const int gpuimg_nops;

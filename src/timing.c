@@ -1,5 +1,6 @@
 /* gpuimg: clock and report formats (see timing.h). */
 #include <config.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -43,7 +44,8 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         fprintf(f, ", gpu init %.1f ms", r->gpu_init_ms);
     if (r->upload_ms >= 0)
         fprintf(f, ", upload %.2f ms", r->upload_ms);
-    fprintf(f, ", process %.2f ms", r->process_ms);
+    const int gpu = r->backend && !strcmp(r->backend, "gpu");
+    fprintf(f, ", %s %.2f ms", gpu ? "kernels" : "process", r->process_ms);
     if (verbose && r->nsteps > 0) {
         fprintf(f, " (");
         for (int i = 0; i < r->nsteps; i++)
@@ -57,6 +59,8 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         fprintf(f, " %s", r->device);
     else
         fprintf(f, ", %d thread%s", r->threads, r->threads == 1 ? "" : "s");
+    if (r->fallback)
+        fprintf(f, ", %s", r->fallback);
     fprintf(f, "]\n");
     if (verbose && r->peak_rss_kb > 0)
         fprintf(f, "gpuimg: peak memory %.1f MiB\n", r->peak_rss_kb / 1024.0);
@@ -115,5 +119,64 @@ void timing_write_json(FILE *f, const struct run_report *r)
         json_str(f, r->steps[i].label);
         fprintf(f, ", \"ms\": %.3f}", r->steps[i].ms);
     }
-    fprintf(f, "%s],\n  \"peak_rss_kib\": %ld\n}\n", r->nsteps ? "\n  " : "", r->peak_rss_kb);
+    fprintf(f, "%s],\n", r->nsteps ? "\n  " : "");
+    if (r->compare) {
+        const struct compare_table *t = r->compare;
+        fprintf(f, "  \"compare\": {\"repeat\": %d, \"agree\": %s, \"rows\": [", t->repeat, t->failed ? "false" : "true");
+        for (int i = 0; i < t->nrows; i++) {
+            const struct compare_row *w = &t->rows[i];
+            fprintf(f, "%s\n    {\"what\": ", i ? "," : "");
+            json_str(f, w->what);
+            fprintf(f, ", \"impl\": ");
+            json_str(f, w->impl);
+            fprintf(f, ", \"ms\": %.4f", w->ms);
+            if (w->bytes > 0 && w->ms > 0)
+                fprintf(f, ", \"gb_per_s\": %.2f", w->bytes / w->ms / 1e6);
+            if (w->ref_ms > 0 && w->ms > 0)
+                fprintf(f, ", \"speedup\": %.2f", w->ref_ms / w->ms);
+            if (w->check[0]) {
+                fprintf(f, ", \"check\": ");
+                json_str(f, w->check);
+            }
+            fprintf(f, "}");
+        }
+        fprintf(f, "\n  ]},\n");
+    }
+    fprintf(f, "  \"peak_rss_kib\": %ld\n}\n", r->peak_rss_kb);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double timing_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void timing_print_compare(FILE *f, const struct run_report *r)
+{
+    const struct compare_table *t = r->compare;
+    char a[64];
+    snprintf(a, sizeof a, "%dx%d %s %d-bit", r->in.w, r->in.h, layout_name(r->in.c), r->in.depth);
+    fprintf(f, "gpuimg --compare: %s (%s), median of %d runs; %s vs OpenMP with %d threads\n", r->input, a, t->repeat,
+            t->device ? t->device : "no GPU", r->threads);
+    fprintf(f, "%-28s %-22s %10s %9s %10s  %s\n", "step", "implementation", "ms", "GB/s", "vs OpenMP", "check");
+    for (int i = 0; i < t->nrows; i++) {
+        const struct compare_row *w = &t->rows[i];
+        char gbs[32] = "", sp[32] = "";
+        if (w->bytes > 0 && w->ms > 0)
+            snprintf(gbs, sizeof gbs, "%.1f", w->bytes / w->ms / 1e6);
+        if (w->ref_ms > 0 && w->ms > 0)
+            snprintf(sp, sizeof sp, "%.1fx", w->ref_ms / w->ms);
+        fprintf(f, "%-28.28s %-22.22s %10.3f %9s %10s  %s\n", w->what, w->impl, w->ms, gbs, sp, w->check);
+    }
+    if (t->failed)
+        fprintf(f, "gpuimg --compare: %d check%s FAILED: the GPU and the OpenMP reference disagree\n", t->failed,
+                t->failed == 1 ? "" : "s");
 }

@@ -7,6 +7,22 @@
 #include "image.h"
 
 #define REPORT_MAX_STEPS 32
+#define COMPARE_MAX_ROWS 160
+
+/* One row of --compare: an operation (or the pipeline, or a transfer) by one implementation. */
+struct compare_row {
+    char what[96];      /* the step as written, "pipeline", "upload", ... */
+    char impl[48];      /* "openmp", a kernel variant, "gpu kernels", "pageable", ... */
+    double ms;          /* median of the runs */
+    double bytes;       /* bytes read + written, for GB/s; 0: not applicable */
+    double ref_ms;      /* the OpenMP time this is compared with; 0: none */
+    char check[48];     /* "reference", "exact", "MISMATCH max 3", "" */
+};
+struct compare_table {
+    int repeat, nrows, failed;
+    const char *device;
+    struct compare_row rows[COMPARE_MAX_ROWS];
+};
 
 struct run_report {
     const char *input, *output, *pipeline;
@@ -14,11 +30,13 @@ struct run_report {
     const char *backend;          /* "cpu" or "gpu" */
     int threads;
     const char *device;           /* GPU name, or NULL */
+    const char *fallback;         /* why auto ran on the CPU in a CUDA build ("no usable GPU"), or NULL */
     double decode_ms, upload_ms, process_ms, download_ms, encode_ms, total_ms;
     double gpu_init_ms;           /* context creation + first launch, reported apart; <0: none */
     int nsteps;
     struct { char label[96]; double ms; } steps[REPORT_MAX_STEPS];
     long peak_rss_kb;
+    const struct compare_table *compare;   /* --compare's table, or NULL */
 };
 
 double timing_now_ms(void);
@@ -29,5 +47,8 @@ void timing_report_init(struct run_report *r);
  * verbose adds the per-step times and the sizes. */
 void timing_print_line(FILE *f, const struct run_report *r, int verbose);
 void timing_write_json(FILE *f, const struct run_report *r);
+/* The --compare table, one row per line, aligned. */
+void timing_print_compare(FILE *f, const struct run_report *r);
+double timing_median(double *v, int n);
 
 #endif

@@ -1,6 +1,7 @@
-# gpuimg tests: the GPU seam. Skips (77) where no GPU is usable; with GPUIMG_REQUIRE_GPU=1 a
-# missing GPU is a failure. Where one is usable: --version names it, --backend=auto still runs
-# (and says why it chose the CPU while operations have no kernels), --device out of range fails.
+# gpuimg tests: the GPU from the command line. Skips (77) where no GPU is usable; with
+# GPUIMG_REQUIRE_GPU=1 a missing GPU is a failure. Where one is usable: --version names it,
+# --backend=auto and --backend=gpu run there with the stages of the GPU timing line, every
+# --kernel gives the CPU's bytes, --compare agrees, and a --device out of range fails.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 skip_or_fail() {
@@ -19,7 +20,22 @@ grep -q '^GPU: device 0 of [0-9]*: .* (sm_[0-9]*, [0-9.]* GiB), context and firs
 ok
 n=$(sed -n 's/^GPU: device 0 of \([0-9]*\):.*/\1/p' "$OUT")
 "$MKIMG" 33 21 3 8 "$T/in.png" 1 || exit 99
-run -v --backend=auto gray "$T/in.png" "$T/o.png"
-[ "$RC" -eq 0 ] && grep -q '\[cpu' "$ERR" && ok || bad "--backend=auto: $(cat "$ERR")"
+name=$(sed -n 's/^GPU: device 0 of [0-9]*: \(.*\) (sm_.*/\1/p' "$OUT")
+for b in auto gpu; do
+    run --backend=$b gray,blur=1 "$T/in.png" "$T/o-$b.png"
+    [ "$RC" -eq 0 ] && grep -Eq "^gpuimg: decode [0-9.]+ ms, gpu init [0-9.]+ ms, upload [0-9.]+ ms, kernels [0-9.]+ ms, download [0-9.]+ ms, encode [0-9.]+ ms, total [0-9.]+ ms \[gpu $name\]$" "$ERR" \
+        && ok || bad "--backend=$b: $(cat "$ERR")"
+done
+expect_ok -q --backend=cpu gray,blur=1 "$T/in.png" "$T/o-cpu.png"
+cmp -s "$T/o-cpu.png" "$T/o-gpu.png" && ok || bad "GPU and CPU files differ"
+for k in perpixel coalesced tiled; do
+    expect_ok -q --backend=gpu --kernel=$k transpose,rotate=90 "$T/in.png" "$T/k-$k.png"
+done
+expect_ok -q --backend=cpu transpose,rotate=90 "$T/in.png" "$T/k-cpu.png"
+cmp -s "$T/k-cpu.png" "$T/k-perpixel.png" && cmp -s "$T/k-cpu.png" "$T/k-coalesced.png" && cmp -s "$T/k-cpu.png" "$T/k-tiled.png" \
+    && ok || bad "a --kernel variant differs from the CPU"
+run --compare --repeat=2 gray,resize=50%,blur=2,transpose "$T/in.png" "$T/cmp.png"
+[ "$RC" -eq 0 ] && grep -q '^blur=2 *separable .* exact$' "$OUT" && grep -q '^pipeline *gpu kernels (auto)' "$OUT" \
+    && ! grep -q MISMATCH "$OUT" && ok || bad "--compare: $(cat "$OUT" "$ERR")"
 expect_fail 1 "no usable GPU: device $n requested, $n present" --backend=gpu --device="$n" gray "$T/in.png" "$T/o2.png"
 finish

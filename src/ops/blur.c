@@ -58,35 +58,110 @@ static int blur_taps(struct taps *t, int n, const uint32_t *kern, int ksize, int
     return GPUIMG_OK;
 }
 
-static int cpu(const struct op_args *a, const struct image *in, struct image *out)
+/* The Q16 kernel for sigma at depth: ksize weights (caller frees), or NULL. */
+static uint32_t *make_kernel(double sigma, int depth, int *ksize_out)
 {
-    const double sigma = a->v[P_SIGMA].num;
-    const int mode = a->v[P_BORDER].choice, ksize = blur_kernel_size(sigma, in->depth), rad = ksize / 2;
+    const int ksize = blur_kernel_size(sigma, depth), rad = ksize / 2;
     double *g = malloc(sizeof *g * ksize);
     uint32_t *kern = malloc(sizeof *kern * ksize);
-    struct taps tx = { 0 }, ty = { 0 };
-    int r = GPUIMG_OK;
-    if (!g || !kern)
-        r = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur kernel");
-    if (!r) {
-        double sum = 0;
-        for (int k = 0; k < ksize; k++)
-            sum += g[k] = exp(-(double)(k - rad) * (k - rad) / (2 * sigma * sigma));
-        for (int k = 0; k < ksize; k++)
-            g[k] /= sum;
-        taps_quantize(g, kern, ksize);
-        r = blur_taps(&tx, in->w, kern, ksize, mode);
+    if (!g || !kern) {
+        free(g);
+        free(kern);
+        gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur kernel");
+        return NULL;
     }
+    double sum = 0;
+    for (int k = 0; k < ksize; k++)
+        sum += g[k] = exp(-(double)(k - rad) * (k - rad) / (2 * sigma * sigma));
+    for (int k = 0; k < ksize; k++)
+        g[k] /= sum;
+    taps_quantize(g, kern, ksize);
+    free(g);
+    *ksize_out = ksize;
+    return kern;
+}
+
+static int cpu(const struct op_args *a, const struct image *in, struct image *out)
+{
+    const int mode = a->v[P_BORDER].choice;
+    int ksize;
+    uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
+    if (!kern)
+        return GPUIMG_ENOMEM;
+    struct taps tx = { 0 }, ty = { 0 };
+    int r = blur_taps(&tx, in->w, kern, ksize, mode);
     if (!r)
         r = blur_taps(&ty, in->h, kern, ksize, mode);
     if (!r)
         r = sepfilter_run(in, out, &tx, &ty);
     taps_free(&tx);
     taps_free(&ty);
-    free(g);
     free(kern);
     return r;
 }
+
+#ifdef HAVE_CUDA
+/* Border map for the separable kernels: source index of positions -r .. n+r-1, or -1. */
+static int32_t *border_map(int n, int rad, int mode)
+{
+    int32_t *m = malloc(sizeof *m * ((size_t)n + 2 * rad));
+    if (m)
+        for (int p = -rad; p < n + rad; p++)
+            m[p + rad] = border_index(p, n, mode);
+    return m;
+}
+
+/* perpixel, coalesced: the tap tables the CPU uses. separable: the kernel, the two border maps
+ * and scratch for the exact column sums (4 bytes a sample, 8 with alpha). */
+static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                       struct gpu_tables *t)
+{
+    const int mode = a->v[P_BORDER].choice;
+    int ksize, r;
+    uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
+    if (!kern)
+        return GPUIMG_ENOMEM;
+    if (variant == KV_SEPARABLE) {
+        const int rad = ksize / 2;
+        int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
+        const void *host[4] = { kern, bx, by, NULL };
+        const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
+                                  (size_t)in->w * in->h * in->c * (has_alpha(in->c) ? 8 : 4) };
+        r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
+                     : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
+        t->n[0] = ksize;
+        free(bx);
+        free(by);
+    } else {
+        struct taps tx = { 0 }, ty = { 0 };
+        r = blur_taps(&tx, in->w, kern, ksize, mode);
+        if (!r)
+            r = blur_taps(&ty, in->h, kern, ksize, mode);
+        if (!r) {
+            const void *host[4] = { tx.idx, tx.w, ty.idx, ty.w };
+            const size_t nx = (size_t)tx.count * ksize * 4, ny = (size_t)ty.count * ksize * 4;
+            const size_t bytes[4] = { nx, nx, ny, ny };
+            r = op_tables_upload(&op_blur, variant, t, 4, host, bytes);
+            t->n[0] = t->n[1] = ksize;
+        }
+        taps_free(&tx);
+        taps_free(&ty);
+    }
+    free(kern);
+    return r;
+}
+
+static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                      const struct gpu_image *out)
+{
+    char err[256];
+    int rc = variant == KV_SEPARABLE
+                 ? gpu_blur_separable(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
+                 : gpu_sepfilter(variant, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3], t->n[1],
+                                 err, sizeof err);
+    return rc ? op_cuda_fail(&op_blur, variant, err) : GPUIMG_OK;
+}
+#endif
 
 const struct op_desc op_blur = {
     .name = "blur",
@@ -103,4 +178,5 @@ const struct op_desc op_blur = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_SEPARABLE), KV_SEPARABLE, gpu_prepare, gpu_launch),
 };

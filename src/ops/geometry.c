@@ -72,6 +72,27 @@ static int run_map(enum map m, const struct image *in, struct image *out)
     return GPUIMG_OK;
 }
 
+#ifdef HAVE_CUDA
+/* The same six maps for the kernels, in pixel coordinates of the input (w x h). */
+static int gpu_run_map(const struct op_desc *op, enum map m, int variant, const struct gpu_image *in,
+                       const struct gpu_image *out)
+{
+    const int w1 = in->w - 1, h1 = in->h - 1;
+    struct gpu_map g = { 1, 0, 0, 0, 1, 0 };
+    switch (m) {
+    case M_TRANSPOSE: g = (struct gpu_map){ 0, 1, 0, 1, 0, 0 }; break;
+    case M_ROT90: g = (struct gpu_map){ 0, 1, 0, -1, 0, h1 }; break;
+    case M_ROT180: g = (struct gpu_map){ -1, 0, w1, 0, -1, h1 }; break;
+    case M_ROT270: g = (struct gpu_map){ 0, -1, w1, 1, 0, 0 }; break;
+    case M_FLIPH: g = (struct gpu_map){ -1, 0, w1, 0, 1, 0 }; break;
+    case M_FLIPV: g = (struct gpu_map){ 1, 0, 0, 0, -1, h1 }; break;
+    }
+    char err[256];
+    return gpu_remap(variant, in, out, &g, err, sizeof err) ? op_cuda_fail(op, variant, err) : GPUIMG_OK;
+}
+#define GEOMETRY_KERNELS KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED)
+#endif
+
 /* transpose */
 static int transpose_resolve(struct op_args *a, const struct geom *in, struct geom *out)
 {
@@ -81,12 +102,20 @@ static int transpose_cpu(const struct op_args *a, const struct image *in, struct
 {
     return run_map(M_TRANSPOSE, in, out);
 }
+#ifdef HAVE_CUDA
+static int transpose_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                         const struct gpu_image *out)
+{
+    return gpu_run_map(&op_transpose, M_TRANSPOSE, variant, in, out);
+}
+#endif
 const struct op_desc op_transpose = {
     .name = "transpose",
     .summary = "swap rows and columns (mirror across the main diagonal)",
     .definition = "out(x, y) = in(y, x); a WxH image becomes HxW. Exact.",
     .resolve = transpose_resolve,
     .cpu = transpose_cpu,
+    GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, transpose_gpu),
 };
 
 /* rotate */
@@ -106,6 +135,13 @@ static int rotate_cpu(const struct op_args *a, const struct image *in, struct im
 {
     return run_map(rotate_map(a), in, out);
 }
+#ifdef HAVE_CUDA
+static int rotate_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                      const struct gpu_image *out)
+{
+    return gpu_run_map(&op_rotate, rotate_map(a), variant, in, out);
+}
+#endif
 const struct op_desc op_rotate = {
     .name = "rotate",
     .summary = "rotate clockwise by 90, 180 or 270 degrees (rotate=90)",
@@ -115,6 +151,7 @@ const struct op_desc op_rotate = {
     .nparams = 1,
     .resolve = rotate_resolve,
     .cpu = rotate_cpu,
+    GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, rotate_gpu),
 };
 
 /* flip */
@@ -129,6 +166,13 @@ static int flip_cpu(const struct op_args *a, const struct image *in, struct imag
 {
     return run_map(a->v[0].choice ? M_FLIPV : M_FLIPH, in, out);
 }
+#ifdef HAVE_CUDA
+static int flip_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                    const struct gpu_image *out)
+{
+    return gpu_run_map(&op_flip, a->v[0].choice ? M_FLIPV : M_FLIPH, variant, in, out);
+}
+#endif
 const struct op_desc op_flip = {
     .name = "flip",
     .summary = "mirror horizontally (flip=h) or vertically (flip=v)",
@@ -137,4 +181,5 @@ const struct op_desc op_flip = {
     .nparams = 1,
     .resolve = flip_resolve,
     .cpu = flip_cpu,
+    GPU_FIELDS(GEOMETRY_KERNELS, KV_COALESCED, NULL, flip_gpu),
 };

@@ -55,6 +55,18 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
     return GPUIMG_OK;
 }
 
+#ifdef HAVE_CUDA
+static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                      const struct gpu_image *out)
+{
+    char err[256];
+    int rc = in->c <= 2 ? gpu_copy_d2d(out->data, in->data, (size_t)in->w * in->h * in->c * (in->depth / 8), err,
+                                       sizeof err)
+                        : gpu_gray(variant, in, out, weights[a->v[P_STANDARD].choice], err, sizeof err);
+    return rc ? op_cuda_fail(&op_gray, variant, err) : GPUIMG_OK;
+}
+#endif
+
 const struct op_desc op_gray = {
     .name = "gray",
     .summary = "convert to grayscale (gray=601 or gray=709)",
@@ -67,4 +79,5 @@ const struct op_desc op_gray = {
     .nparams = 1,
     .resolve = resolve,
     .cpu = cpu,
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_COALESCED, NULL, gpu_launch),
 };

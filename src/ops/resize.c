@@ -106,13 +106,20 @@ static int area_taps(struct taps *t, int in, int out)
     return GPUIMG_OK;
 }
 
+static int32_t *nearest_table(int in, int out)
+{
+    int32_t *t = malloc((size_t)out * sizeof *t);
+    if (t)
+        for (int o = 0; o < out; o++)
+            t[o] = nearest_index(in, out, o);
+    return t;
+}
+
 static int nearest(const struct image *in, struct image *out)
 {
-    int32_t *xs = malloc((size_t)out->w * sizeof *xs);
+    int32_t *xs = nearest_table(in->w, out->w);
     if (!xs)
         return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
-    for (int x = 0; x < out->w; x++)
-        xs[x] = nearest_index(in->w, out->w, x);
     const size_t bpp = image_bpp(in);
 #pragma omp parallel for schedule(static)
     for (int y = 0; y < out->h; y++) {
@@ -125,21 +132,71 @@ static int nearest(const struct image *in, struct image *out)
     return GPUIMG_OK;
 }
 
+static int filter_taps(int f, struct taps *tx, struct taps *ty, const struct geom *in, const struct geom *out)
+{
+    int r = f == F_AREA ? area_taps(tx, in->w, out->w) : bilinear_taps(tx, in->w, out->w);
+    if (!r)
+        r = f == F_AREA ? area_taps(ty, in->h, out->h) : bilinear_taps(ty, in->h, out->h);
+    return r;
+}
+
 static int cpu(const struct op_args *a, const struct image *in, struct image *out)
 {
     int f = a->v[P_FILTER].choice;
     if (f == F_NEAREST)
         return nearest(in, out);
     struct taps tx = { 0 }, ty = { 0 };
-    int r = f == F_AREA ? area_taps(&tx, in->w, out->w) : bilinear_taps(&tx, in->w, out->w);
-    if (!r)
-        r = f == F_AREA ? area_taps(&ty, in->h, out->h) : bilinear_taps(&ty, in->h, out->h);
+    struct geom gi = image_geom(in), go = image_geom(out);
+    int r = filter_taps(f, &tx, &ty, &gi, &go);
     if (!r)
         r = sepfilter_run(in, out, &tx, &ty);
     taps_free(&tx);
     taps_free(&ty);
     return r;
 }
+
+#ifdef HAVE_CUDA
+/* The tables the kernels read: nearest's two index maps, or the filter's four tap arrays. */
+static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                       struct gpu_tables *t)
+{
+    int r;
+    if (a->v[P_FILTER].choice == F_NEAREST) {
+        int32_t *xs = nearest_table(in->w, out->w), *ys = nearest_table(in->h, out->h);
+        const void *host[2] = { xs, ys };
+        const size_t bytes[2] = { (size_t)out->w * sizeof *xs, (size_t)out->h * sizeof *ys };
+        r = xs && ys ? op_tables_upload(&op_resize, variant, t, 2, host, bytes)
+                     : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
+        free(xs);
+        free(ys);
+        return r;
+    }
+    struct taps tx = { 0 }, ty = { 0 };
+    r = filter_taps(a->v[P_FILTER].choice, &tx, &ty, in, out);
+    if (!r) {
+        const void *host[4] = { tx.idx, tx.w, ty.idx, ty.w };
+        const size_t nx = (size_t)tx.count * tx.n * 4, ny = (size_t)ty.count * ty.n * 4;
+        const size_t bytes[4] = { nx, nx, ny, ny };
+        r = op_tables_upload(&op_resize, variant, t, 4, host, bytes);
+        t->n[0] = tx.n;
+        t->n[1] = ty.n;
+    }
+    taps_free(&tx);
+    taps_free(&ty);
+    return r;
+}
+
+static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                      const struct gpu_image *out)
+{
+    char err[256];
+    int rc = a->v[P_FILTER].choice == F_NEAREST
+                 ? gpu_nearest(variant, in, out, t->part[0], t->part[1], err, sizeof err)
+                 : gpu_sepfilter(variant, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3], t->n[1],
+                                 err, sizeof err);
+    return rc ? op_cuda_fail(&op_resize, variant, err) : GPUIMG_OK;
+}
+#endif
 
 const struct op_desc op_resize = {
     .name = "resize",
@@ -159,4 +216,5 @@ const struct op_desc op_resize = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_COALESCED, gpu_prepare, gpu_launch),
 };

@@ -1,0 +1,64 @@
+/* gpuimg: grayscale kernels, the formula of src/ops/gray.c: Y = (wr R + wg G + wb B + 16384) >> 15
+ * in 32-bit integers, alpha copied. perpixel: a 2D grid, one thread a pixel. coalesced: GPU_PPT
+ * pixels a thread over the flattened image, thread t of a block taking pixels t, t + blockDim,
+ * ..., so that at each step a warp reads and writes consecutive pixels. */
+#include "common.cuh"
+
+template <typename T, int CI>
+__device__ __forceinline__ void gray_px(const T *s, T *d, uint32_t wr, uint32_t wg, uint32_t wb)
+{
+    d[0] = (T)((wr * s[0] + wg * s[1] + wb * s[2] + 16384u) >> 15);
+    if (CI == 4)
+        d[1] = s[3];
+}
+
+template <typename T, int CI>
+__global__ void gray_perpixel(const T *in, T *out, int w, int h, uint32_t wr, uint32_t wg, uint32_t wb)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w)
+        return;
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+        const size_t i = (size_t)y * w + x;
+        gray_px<T, CI>(in + i * CI, out + i * (CI > 2 ? CI - 2 : CI), wr, wg, wb);
+    }
+}
+
+template <typename T, int CI>
+__global__ void gray_coalesced(const T *in, T *out, size_t n, uint32_t wr, uint32_t wg, uint32_t wb)
+{
+    const size_t base = (size_t)blockIdx.x * blockDim.x * GPU_PPT + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < GPU_PPT; k++) {
+        const size_t i = base + (size_t)k * blockDim.x;
+        if (i < n)
+            gray_px<T, CI>(in + i * CI, out + i * (CI > 2 ? CI - 2 : CI), wr, wg, wb);
+    }
+}
+
+template <typename T, int CI>
+static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, const uint32_t *w, char *err,
+                       size_t errlen)
+{
+    if (CI < 3) { /* gray and gray+alpha pass through: the caller copies */
+        snprintf(err, errlen, "gpu_gray: %d channels in", CI);
+        return (int)cudaErrorInvalidValue;
+    }
+    const T *s = (const T *)in->data;
+    T *d = (T *)out->data;
+    if (variant == KV_PERPIXEL) {
+        dim3 b(32, 8);
+        gray_perpixel<T, CI><<<grid2d(in->w, in->h, b), b>>>(s, d, in->w, in->h, w[0], w[1], w[2]);
+    } else {
+        const size_t n = (size_t)in->w * in->h;
+        gray_coalesced<T, CI><<<grid1d(n, 256), 256>>>(s, d, n, w[0], w[1], w[2]);
+    }
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_gray(int variant, const struct gpu_image *in, const struct gpu_image *out, const uint32_t w[3],
+                        char *err, size_t errlen)
+{
+    return DISPATCH_TC(in->depth, in->c, launch_gray, variant, in, out, w, err, errlen);
+}
