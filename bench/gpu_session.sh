@@ -19,6 +19,7 @@ if [ "$what" != bench ]; then
     for tool in memcheck racecheck; do
         GPUIMG_PARITY_QUICK=1 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 tests/gpu_parity \
             >"$out/sanitizer-$tool.log" 2>&1
+        tail -n 4 "$out/sanitizer-$tool.log"
         echo "== compute-sanitizer --tool $tool tests/gpu_parity (quick sizes): exit $?"
         grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|gpu parity|FAIL' "$out/sanitizer-$tool.log" | head -5
     done
@@ -36,7 +37,7 @@ b=.bench
     echo "== 10109x4542 RGB (45.9 Mpx), made from flow-5120x2880.jpg"
     ./gpuimg -q --force --png-level=0 resize=10109x4542 $b/flow-5120x2880.jpg /tmp/big.png
     for p in gray resize=50% resize=200% blur=2 transpose gray,transpose; do
-        ./gpuimg --compare --repeat=30 --force --json=$out/compare-$(echo $p | tr ',=%' '_-p').json "$p" /tmp/big.png /tmp/c4.png
+        ./gpuimg --compare --repeat=30 --force "$p" /tmp/big.png /tmp/c4.png
     done
 } >"$out/compare.log" 2>&1
 cat "$out/compare.log"

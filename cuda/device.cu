@@ -4,6 +4,7 @@
  * one-thread kernel runs and writes back what it was told to. Context creation and that first
  * launch are timed here so that no operation's time ever includes them. */
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include "check.h"
 #include "gpu.h"
@@ -13,6 +14,9 @@ __global__ void probe_kernel(int *out, int v) { *out = v; }
 extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen)
 {
     std::memset(info, 0, sizeof *info);
+    /* CUDA loads kernels lazily by default: each one's first launch would carry its loading into
+     * an operation's time. Eager loading moves it into the context creation timed here. */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     auto t0 = std::chrono::steady_clock::now();
     int n = 0;
     CUDA_TRY(cudaGetDeviceCount(&n), err, errlen);
