@@ -38,6 +38,39 @@ static inline dim3 grid2d(int w, int h, dim3 block)
     return dim3((unsigned)((w + block.x - 1) / block.x), gy > 65535u ? 65535u : gy);
 }
 
+/* The two thread layouts over a w x h output, f(x, y) called once per pixel. perpixel: a 2D
+ * grid of blocks, one thread a pixel. coalesced: GPU_PPT pixels a thread along a row, thread t
+ * of a block taking x0 + t, x0 + t + blockDim.x, ..., so that at each step a warp touches
+ * consecutive pixels. Rows beyond the grid are strided over. */
+template <typename F> __device__ __forceinline__ void for_perpixel(int w, int h, F f)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w)
+        return;
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y)
+        f(x, y);
+}
+
+template <typename F> __device__ __forceinline__ void for_coalesced(int w, int h, F f)
+{
+    const int x0 = blockIdx.x * blockDim.x * GPU_PPT + threadIdx.x;
+    for (int y = blockIdx.y; y < h; y += gridDim.y) {
+#pragma unroll
+        for (int k = 0; k < GPU_PPT; k++) {
+            const int x = x0 + k * blockDim.x;
+            if (x < w)
+                f(x, y);
+        }
+    }
+}
+
+/* Launch shapes for the two layouts (perpixel: 32x8 blocks; coalesced: 256 threads a block). */
+#define PERPIXEL_BLOCK dim3(32, 8)
+static inline dim3 grid_coalesced(int w, int h)
+{
+    return dim3((unsigned)((w + 256 * GPU_PPT - 1) / (256 * GPU_PPT)), h > 65535 ? 65535u : (unsigned)h);
+}
+
 /* 1D launch for coalesced kernels over n items, GPU_PPT per thread. */
 static inline unsigned grid1d(size_t n, unsigned threads)
 {

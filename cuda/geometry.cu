@@ -10,30 +10,15 @@ __device__ __forceinline__ size_t src_index(const gpu_map &m, int w, int x, int 
     return (size_t)(m.ay * x + m.by * y + m.cy) * w + (m.ax * x + m.bx * y + m.cx);
 }
 
-template <int BPP>
-__global__ void remap_perpixel(const typename PixT<BPP>::type *in, typename PixT<BPP>::type *out, int iw, int ow,
-                               int oh, gpu_map m)
+template <int BPP, bool COALESCED>
+__global__ void remap_direct(const typename PixT<BPP>::type *in, typename PixT<BPP>::type *out, int iw, int ow,
+                             int oh, gpu_map m)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= ow)
-        return;
-    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < oh; y += gridDim.y * blockDim.y)
-        out[(size_t)y * ow + x] = in[src_index(m, iw, x, y)];
-}
-
-template <int BPP>
-__global__ void remap_coalesced(const typename PixT<BPP>::type *in, typename PixT<BPP>::type *out, int iw, int ow,
-                                int oh, gpu_map m)
-{
-    const int x0 = blockIdx.x * blockDim.x * GPU_PPT + threadIdx.x;
-    for (int y = blockIdx.y; y < oh; y += gridDim.y) {
-#pragma unroll
-        for (int k = 0; k < GPU_PPT; k++) {
-            const int x = x0 + k * blockDim.x;
-            if (x < ow)
-                out[(size_t)y * ow + x] = in[src_index(m, iw, x, y)];
-        }
-    }
+    auto px = [&](int x, int y) { out[(size_t)y * ow + x] = in[src_index(m, iw, x, y)]; };
+    if (COALESCED)
+        for_coalesced(ow, oh, px);
+    else
+        for_perpixel(ow, oh, px);
 }
 
 #define TILE 32
@@ -76,13 +61,11 @@ static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, 
     typedef typename PixT<BPP>::type P;
     const P *s = (const P *)in->data;
     P *d = (P *)out->data;
-    if (variant == KV_PERPIXEL) {
-        dim3 b(32, 8);
-        remap_perpixel<BPP><<<grid2d(out->w, out->h, b), b>>>(s, d, in->w, out->w, out->h, *m);
-    } else if (variant == KV_COALESCED) {
-        const unsigned gx = (unsigned)((out->w + 256 * GPU_PPT - 1) / (256 * GPU_PPT));
-        remap_coalesced<BPP><<<dim3(gx, out->h > 65535 ? 65535 : out->h), 256>>>(s, d, in->w, out->w, out->h, *m);
-    } else {
+    if (variant == KV_PERPIXEL)
+        remap_direct<BPP, false><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, d, in->w, out->w, out->h, *m);
+    else if (variant == KV_COALESCED)
+        remap_direct<BPP, true><<<grid_coalesced(out->w, out->h), 256>>>(s, d, in->w, out->w, out->h, *m);
+    else {
         const unsigned ty = (unsigned)((out->h + TILE - 1) / TILE);
         dim3 b(TILE, TILE_ROWS), g((out->w + TILE - 1) / TILE, ty > 65535 ? 65535 : ty);
         remap_tiled<BPP><<<g, b>>>(s, d, in->w, in->h, out->w, out->h, *m);

@@ -15,13 +15,10 @@ __device__ __forceinline__ void gray_px(const T *s, T *d, uint32_t wr, uint32_t 
 template <typename T, int CI>
 __global__ void gray_perpixel(const T *in, T *out, int w, int h, uint32_t wr, uint32_t wg, uint32_t wb)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= w)
-        return;
-    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+    for_perpixel(w, h, [&](int x, int y) {
         const size_t i = (size_t)y * w + x;
         gray_px<T, CI>(in + i * CI, out + i * (CI > 2 ? CI - 2 : CI), wr, wg, wb);
-    }
+    });
 }
 
 template <typename T, int CI>
@@ -47,8 +44,8 @@ static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, c
     const T *s = (const T *)in->data;
     T *d = (T *)out->data;
     if (variant == KV_PERPIXEL) {
-        dim3 b(32, 8);
-        gray_perpixel<T, CI><<<grid2d(in->w, in->h, b), b>>>(s, d, in->w, in->h, w[0], w[1], w[2]);
+        gray_perpixel<T, CI><<<grid2d(in->w, in->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, d, in->w, in->h, w[0], w[1],
+                                                                                      w[2]);
     } else {
         const size_t n = (size_t)in->w * in->h;
         gray_coalesced<T, CI><<<grid1d(n, 256), 256>>>(s, d, n, w[0], w[1], w[2]);

@@ -3,31 +3,15 @@
  * area run through the separable filter kernels (sepfilter.cu). */
 #include "common.cuh"
 
-template <int BPP>
-__global__ void nearest_perpixel(const typename PixT<BPP>::type *in, typename PixT<BPP>::type *out, int iw, int ow,
-                                 int oh, const int32_t *xs, const int32_t *ys)
+template <int BPP, bool COALESCED>
+__global__ void nearest_kernel(const typename PixT<BPP>::type *in, typename PixT<BPP>::type *out, int iw, int ow,
+                               int oh, const int32_t *xs, const int32_t *ys)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= ow)
-        return;
-    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < oh; y += gridDim.y * blockDim.y)
-        out[(size_t)y * ow + x] = in[(size_t)ys[y] * iw + xs[x]];
-}
-
-template <int BPP>
-__global__ void nearest_coalesced(const typename PixT<BPP>::type *in, typename PixT<BPP>::type *out, int iw, int ow,
-                                  int oh, const int32_t *xs, const int32_t *ys)
-{
-    const int x0 = blockIdx.x * blockDim.x * GPU_PPT + threadIdx.x;
-    for (int y = blockIdx.y; y < oh; y += gridDim.y) {
-        const typename PixT<BPP>::type *row = in + (size_t)ys[y] * iw;
-#pragma unroll
-        for (int k = 0; k < GPU_PPT; k++) {
-            const int x = x0 + k * blockDim.x;
-            if (x < ow)
-                out[(size_t)y * ow + x] = row[xs[x]];
-        }
-    }
+    auto px = [&](int x, int y) { out[(size_t)y * ow + x] = in[(size_t)ys[y] * iw + xs[x]]; };
+    if (COALESCED)
+        for_coalesced(ow, oh, px);
+    else
+        for_perpixel(ow, oh, px);
 }
 
 template <int BPP>
@@ -35,15 +19,13 @@ static int launch_nearest(int variant, const gpu_image *in, const gpu_image *out
                           const int32_t *ys, char *err, size_t errlen)
 {
     typedef typename PixT<BPP>::type P;
-    if (variant == KV_PERPIXEL) {
-        dim3 b(32, 8);
-        nearest_perpixel<BPP><<<grid2d(out->w, out->h, b), b>>>((const P *)in->data, (P *)out->data, in->w, out->w,
-                                                                 out->h, xs, ys);
-    } else {
-        const unsigned gx = (unsigned)((out->w + 256 * GPU_PPT - 1) / (256 * GPU_PPT));
-        nearest_coalesced<BPP><<<dim3(gx, out->h > 65535 ? 65535 : out->h), 256>>>(
-            (const P *)in->data, (P *)out->data, in->w, out->w, out->h, xs, ys);
-    }
+    const P *s = (const P *)in->data;
+    P *d = (P *)out->data;
+    if (variant == KV_PERPIXEL)
+        nearest_kernel<BPP, false><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, d, in->w, out->w,
+                                                                                              out->h, xs, ys);
+    else
+        nearest_kernel<BPP, true><<<grid_coalesced(out->w, out->h), 256>>>(s, d, in->w, out->w, out->h, xs, ys);
     LAUNCH_TRY(err, errlen);
     return 0;
 }

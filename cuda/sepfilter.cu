@@ -68,28 +68,14 @@ __device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int 
     }
 }
 
-template <typename T, int C>
-__global__ void sep_perpixel(const T *in, int iw, T *out, int ow, int oh, Taps t)
+template <typename T, int C, bool COALESCED>
+__global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= ow)
-        return;
-    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < oh; y += gridDim.y * blockDim.y)
-        sep_pixel<T, C>(in, iw, out + ((size_t)y * ow + x) * C, x, y, t);
-}
-
-template <typename T, int C>
-__global__ void sep_coalesced(const T *in, int iw, T *out, int ow, int oh, Taps t)
-{
-    const int x0 = blockIdx.x * blockDim.x * GPU_PPT + threadIdx.x;
-    for (int y = blockIdx.y; y < oh; y += gridDim.y) {
-#pragma unroll
-        for (int k = 0; k < GPU_PPT; k++) {
-            const int x = x0 + k * blockDim.x;
-            if (x < ow)
-                sep_pixel<T, C>(in, iw, out + ((size_t)y * ow + x) * C, x, y, t);
-        }
-    }
+    auto px = [&](int x, int y) { sep_pixel<T, C>(in, iw, out + ((size_t)y * ow + x) * C, x, y, t); };
+    if (COALESCED)
+        for_coalesced(ow, oh, px);
+    else
+        for_perpixel(ow, oh, px);
 }
 
 template <typename T, int C>
@@ -98,13 +84,11 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
 {
     const T *s = (const T *)in->data;
     T *d = (T *)out->data;
-    if (variant == KV_PERPIXEL) {
-        dim3 b(32, 8);
-        sep_perpixel<T, C><<<grid2d(out->w, out->h, b), b>>>(s, in->w, d, out->w, out->h, t);
-    } else {
-        const unsigned gx = (unsigned)((out->w + 256 * GPU_PPT - 1) / (256 * GPU_PPT));
-        sep_coalesced<T, C><<<dim3(gx, out->h > 65535 ? 65535 : out->h), 256>>>(s, in->w, d, out->w, out->h, t);
-    }
+    if (variant == KV_PERPIXEL)
+        sep_kernel<T, C, false><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, in->w, d, out->w, out->h,
+                                                                                            t);
+    else
+        sep_kernel<T, C, true><<<grid_coalesced(out->w, out->h), 256>>>(s, in->w, d, out->w, out->h, t);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
