@@ -49,6 +49,9 @@ static int blur_taps(struct taps *t, int n, const uint32_t *kern, int ksize, int
     if (r)
         return r;
     const int rad = ksize / 2;
+    t->kern = kern;   /* away from the borders every output has the same taps */
+    t->lo = rad;
+    t->hi = n - rad;
     for (int o = 0; o < n; o++)
         for (int k = 0; k < ksize; k++) {
             int p = border_index(o - rad + k, n, mode);

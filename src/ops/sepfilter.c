@@ -6,6 +6,7 @@
 #include <string.h>
 #include "error.h"
 #include "sepfilter.h"
+#include "simd.h"
 
 int taps_alloc(struct taps *t, int count, int n)
 {
@@ -41,37 +42,281 @@ void taps_quantize(const double *wd, uint32_t *wq, int n)
     wq[big] += TAP_ONE - sum;
 }
 
+/* The horizontal tables flattened per output sample for the gather path (read only, shared). */
+struct flat { int32_t *idx; double *w; };
+
 #define ROUND_SHIFT (2 * TAP_BITS)
 #define ROUND_HALF ((uint64_t)1 << (ROUND_SHIFT - 1))
 
-/* Without alpha: uint32 row buffer (at most 65535 * 65536 < 2^32), uint64 horizontal sums. */
-#define DEFINE_PLAIN(T, SUF)                                                                          \
-    static void plain_##SUF(const struct image *in, struct image *out, const struct taps *tx,         \
-                            const struct taps *ty, uint32_t *vrow, int y)                             \
+
+#define VCHUNK 2048   /* vertical pass: samples per chunk (8 KB of sums stay in L1 across the taps) */
+#define HCHUNK 1024   /* uniform horizontal pass: samples per chunk (8 KB of 64-bit sums) */
+
+/* Without alpha. Vertical: v[i] = sum_k w[k] rows[k][i], exact in uint32 (at most 65535 * 65536),
+ * all taps of a chunk before the next chunk so the partial sums never leave L1. */
+#define DEFINE_VPASS(T, SUF)                                                                          \
+    HOT static void vpass_##SUF(uint32_t *restrict v, const T *const *rows, const uint32_t *w, int nt, int n) \
     {                                                                                                 \
-        const int c = in->c, rowlen = in->w * c, nx = tx->n, ny = ty->n;                              \
-        const int32_t *yi = ty->idx + (size_t)y * ny;                                                 \
-        const uint32_t *yw = ty->w + (size_t)y * ny;                                                  \
-        memset(vrow, 0, (size_t)rowlen * sizeof *vrow);                                               \
-        for (int k = 0; k < ny; k++) {                                                                \
-            const uint32_t wk = yw[k];                                                                \
-            if (!wk)                                                                                  \
-                continue;                                                                             \
-            const T *src = (const T *)(in->data + (size_t)yi[k] * in->stride);                        \
-            for (int i = 0; i < rowlen; i++)                                                          \
-                vrow[i] += wk * (uint32_t)src[i];                                                     \
+        for (int i0 = 0; i0 < n; i0 += VCHUNK) {                                                      \
+            const int i1 = i0 + VCHUNK < n ? i0 + VCHUNK : n;                                         \
+            const T *restrict r0 = rows[0];                                                           \
+            const uint32_t w0 = w[0];                                                                 \
+            for (int i = i0; i < i1; i++)                                                             \
+                v[i] = w0 * r0[i];                                                                    \
+            for (int k = 1; k < nt; k++) {                                                            \
+                const T *restrict rk = rows[k];                                                       \
+                const uint32_t wk = w[k];                                                             \
+                for (int i = i0; i < i1; i++)                                                         \
+                    v[i] += wk * rk[i];                                                               \
+            }                                                                                         \
         }                                                                                             \
-        T *dst = (T *)(out->data + (size_t)y * out->stride);                                          \
-        for (int x = 0; x < out->w; x++) {                                                            \
+    }
+
+/* Horizontal on a uniform range, over the flat sample index j = x * c + ch:
+ * out[j] = (sum_k kern[k] v[j + (k - r) c] + 2^31) >> 32, contiguous and so vectorised. */
+#define DEFINE_HUNIFORM(T, SUF)                                                                       \
+    HOT static void huniform_##SUF(T *restrict dst, const uint32_t *restrict v, const uint32_t *kern, int nt, \
+                                   int c, int j0, int j1, uint64_t *restrict acc)                     \
+    {                                                                                                 \
+        const int r = nt / 2;                                                                         \
+        for (int c0 = j0; c0 < j1; c0 += HCHUNK) {                                                    \
+            const int n = c0 + HCHUNK < j1 ? HCHUNK : j1 - c0;                                        \
+            const uint32_t *restrict base = v + c0 - r * c;                                           \
+            for (int i = 0; i < n; i++)                                                               \
+                acc[i] = (uint64_t)kern[0] * base[i];                                                 \
+            for (int k = 1; k < nt; k++) {                                                            \
+                const uint32_t *restrict vk = base + k * c;                                           \
+                const uint64_t wk = kern[k];                                                          \
+                for (int i = 0; i < n; i++)                                                           \
+                    acc[i] += wk * vk[i];                                                             \
+            }                                                                                         \
+            for (int i = 0; i < n; i++)                                                               \
+                dst[c0 + i] = (T)((acc[i] + ROUND_HALF) >> ROUND_SHIFT);                              \
+        }                                                                                             \
+    }
+
+/* Horizontal through the tables, for outputs [x0, x1): resize, and a blur's border columns. */
+#define DEFINE_HTABLE(T, SUF)                                                                         \
+    static inline __attribute__((always_inline)) void htable_##SUF(T *dst, const uint32_t *v,         \
+                                                                    const struct taps *tx, int x0, int x1, int c) \
+    {                                                                                                 \
+        const int nx = tx->n;                                                                         \
+        for (int x = x0; x < x1; x++) {                                                               \
             const int32_t *xi = tx->idx + (size_t)x * nx;                                             \
             const uint32_t *xw = tx->w + (size_t)x * nx;                                              \
             for (int ch = 0; ch < c; ch++) {                                                          \
                 uint64_t acc = 0;                                                                     \
                 for (int k = 0; k < nx; k++)                                                          \
-                    acc += (uint64_t)xw[k] * vrow[xi[k] * c + ch];                                    \
+                    acc += (uint64_t)xw[k] * v[xi[k] * c + ch];                                       \
                 dst[x * c + ch] = (T)((acc + ROUND_HALF) >> ROUND_SHIFT);                             \
             }                                                                                         \
         }                                                                                             \
+    }                                                                                                 \
+    HOT static void htable_any_##SUF(T *dst, const uint32_t *v, const struct taps *tx, int x0, int x1, int c) \
+    {                                                                                                 \
+        switch (c) { /* constant channel counts, so the channel loop unrolls */                       \
+        case 1: htable_##SUF(dst, v, tx, x0, x1, 1); break;                                           \
+        case 2: htable_##SUF(dst, v, tx, x0, x1, 2); break;                                           \
+        case 3: htable_##SUF(dst, v, tx, x0, x1, 3); break;                                           \
+        default: htable_##SUF(dst, v, tx, x0, x1, 4); break;                                          \
+        }                                                                                             \
+    }
+
+/* 8-bit fast paths (x86-64 with AVX2 and FMA, chosen at run time). Exact, not approximate: in the
+ * vertical pass every partial sum is an integer below 255 * 65536 < 2^24, so float32 holds each
+ * one exactly; in the horizontal pass every partial sum is below 2^40 < 2^53, exact in double, and
+ * (s + 2^31) * 2^-32 rounded down is exact too. The results are the integers the portable code
+ * (and the GPU) computes, at the speed of 8- and 4-wide FMAs, four accumulators deep, with the
+ * sums in registers across all taps and a symmetric kernel's mirrored taps added first. */
+static int symmetric(const uint32_t *w, int n)
+{
+    for (int k = 0; k < n / 2; k++)
+        if (w[k] != w[n - 1 - k])
+            return 0;
+    return n % 2 == 1;
+}
+
+#ifdef HAVE_X86_SIMD
+#include <immintrin.h>
+#define FAST8 1
+
+AVX2 static inline __m256 load8(const uint8_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+AVX2 static void vpass_avx2_u8(uint32_t *restrict v, const uint8_t *const *rows, const uint32_t *w, int nt, int n)
+{
+    const int sym = symmetric(w, nt), half = nt / 2;
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        const int kn = sym ? half : nt;
+        for (int k = 0; k < kn; k++) {
+            const __m256 wk = _mm256_set1_ps((float)w[k]);
+            const uint8_t *p = rows[k] + i;
+            __m256 x0 = load8(p), x1 = load8(p + 8), x2 = load8(p + 16), x3 = load8(p + 24);
+            if (sym) {
+                const uint8_t *q = rows[nt - 1 - k] + i;
+                x0 = _mm256_add_ps(x0, load8(q));
+                x1 = _mm256_add_ps(x1, load8(q + 8));
+                x2 = _mm256_add_ps(x2, load8(q + 16));
+                x3 = _mm256_add_ps(x3, load8(q + 24));
+            }
+            a0 = _mm256_fmadd_ps(wk, x0, a0);
+            a1 = _mm256_fmadd_ps(wk, x1, a1);
+            a2 = _mm256_fmadd_ps(wk, x2, a2);
+            a3 = _mm256_fmadd_ps(wk, x3, a3);
+        }
+        if (sym) {
+            const __m256 wk = _mm256_set1_ps((float)w[half]);
+            const uint8_t *p = rows[half] + i;
+            a0 = _mm256_fmadd_ps(wk, load8(p), a0);
+            a1 = _mm256_fmadd_ps(wk, load8(p + 8), a1);
+            a2 = _mm256_fmadd_ps(wk, load8(p + 16), a2);
+            a3 = _mm256_fmadd_ps(wk, load8(p + 24), a3);
+        }
+        _mm256_storeu_si256((__m256i *)(v + i), _mm256_cvtps_epi32(a0));
+        _mm256_storeu_si256((__m256i *)(v + i + 8), _mm256_cvtps_epi32(a1));
+        _mm256_storeu_si256((__m256i *)(v + i + 16), _mm256_cvtps_epi32(a2));
+        _mm256_storeu_si256((__m256i *)(v + i + 24), _mm256_cvtps_epi32(a3));
+    }
+    for (; i < n; i++) {
+        uint32_t s = 0;
+        for (int k = 0; k < nt; k++)
+            s += w[k] * rows[k][i];
+        v[i] = s;
+    }
+}
+
+AVX2 static inline __m256d load4(const uint32_t *p)
+{
+    return _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)p));   /* each < 2^24: signed is exact */
+}
+
+AVX2 static inline __m128i round4(__m256d s)
+{
+    const __m256d half = _mm256_set1_pd(2147483648.0), scale = _mm256_set1_pd(1.0 / 4294967296.0);
+    return _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_mul_pd(_mm256_add_pd(s, half), scale)));
+}
+
+AVX2 static void huniform_avx2_u8(uint8_t *restrict dst, const uint32_t *restrict v, const uint32_t *kern, int nt,
+                                  int c, int j0, int j1)
+{
+    const int r = nt / 2, sym = symmetric(kern, nt), kn = sym ? r : nt;
+    int j = j0;
+    for (; j + 16 <= j1; j += 16) {
+        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+        for (int k = 0; k < kn; k++) {
+            const __m256d wk = _mm256_set1_pd((double)kern[k]);
+            const uint32_t *p = v + j + (k - r) * c;
+            __m256d x0 = load4(p), x1 = load4(p + 4), x2 = load4(p + 8), x3 = load4(p + 12);
+            if (sym) {
+                const uint32_t *q = v + j + (r - k) * c;
+                x0 = _mm256_add_pd(x0, load4(q));
+                x1 = _mm256_add_pd(x1, load4(q + 4));
+                x2 = _mm256_add_pd(x2, load4(q + 8));
+                x3 = _mm256_add_pd(x3, load4(q + 12));
+            }
+            a0 = _mm256_fmadd_pd(wk, x0, a0);
+            a1 = _mm256_fmadd_pd(wk, x1, a1);
+            a2 = _mm256_fmadd_pd(wk, x2, a2);
+            a3 = _mm256_fmadd_pd(wk, x3, a3);
+        }
+        if (sym) {
+            const __m256d wk = _mm256_set1_pd((double)kern[r]);
+            const uint32_t *p = v + j;
+            a0 = _mm256_fmadd_pd(wk, load4(p), a0);
+            a1 = _mm256_fmadd_pd(wk, load4(p + 4), a1);
+            a2 = _mm256_fmadd_pd(wk, load4(p + 8), a2);
+            a3 = _mm256_fmadd_pd(wk, load4(p + 12), a3);
+        }
+        __m128i lo = _mm_packs_epi32(round4(a0), round4(a1)), hi = _mm_packs_epi32(round4(a2), round4(a3));
+        _mm_storeu_si128((__m128i *)(dst + j), _mm_packus_epi16(lo, hi));
+    }
+    for (; j < j1; j++) {
+        uint64_t s = 0;
+        for (int k = 0; k < nt; k++)
+            s += (uint64_t)kern[k] * v[j + (k - r) * c];
+        dst[j] = (uint8_t)((s + ROUND_HALF) >> ROUND_SHIFT);
+    }
+}
+
+/* Horizontal through the tables, 8 output samples at a time: the tables are flattened per output
+ * sample (fidx[k * n + j] = idx * c + channel, fw[k * n + j] = weight) so that AVX2 gathers fetch
+ * the taps; sums in double, exact as above. */
+AVX2 static void hgather_avx2_u8(uint8_t *restrict dst, const uint32_t *restrict v, const int32_t *fidx,
+                                 const double *fw, int nt, int n)
+{
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+        for (int k = 0; k < nt; k++) {
+            const size_t o = (size_t)k * n + j;
+            __m256i x = _mm256_i32gather_epi32((const int *)v, _mm256_loadu_si256((const __m256i *)(fidx + o)), 4);
+            a0 = _mm256_fmadd_pd(_mm256_loadu_pd(fw + o), _mm256_cvtepi32_pd(_mm256_castsi256_si128(x)), a0);
+            a1 = _mm256_fmadd_pd(_mm256_loadu_pd(fw + o + 4), _mm256_cvtepi32_pd(_mm256_extracti128_si256(x, 1)), a1);
+        }
+        __m128i y = _mm_packs_epi32(round4(a0), round4(a1));
+        _mm_storel_epi64((__m128i *)(dst + j), _mm_packus_epi16(y, y));
+    }
+    for (; j < n; j++) {
+        uint64_t s = 0;
+        for (int k = 0; k < nt; k++)
+            s += (uint64_t)fw[(size_t)k * n + j] * v[fidx[(size_t)k * n + j]];
+        dst[j] = (uint8_t)((s + ROUND_HALF) >> ROUND_SHIFT);
+    }
+}
+
+static void vpass_fast_u8(uint32_t *v, const uint8_t *const *rows, const uint32_t *w, int nt, int n);
+static void huniform_fast_u8(uint8_t *dst, const uint32_t *v, const uint32_t *kern, int nt, int c, int j0, int j1,
+                             uint64_t *acc);
+#endif
+
+#ifdef FAST8
+#define vpass_pick_u8 vpass_fast_u8
+#define huniform_pick_u8 huniform_fast_u8
+#else
+#define vpass_pick_u8 vpass_u8
+#define huniform_pick_u8 huniform_u8
+#endif
+#define vpass_pick_u16 vpass_u16
+#define htable_fast_u16(dst, v, tx, fl, n) 0
+#ifndef FAST8
+#define htable_fast_u8(dst, v, tx, fl, n) 0
+#endif
+#define huniform_pick_u16 huniform_u16
+
+#define DEFINE_PLAIN(T, SUF)                                                                          \
+    DEFINE_HTABLE(T, SUF)                                                                             \
+    static void plain_##SUF(const struct image *in, struct image *out, const struct taps *tx,         \
+                            const struct taps *ty, const struct flat *fl, void *buf, int y)           \
+    {                                                                                                 \
+        const int c = in->c, ny = ty->n;                                                              \
+        uint32_t *v = buf;                                                                            \
+        uint64_t *acc = (uint64_t *)(v + ((size_t)in->w * c + 1) / 2 * 2);                            \
+        const T *rows[ny];                                                                            \
+        uint32_t w[ny];                                                                               \
+        int nt = 0;                                                                                   \
+        for (int k = 0; k < ny; k++) { /* zero weights (a constant border) read nothing */            \
+            const size_t t = (size_t)y * ny + k;                                                      \
+            if (ty->w[t]) {                                                                           \
+                rows[nt] = (const T *)(in->data + (size_t)ty->idx[t] * in->stride);                   \
+                w[nt++] = ty->w[t];                                                                   \
+            }                                                                                         \
+        }                                                                                             \
+        T *dst = (T *)(out->data + (size_t)y * out->stride);                                          \
+        if (!nt) {                                                                                    \
+            memset(dst, 0, out->stride);                                                              \
+            return;                                                                                   \
+        }                                                                                             \
+        vpass_pick_##SUF(v, rows, w, nt, in->w * c);                                                  \
+        if (tx->kern && tx->lo < tx->hi) {                                                            \
+            htable_any_##SUF(dst, v, tx, 0, tx->lo, c);                                               \
+            huniform_pick_##SUF(dst, v, tx->kern, tx->n, c, tx->lo * c, tx->hi * c, acc);             \
+            htable_any_##SUF(dst, v, tx, tx->hi, out->w, c);                                          \
+        } else if (!htable_fast_##SUF(dst, v, tx, fl, out->w * c))                                  \
+            htable_any_##SUF(dst, v, tx, 0, out->w, c);                                               \
     }
 
 /* With alpha (last channel): colour premultiplied, uint64 throughout (16-bit: c*a < 2^32, times
@@ -79,8 +324,9 @@ void taps_quantize(const double *wd, uint32_t *wq, int n)
  * 2C could overflow. */
 #define DEFINE_ALPHA(T, SUF)                                                                          \
     static void alpha_##SUF(const struct image *in, struct image *out, const struct taps *tx,         \
-                            const struct taps *ty, uint64_t *vrow, int y)                             \
+                            const struct taps *ty, void *buf, int y)                                  \
     {                                                                                                 \
+        uint64_t *vrow = buf;                                                                         \
         const int c = in->c, ac = c - 1, nx = tx->n, ny = ty->n;                                      \
         const int32_t *yi = ty->idx + (size_t)y * ny;                                                 \
         const uint32_t *yw = ty->w + (size_t)y * ny;                                                  \
@@ -114,19 +360,79 @@ void taps_quantize(const double *wd, uint32_t *wq, int n)
         }                                                                                             \
     }
 
+DEFINE_VPASS(uint8_t, u8)
+DEFINE_HUNIFORM(uint8_t, u8)
+DEFINE_VPASS(uint16_t, u16)
+DEFINE_HUNIFORM(uint16_t, u16)
+#ifdef FAST8
+static int htable_fast_u8(uint8_t *dst, const uint32_t *v, const struct taps *tx, const struct flat *fl, int n)
+{
+    if (!fl || !fl->idx)
+        return 0;
+    hgather_avx2_u8(dst, v, fl->idx, fl->w, tx->n, n);
+    return 1;
+}
+static void vpass_fast_u8(uint32_t *v, const uint8_t *const *rows, const uint32_t *w, int nt, int n)
+{
+    (simd_ok() ? vpass_avx2_u8 : vpass_u8)(v, rows, w, nt, n);
+}
+static void huniform_fast_u8(uint8_t *dst, const uint32_t *v, const uint32_t *kern, int nt, int c, int j0, int j1,
+                             uint64_t *acc)
+{
+    if (simd_ok())
+        huniform_avx2_u8(dst, v, kern, nt, c, j0, j1);
+    else
+        huniform_u8(dst, v, kern, nt, c, j0, j1, acc);
+}
+#endif
 DEFINE_PLAIN(uint8_t, u8)
 DEFINE_PLAIN(uint16_t, u16)
 DEFINE_ALPHA(uint8_t, u8)
 DEFINE_ALPHA(uint16_t, u16)
 
+#ifdef FAST8
+static struct flat flatten(const struct taps *tx, int c)
+{
+    const size_t n = (size_t)tx->count * c;
+    struct flat f = { malloc(n * tx->n * sizeof(int32_t)), malloc(n * tx->n * sizeof(double)) };
+    if (f.idx && f.w)
+        for (int k = 0; k < tx->n; k++)
+            for (size_t j = 0; j < n; j++) {
+                const size_t t = (j / c) * tx->n + k;
+                f.idx[k * n + j] = tx->idx[t] * c + (int)(j % c);
+                f.w[k * n + j] = tx->w[t];
+            }
+    return f;
+}
+#endif
+
 int sepfilter_run(const struct image *in, struct image *out, const struct taps *tx, const struct taps *ty)
 {
     const int alpha = has_alpha(in->c), wide = in->depth == 16;
-    const size_t elem = alpha ? sizeof(uint64_t) : sizeof(uint32_t);
+    /* per thread: the row sums (uint64 with alpha; uint32 and the uniform pass' sums without) */
+    const size_t n = (size_t)in->w * in->c;
+    const size_t bytes = alpha ? n * sizeof(uint64_t) : (n + 1) / 2 * 2 * sizeof(uint32_t) + HCHUNK * sizeof(uint64_t);
     int failed = 0;
+#ifdef FAST8
+    struct flat f = { 0 };
+    if (!alpha && !wide && !tx->kern && simd_ok()) {
+        f = flatten(tx, in->c);
+        if (!f.idx || !f.w) {   /* no memory for the fast tables: the portable loop does the work */
+            free(f.idx);
+            free(f.w);
+            f.idx = NULL;
+            f.w = NULL;
+        }
+    }
+#endif
+#ifdef FAST8
+    const struct flat *fl = &f;
+#else
+    const struct flat *fl = NULL;
+#endif
 #pragma omp parallel
     {
-        void *vrow = malloc((size_t)in->w * in->c * elem);
+        void *vrow = malloc(bytes);
         if (!vrow) {
 #pragma omp atomic write
             failed = 1;
@@ -138,9 +444,13 @@ int sepfilter_run(const struct image *in, struct image *out, const struct taps *
             if (alpha)
                 (wide ? alpha_u16 : alpha_u8)(in, out, tx, ty, vrow, y);
             else
-                (wide ? plain_u16 : plain_u8)(in, out, tx, ty, vrow, y);
+                (wide ? plain_u16 : plain_u8)(in, out, tx, ty, fl, vrow, y);
         }
         free(vrow);
     }
+#ifdef FAST8
+    free(f.idx);
+    free(f.w);
+#endif
     return failed ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for filter row buffers") : GPUIMG_OK;
 }

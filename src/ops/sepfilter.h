@@ -21,6 +21,10 @@ struct taps {
     int count;      /* output coordinates */
     int32_t *idx;   /* count * n source indices, each in [0, source size) */
     uint32_t *w;    /* count * n weights */
+    /* Optional, for speed only: on outputs [lo, hi) the taps are uniform, idx = o - n/2 + k and
+     * w = kern[k] (a blur away from the borders). kern NULL: no such range. */
+    const uint32_t *kern;
+    int lo, hi;
 };
 
 int taps_alloc(struct taps *t, int count, int n);

@@ -1,0 +1,26 @@
+/* gpuimg: HOT marks a pixel loop for an AVX2+FMA clone beside the baseline x86-64 one, chosen when
+ * the program loads (GCC function multiversioning); elsewhere it is empty. The clones compute the
+ * same integers: only the instruction set differs. */
+#ifndef GPUIMG_SIMD_H
+#define GPUIMG_SIMD_H
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define HOT
+#endif
+
+#include <stdlib.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_X86_SIMD 1
+#define AVX2 __attribute__((target("avx2,fma")))
+/* Hand-written AVX2 paths run when the CPU has AVX2 and FMA and GPUIMG_NO_SIMD is not set (the
+ * tests run both ways, so the portable loops stay checked on machines that have AVX2). */
+static inline int simd_ok(void)
+{
+    static int cached = -1;
+    if (cached < 0)
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !getenv("GPUIMG_NO_SIMD");
+    return cached;
+}
+#endif
+#endif
