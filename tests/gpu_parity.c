@@ -1,10 +1,11 @@
 /* gpuimg tests: the GPU against the OpenMP reference, bit for bit, for every operation x every
  * kernel variant it has x every channel layout x 8 and 16 bits x the sizes 1x1, 7x3, 13x42,
- * 1001x626 and 4097x3. Both sides compute the same integer formulas, so the required agreement is
+ * 1001x626 and 4097x3, and 1000x626 (even: the CPU's exact 2:1 resize path against the GPU's
+ * general one). Both sides compute the same integer formulas, so the required agreement is
  * exact for every operation. The device buffers are poisoned when allocated so that a pixel no
  * thread writes cannot pass. Exit 77 (skip) without a usable GPU, unless GPUIMG_REQUIRE_GPU=1,
- * which makes that a failure. GPUIMG_PARITY_QUICK=1 uses two small sizes instead (7x3 and 37x45,
- * which cut every tile and halo shape), for compute-sanitizer runs. */
+ * which makes that a failure. GPUIMG_PARITY_QUICK=1 uses three small sizes instead (7x3, 37x45
+ * and 14x42, which cut every tile and halo shape), for compute-sanitizer runs. */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,10 +43,10 @@ int main(void)
             return 1;
         }
     }
-    static const int full[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 4097, 3 }, { 1001, 626 } };
-    static const int small[][2] = { { 7, 3 }, { 37, 45 } };
+    static const int full[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 4097, 3 }, { 1001, 626 }, { 1000, 626 } };
+    static const int small[][2] = { { 7, 3 }, { 37, 45 }, { 14, 42 } };
     const int (*sizes)[2] = quick ? small : full;
-    const int nsizes = quick ? 2 : 5;
+    const int nsizes = quick ? 3 : 6;
     int runs = 0, failed = 0;
     for (int s = 0; s < nsizes; s++)
         for (int depth = 8; depth <= 16; depth += 8)

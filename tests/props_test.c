@@ -113,8 +113,51 @@ static void check_layout(int w, int h, int c, int depth)
     image_free(&im);
 }
 
+/* Exactly 2:1 (even sizes): bilinear and area weights are all 1/2, so the definition gives
+ * (2^30 (a + b + c + d) + 2^31) >> 32 = (a + b + c + d + 2) >> 2; computed here naively. */
+static void check_half(int w, int h, int c, int depth)
+{
+    struct geom g = { w, h, c, depth };
+    struct image im, out;
+    test_make_image(&im, &g, (uint32_t)(w + h + c + depth));
+    static const char *const pipes[] = { "resize=50%", "resize=50%:filter=area", "resize=50%:filter=bilinear" };
+    for (int p = 0; p < 3; p++) {
+        checks++;
+        if (test_run_pipeline(pipes[p], &im, &out)) {
+            failures++;
+            continue;
+        }
+        long bad = 0;
+        for (int y = 0; y < h / 2; y++)
+            for (int x = 0; x < w / 2; x++)
+                for (int ch = 0; ch < c; ch++) {
+                    long sum = 0, got;
+                    for (int dy = 0; dy < 2; dy++)
+                        for (int dx = 0; dx < 2; dx++) {
+                            size_t i = ((size_t)(2 * y + dy) * w + 2 * x + dx) * c + ch;
+                            sum += depth == 16 ? ((uint16_t *)im.data)[i] : im.data[i];
+                        }
+                    size_t o = ((size_t)y * (w / 2) + x) * c + ch;
+                    got = depth == 16 ? ((uint16_t *)out.data)[o] : out.data[o];
+                    bad += got != (sum + 2) / 4;
+                }
+        if (bad) {
+            failures++;
+            fprintf(stderr, "FAIL %s %dx%d c%d d%d: %ld samples differ from (a+b+c+d+2)>>2\n", pipes[p], w, h, c, depth,
+                    bad);
+        }
+        image_free(&out);
+    }
+    image_free(&im);
+}
+
 int main(void)
 {
+    static const int even[][2] = { { 2, 2 }, { 14, 42 }, { 1000, 626 } };
+    for (int s = 0; s < 3; s++)
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (int c = 1; c <= 3; c += 2)
+                check_half(even[s][0], even[s][1], c, depth);
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 4097, 3 } };
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int depth = 8; depth <= 16; depth += 8)
