@@ -16,9 +16,11 @@ enum kernel_variant {
     KV_COALESCED,   /* GPU_PPT pixels per thread, warp-stride so a warp's accesses are contiguous */
     KV_TILED,       /* shared-memory tile with a padding column (transpose, rotate, flip) */
     KV_SEPARABLE,   /* two passes with shared-memory halo tiles (blur) */
+    KV_VECTOR,      /* GPU_VPX pixels per thread moved as 16-byte loads and stores (gray) */
     KV_COUNT
 };
 #define GPU_PPT 4   /* pixels per thread of the coalesced variants */
+#define GPU_VPX 16  /* pixels per thread of the vector variants: always a whole number of 16 bytes */
 
 struct gpu_info {
     char name[256];

@@ -33,6 +33,36 @@ __global__ void gray_coalesced(const T *in, T *out, size_t n, uint32_t wr, uint3
     }
 }
 
+/* vector: GPU_VPX pixels a thread, in and out as 16-byte words (16 pixels of any layout are a
+ * whole number of them, and every block of 16 starts 16-byte aligned); the tail that is not a
+ * whole block goes pixel by pixel. */
+template <typename T, int CI>
+__global__ void gray_vector(const T *in, T *out, size_t n, uint32_t wr, uint32_t wg, uint32_t wb)
+{
+    constexpr int CO = CI > 2 ? CI - 2 : 1;
+    constexpr int VIN = GPU_VPX * CI * (int)sizeof(T) / 16, VOUT = GPU_VPX * CO * (int)sizeof(T) / 16;
+    const size_t nblk = n / GPU_VPX;
+    for (size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x; b < nblk; b += (size_t)gridDim.x * blockDim.x) {
+        uint4 iv[VIN], ov[VOUT];
+        const uint4 *src = (const uint4 *)(in + b * GPU_VPX * CI);
+#pragma unroll
+        for (int i = 0; i < VIN; i++)
+            iv[i] = src[i];
+        const T *p = (const T *)iv;
+        T *q = (T *)ov;
+#pragma unroll
+        for (int k = 0; k < GPU_VPX; k++)
+            gray_px<T, CI>(p + k * CI, q + k * CO, wr, wg, wb);
+        uint4 *dst = (uint4 *)(out + b * GPU_VPX * CO);
+#pragma unroll
+        for (int i = 0; i < VOUT; i++)
+            dst[i] = ov[i];
+    }
+    if (blockIdx.x == 0)
+        for (size_t i = nblk * GPU_VPX + threadIdx.x; i < n; i += blockDim.x)
+            gray_px<T, CI>(in + i * CI, out + i * CO, wr, wg, wb);
+}
+
 template <typename T, int CI>
 static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, const uint32_t *w, char *err,
                        size_t errlen)
@@ -46,6 +76,9 @@ static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, c
     if (variant == KV_PERPIXEL) {
         gray_perpixel<T, CI><<<grid2d(in->w, in->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, d, in->w, in->h, w[0], w[1],
                                                                                       w[2]);
+    } else if (variant == KV_VECTOR) {
+        const size_t n = (size_t)in->w * in->h, blocks = (n / GPU_VPX + 255) / 256;
+        gray_vector<T, CI><<<(unsigned)(blocks ? blocks : 1), 256>>>(s, d, n, w[0], w[1], w[2]);
     } else {
         const size_t n = (size_t)in->w * in->h;
         gray_coalesced<T, CI><<<grid1d(n, 256), 256>>>(s, d, n, w[0], w[1], w[2]);

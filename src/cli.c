@@ -121,7 +121,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
                 if (!strcmp(optarg, kernel_names[k]))
                     o->kernel = k;
             if (o->kernel == -2)
-                return gpuimg_fail(GPUIMG_EUSAGE, "--kernel must be auto, perpixel, coalesced, tiled or separable, not '%s'",
+                return gpuimg_fail(GPUIMG_EUSAGE, "--kernel must be auto, perpixel, coalesced, tiled, separable or vector, not '%s'",
                                    optarg);
             break;
         case OPT_COMPARE: o->compare = 1; break;
@@ -209,7 +209,8 @@ void cli_help(FILE *f)
             "      --backend=WHICH     auto (default: GPU when usable), cpu or gpu\n"
             "      --device=N          the GPU to use (default 0)\n"
             "      --kernel=VARIANT    GPU kernels: auto (default: the fastest measured per operation),\n"
-            "                          perpixel, coalesced, tiled or separable (where the operation has it)\n"
+            "                          perpixel, coalesced, tiled, separable or vector (where the operation\n"
+            "                          has it)\n"
             "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
             "                          that they agree, and print a table of times, GB/s and speedups\n"
             "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"

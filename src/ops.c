@@ -5,7 +5,7 @@
 #include "error.h"
 #include "ops.h"
 
-const char *const kernel_names[KV_COUNT] = { "perpixel", "coalesced", "tiled", "separable" };
+const char *const kernel_names[KV_COUNT] = { "perpixel", "coalesced", "tiled", "separable", "vector" };
 
 void kernel_list(unsigned mask, char *buf, size_t n)
 {

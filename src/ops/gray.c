@@ -157,5 +157,5 @@ const struct op_desc op_gray = {
     .nparams = 1,
     .resolve = resolve,
     .cpu = cpu,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_COALESCED, NULL, gpu_launch),
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_VECTOR), KV_VECTOR, NULL, gpu_launch),
 };
