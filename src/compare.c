@@ -98,6 +98,47 @@ static void check_text(char *buf, size_t n, long diff, struct compare_table *tab
 
 static int cuda_err(const char *what, const char *err) { return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err); }
 
+int compare_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
+                        struct gpu_timer *timer, double *ms_out, long *diff)
+{
+    char err[256];
+    size_t ob;
+    geom_bytes(&st->out, &ob);
+    double *t = malloc(sizeof *t * repeat);
+    uint8_t *host = malloc(ob);
+    struct gpu_tables tb = { 0 };
+    int r = !t || !host ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory") : GPUIMG_OK;
+    if (!r && st->op->gpu_prepare)
+        r = st->op->gpu_prepare(&st->args, &st->in, &st->out, v, &tb);
+    /* poison the output so that a pixel no thread writes shows up in the check */
+    if (!r && gpu_fill(dout, 0xA5, ob, err, sizeof err))
+        r = cuda_err("fill", err);
+    if (!r)
+        r = gpu_step_launch(st, &tb, v, din, dout);
+    if (!r && gpu_download(host, dout, ob, err, sizeof err))
+        r = op_cuda_fail(st->op, v, err);
+    if (!r)
+        *diff = max_diff(host, ref->data, ob, st->out.depth);
+    for (int k = 0; k < 3 && !r; k++)   /* warm-up */
+        r = gpu_step_launch(st, &tb, v, din, dout);
+    for (int k = 0; k < repeat && !r; k++) {
+        float ms;
+        if (gpu_timer_start(timer, err, sizeof err))
+            r = cuda_err("timer", err);
+        if (!r)
+            r = gpu_step_launch(st, &tb, v, din, dout);
+        if (!r && gpu_timer_stop(timer, &ms, err, sizeof err))
+            r = op_cuda_fail(st->op, v, err);
+        t[k] = ms;
+    }
+    if (!r)
+        *ms_out = timing_median(t, repeat);
+    gpu_tables_free(&tb);
+    free(t);
+    free(host);
+    return r;
+}
+
 /* Every variant of step i on the OpenMP input of that step, checked and timed. */
 static int gpu_step_variants(const struct plan *pl, int i, const struct image *in, const struct image *ref,
                              const double *cpu_ms, int repeat, struct gpu_pipeline *gp, struct compare_table *tab)
@@ -107,42 +148,20 @@ static int gpu_step_variants(const struct plan *pl, int i, const struct image *i
     size_t ib, ob;
     geom_bytes(&st->in, &ib);
     geom_bytes(&st->out, &ob);
-    double *t = malloc(sizeof *t * repeat);
-    uint8_t *host = malloc(ob);
-    int r = !t || !host ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory") : GPUIMG_OK;
-    if (!r && gpu_upload(gp->buf[0], in->data, ib, err, sizeof err))
+    int r = GPUIMG_OK;
+    if (gpu_upload(gp->buf[0], in->data, ib, err, sizeof err))
         r = cuda_err("upload", err);
     for (int v = 0; v < KV_COUNT && !r; v++) {
         if (!(st->op->gpu_variants & KV_BIT(v)))
             continue;
-        struct gpu_tables tb = { 0 };
-        if (st->op->gpu_prepare && (r = st->op->gpu_prepare(&st->args, &st->in, &st->out, v, &tb)))
-            break;
-        /* poison the output so that a pixel no thread writes shows up in the check */
-        if (gpu_fill(gp->buf[1], 0xA5, ob, err, sizeof err))
-            r = cuda_err("fill", err);
-        if (!r)
-            r = gpu_step_launch(st, &tb, v, gp->buf[0], gp->buf[1]);
-        if (!r && gpu_download(host, gp->buf[1], ob, err, sizeof err))
-            r = op_cuda_fail(st->op, v, err);
-        if (!r)
-            check_text(check, sizeof check, max_diff(host, ref->data, ob, st->out.depth), tab);
-        for (int k = 0; k < repeat && !r; k++) {
-            float ms;
-            if (gpu_timer_start(gp->timer, err, sizeof err))
-                r = cuda_err("timer", err);
-            if (!r)
-                r = gpu_step_launch(st, &tb, v, gp->buf[0], gp->buf[1]);
-            if (!r && gpu_timer_stop(gp->timer, &ms, err, sizeof err))
-                r = op_cuda_fail(st->op, v, err);
-            t[k] = ms;
+        double ms = 0;
+        long diff = 0;
+        r = compare_gpu_variant(st, v, gp->buf[0], gp->buf[1], ref, repeat, gp->timer, &ms, &diff);
+        if (!r) {
+            check_text(check, sizeof check, diff, tab);
+            add_row(tab, st->text, kernel_names[v], ms, (double)(ib + ob), cpu_ms[i], check);
         }
-        gpu_tables_free(&tb);
-        if (!r)
-            add_row(tab, st->text, kernel_names[v], timing_median(t, repeat), (double)(ib + ob), cpu_ms[i], check);
     }
-    free(t);
-    free(host);
     return r;
 }
 

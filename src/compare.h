@@ -18,4 +18,12 @@ struct compare_opts {
 int compare_run(const struct plan *pl, const struct compare_opts *co, struct image *img, struct run_report *r,
                 struct compare_table *tab);
 
+/* GPU builds: check and time variant v of one step on device buffers din -> dout (its tables
+ * prepared and freed here): one launch into a poisoned output, downloaded and compared with
+ * ref (*diff: the largest difference, 0 when exact), 3 warm-up launches, then `repeat` launches
+ * timed with CUDA events (*ms: the median). */
+struct gpu_timer;
+int compare_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
+                        struct gpu_timer *timer, double *ms, long *diff);
+
 #endif

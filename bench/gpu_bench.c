@@ -1,0 +1,176 @@
+/* gpuimg bench: every operation x GPU kernel variant x layout (gray, RGB, RGBA; 8 and 16 bit) at
+ * 10109x4542 (45.9 Mpx, far larger than L2) and 1920x1080, beside the device-to-device copy of
+ * the same bytes and, when configure found NVIDIA NPP, NPP's function for the same operation, in
+ * one process on the GPU. Fresh synthetic inputs for every size and layout; every GPU output is
+ * checked against the OpenMP reference before it is timed (bench stops on a mismatch); 3 warm-up
+ * launches, then the median of --repeat (default 30) CUDA-event timings. GB/s counts the bytes
+ * an operation must read and write (its input and output images). resize=200% takes a half-size
+ * input so that its output is the full size, as NPP's anchor does.
+ *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick]     (--quick: RGB 8-bit only)
+ * Not part of make check: timings are recorded in bench/RESULTS.md, never asserted. */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "backend.h"
+#include "compare.h"
+#include "error.h"
+#include "gpu.h"
+#include "plan.h"
+#include "../tests/testutil.h"
+
+#ifdef HAVE_NPP
+int bench_npp(const char *op, int c, int depth, int w, int h, const void *in, void *out, int repeat, double *ms,
+              char *err, size_t errlen);
+#endif
+
+static const struct { const char *pipe; int half; } cases[] = {
+    { "gray", 0 }, { "resize=50%", 0 }, { "resize=200%", 1 }, { "blur=2", 0 }, { "transpose", 0 }, { "rotate=90", 0 },
+    { "flip=h", 0 },
+};
+
+static FILE *csv;
+
+static void row(const char *size, const struct geom *g, const char *op, const char *impl, double ms, double bytes,
+                double copy_gbs, double npp_ms, const char *check)
+{
+    const double gbs = bytes / ms / 1e6;
+    char vs[32] = "";
+    if (npp_ms > 0)
+        snprintf(vs, sizeof vs, "%.2fx", npp_ms / ms);
+    printf("%-10s %-14s %-12s %-10s %9.4f %8.1f %6.1f%% %8s  %s\n", size, layout_name(g->c), op, impl, ms, gbs,
+           100 * gbs / copy_gbs, vs, check);
+    if (csv)
+        fprintf(csv, "%s,%d,%d,%s,%s,%.5f,%.2f,%.4f,%.5f,%s\n", size, g->c, g->depth, op, impl, ms, gbs, gbs / copy_gbs,
+                npp_ms, check);
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "gpu_bench: %s: %s\n", what, gpuimg_errmsg() ? gpuimg_errmsg() : "failed");
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    int repeat = 30, quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv = fopen(argv[++i], "w");
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else {
+            fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick]\n");
+            return 2;
+        }
+    }
+    if (repeat < 1 || repeat > 1000)
+        repeat = 30;
+    char desc[512], why[256], err[256];
+    if (backend_gpu_probe(0, desc, sizeof desc, why, sizeof why)) {
+        fprintf(stderr, "gpu_bench: no usable GPU: %s\n", why);
+        return 1;
+    }
+    printf("gpu_bench: %s; median of %d; NPP: %s\n", desc, repeat,
+#ifdef HAVE_NPP
+           "yes"
+#else
+           "not found by configure"
+#endif
+    );
+    if (csv)
+        fprintf(csv, "size,channels,depth,operation,implementation,ms,gb_per_s,share_of_copy,npp_ms,check\n");
+    printf("%-10s %-14s %-12s %-10s %9s %8s %7s %8s  %s\n", "size", "layout", "operation", "impl", "ms", "GB/s",
+           "copy%", "vs NPP", "check");
+    static const int sizes[][2] = { { 10109, 4542 }, { 1920, 1080 } };
+    struct gpu_timer *timer;
+    if (gpu_timer_create(&timer, err, sizeof err)) {
+        fprintf(stderr, "gpu_bench: %s\n", err);
+        return 1;
+    }
+    int mismatches = 0;
+    for (int s = 0; s < 2; s++)
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (int c = 1; c <= 4; c++) {
+                if (c == 2 || (quick && (c != 3 || depth != 8)))
+                    continue;
+                char size[32];
+                snprintf(size, sizeof size, "%dx%d", sizes[s][0], sizes[s][1]);
+                struct geom g = { sizes[s][0], sizes[s][1], c, depth }, gh = { g.w / 2, g.h / 2, c, depth };
+                struct image full, half;
+                size_t bytes;
+                geom_bytes(&g, &bytes);
+                if (test_make_image(&full, &g, (uint32_t)(s * 100 + c * 10 + depth))
+                    || test_make_image(&half, &gh, (uint32_t)(s * 100 + c * 10 + depth + 1)))
+                    return fail("input");
+                void *din, *dout;
+                /* the largest output: resize=200% of the half input is the full size */
+                if (gpu_malloc(&din, bytes, err, sizeof err) || gpu_malloc(&dout, bytes, err, sizeof err)) {
+                    fprintf(stderr, "gpu_bench: %s\n", err);
+                    return 1;
+                }
+                /* the ceiling: a device-to-device copy of the input, read + write bytes */
+                double t[1000];
+                gpu_upload(din, full.data, bytes, err, sizeof err);
+                for (int k = 0; k < repeat + 3; k++) {
+                    float ms;
+                    gpu_timer_start(timer, err, sizeof err);
+                    gpu_copy_d2d(dout, din, bytes, err, sizeof err);
+                    gpu_timer_stop(timer, &ms, err, sizeof err);
+                    if (k >= 3)
+                        t[k - 3] = ms;
+                }
+                const double copy_ms = timing_median(t, repeat), copy_gbs = 2.0 * bytes / copy_ms / 1e6;
+                row(size, &g, "copy", "cudaMemcpy", copy_ms, 2.0 * bytes, copy_gbs, 0, "");
+                for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+                    const struct image *in = cases[k].half ? &half : &full;
+                    struct geom gi = image_geom(in);
+                    struct plan pl;
+                    struct image ref;
+                    if (plan_parse(cases[k].pipe, &pl) || plan_resolve(&pl, &gi, 0) || test_run_pipeline(cases[k].pipe, in, &ref))
+                        return fail(cases[k].pipe);
+                    size_t ib, ob;
+                    geom_bytes(&pl.steps[0].in, &ib);
+                    geom_bytes(&pl.steps[0].out, &ob);
+                    gpu_upload(din, in->data, ib, err, sizeof err);
+                    double npp_ms = 0;
+#ifdef HAVE_NPP
+                    int nr = bench_npp(cases[k].pipe, c, depth, in->w, in->h, din, dout, repeat, &npp_ms, err, sizeof err);
+                    if (nr < 0) {
+                        fprintf(stderr, "gpu_bench: %s\n", err);
+                        npp_ms = 0;
+                    }
+#endif
+                    for (int v = 0; v < KV_COUNT; v++) {
+                        if (!(pl.steps[0].op->gpu_variants & KV_BIT(v)))
+                            continue;
+                        double ms;
+                        long diff;
+                        if (compare_gpu_variant(&pl.steps[0], v, din, dout, &ref, repeat, timer, &ms, &diff))
+                            return fail(cases[k].pipe);
+                        char check[48] = "exact";
+                        if (diff) {
+                            snprintf(check, sizeof check, "MISMATCH max %ld", diff);
+                            mismatches++;
+                        }
+                        row(size, &g, cases[k].pipe, kernel_names[v], ms, (double)(ib + ob), copy_gbs, npp_ms, check);
+                    }
+                    if (npp_ms > 0)
+                        row(size, &g, cases[k].pipe, "npp", npp_ms, (double)(ib + ob), copy_gbs, npp_ms, "(anchor)");
+                    image_free(&ref);
+                    fflush(stdout);
+                }
+                gpu_free(din);
+                gpu_free(dout);
+                image_free(&full);
+                image_free(&half);
+            }
+    gpu_timer_destroy(timer);
+    if (csv)
+        fclose(csv);
+    if (mismatches)
+        printf("gpu_bench: %d MISMATCHES against the OpenMP reference\n", mismatches);
+    return mismatches ? 1 : 0;
+}

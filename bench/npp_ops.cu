@@ -1,0 +1,100 @@
+/* gpuimg bench: NVIDIA NPP's functions for the same operations, timed like ours (3 warm-up calls,
+ * then CUDA events around each call, median), on the same device buffers. Built only when
+ * configure finds NPP. 8-bit only; NPP's gaussian is its fixed 13x13 mask (sigma about 2), its
+ * resize NPPI_INTER_LINEAR: the anchors the issue's targets were set from. */
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <cuda_runtime.h>
+#include <npp.h>
+
+static NppStreamContext npp_ctx()
+{
+    NppStreamContext c;
+    std::memset(&c, 0, sizeof c);
+    cudaGetDevice(&c.nCudaDeviceId);
+    cudaDeviceProp p;
+    cudaGetDeviceProperties(&p, c.nCudaDeviceId);
+    c.nMultiProcessorCount = p.multiProcessorCount;
+    c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+    c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+    c.nSharedMemPerBlock = p.sharedMemPerBlock;
+    c.nCudaDevAttrComputeCapabilityMajor = p.major;
+    c.nCudaDevAttrComputeCapabilityMinor = p.minor;
+    return c;
+}
+
+/* One call of NPP's function for op on c-channel 8-bit images; w x h is the input. */
+static NppStatus call(const char *op, int c, int w, int h, const Npp8u *in, Npp8u *out, NppStreamContext ctx)
+{
+    NppiSize sz = { w, h };
+    if (!std::strcmp(op, "gray"))
+        return c == 3 ? nppiRGBToGray_8u_C3C1R_Ctx(in, w * 3, out, w, sz, ctx)
+                      : nppiRGBToGray_8u_AC4C1R_Ctx(in, w * 4, out, w, sz, ctx);
+    if (!std::strcmp(op, "resize=50%") || !std::strcmp(op, "resize=200%")) {
+        const int up = op[7] == '2', dw = up ? 2 * w : (w + 1) / 2, dh = up ? 2 * h : (h + 1) / 2;
+        NppiSize dsz = { dw, dh };
+        NppiRect sr = { 0, 0, w, h }, dr = { 0, 0, dw, dh };
+        return c == 1 ? nppiResize_8u_C1R_Ctx(in, w, sz, sr, out, dw, dsz, dr, NPPI_INTER_LINEAR, ctx)
+             : c == 3 ? nppiResize_8u_C3R_Ctx(in, w * 3, sz, sr, out, dw * 3, dsz, dr, NPPI_INTER_LINEAR, ctx)
+                      : nppiResize_8u_C4R_Ctx(in, w * 4, sz, sr, out, dw * 4, dsz, dr, NPPI_INTER_LINEAR, ctx);
+    }
+    if (!std::strcmp(op, "blur=2")) {
+        NppiPoint o = { 0, 0 };
+        return c == 1 ? nppiFilterGaussBorder_8u_C1R_Ctx(in, w, sz, o, out, w, sz, NPP_MASK_SIZE_13_X_13,
+                                                         NPP_BORDER_REPLICATE, ctx)
+             : c == 3 ? nppiFilterGaussBorder_8u_C3R_Ctx(in, w * 3, sz, o, out, w * 3, sz, NPP_MASK_SIZE_13_X_13,
+                                                         NPP_BORDER_REPLICATE, ctx)
+                      : nppiFilterGaussBorder_8u_C4R_Ctx(in, w * 4, sz, o, out, w * 4, sz, NPP_MASK_SIZE_13_X_13,
+                                                         NPP_BORDER_REPLICATE, ctx);
+    }
+    if (!std::strcmp(op, "transpose"))
+        return c == 1 ? nppiTranspose_8u_C1R_Ctx(in, w, out, h, sz, ctx)
+             : c == 3 ? nppiTranspose_8u_C3R_Ctx(in, w * 3, out, h * 3, sz, ctx)
+                      : nppiTranspose_8u_C4R_Ctx(in, w * 4, out, h * 4, sz, ctx);
+    return NPP_NOT_SUPPORTED_MODE_ERROR;
+}
+
+/* 0 and *ms (median of repeat) when NPP has the operation for this layout, 1 when it has not,
+ * -1 on an error (message in err). */
+extern "C" int bench_npp(const char *op, int c, int depth, int w, int h, const void *in, void *out, int repeat,
+                         double *ms, char *err, size_t errlen)
+{
+    if (depth != 8 || c == 2 || (!std::strcmp(op, "gray") && c < 3))
+        return 1;
+    if (std::strcmp(op, "gray") && std::strcmp(op, "resize=50%") && std::strcmp(op, "resize=200%")
+        && std::strcmp(op, "blur=2") && std::strcmp(op, "transpose"))
+        return 1;
+    NppStreamContext ctx = npp_ctx();
+    const Npp8u *s = (const Npp8u *)in;
+    Npp8u *d = (Npp8u *)out;
+    for (int k = 0; k < 3; k++) {
+        NppStatus st = call(op, c, w, h, s, d, ctx);
+        if (st != NPP_SUCCESS) {
+            std::snprintf(err, errlen, "NPP %s on %d channels: status %d", op, c, (int)st);
+            return -1;
+        }
+    }
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    std::vector<float> t(repeat);
+    for (int k = 0; k < repeat; k++) {
+        cudaEventRecord(a);
+        call(op, c, w, h, s, d, ctx);
+        cudaEventRecord(b);
+        cudaEventSynchronize(b);
+        cudaEventElapsedTime(&t[k], a, b);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        std::snprintf(err, errlen, "NPP %s: %s", op, cudaGetErrorString(e));
+        return -1;
+    }
+    std::sort(t.begin(), t.end());
+    *ms = t[repeat / 2];
+    return 0;
+}
