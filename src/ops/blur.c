@@ -114,8 +114,9 @@ static int32_t *border_map(int n, int rad, int mode)
     return m;
 }
 
-/* perpixel, coalesced: the tap tables the CPU uses. separable: the kernel, the two border maps
- * and scratch for the exact column sums (4 bytes a sample, 8 with alpha). */
+/* perpixel, coalesced: the tap tables the CPU uses. separable and tiled: the kernel, the two
+ * border maps and, for separable, scratch for the exact column sums (4 bytes a sample, 8 with
+ * alpha). */
 static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                        struct gpu_tables *t)
 {
@@ -124,12 +125,14 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
     uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
     if (!kern)
         return GPUIMG_ENOMEM;
-    if (variant == KV_SEPARABLE) {
+    if (variant == KV_SEPARABLE || variant == KV_TILED) {
         const int rad = ksize / 2;
         int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
         const void *host[4] = { kern, bx, by, NULL };
+        /* scratch for the two-pass kernel (the tiled one needs it only when it falls back) */
+        const int scratch = variant == KV_SEPARABLE || !gpu_blur_tiled_fits(in->c, in->depth, ksize);
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
-                                  (size_t)in->w * in->h * in->c * (has_alpha(in->c) ? 8 : 4) };
+                                  scratch ? (size_t)in->w * in->h * in->c * (has_alpha(in->c) ? 8 : 4) : 0 };
         r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
                      : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
         t->n[0] = ksize;
@@ -160,6 +163,8 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
     char err[256];
     int rc = variant == KV_SEPARABLE
                  ? gpu_blur_separable(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
+             : variant == KV_TILED
+                 ? gpu_blur_tiled(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
                  : gpu_sepfilter(variant, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3], t->n[1],
                                  err, sizeof err);
     return rc ? op_cuda_fail(&op_blur, variant, err) : GPUIMG_OK;
@@ -181,5 +186,6 @@ const struct op_desc op_blur = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_SEPARABLE), KV_SEPARABLE, gpu_prepare, gpu_launch),
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE), KV_SEPARABLE,
+               gpu_prepare, gpu_launch),
 };
