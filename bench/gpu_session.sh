@@ -1,8 +1,8 @@
 #!/bin/sh
 # gpuimg: one whole GPU-machine session in one call: build and test (GPUIMG_REQUIRE_GPU=1), the
-# parity test under compute-sanitizer memcheck and racecheck, then --compare on real images and
-# NVIDIA NPP's anchor benchmark in the same call. Needs .stb (stb headers) and .bench (images:
-# flow-5120x2880.jpg, elarun-2560x1600.png; shared/anchors/npp_bench.cu) carried along.
+# parity test under compute-sanitizer memcheck, racecheck, initcheck and synccheck, then
+# --compare on real images and NVIDIA NPP's anchor benchmark in the same call. Needs .stb (stb
+# headers) and .bench (flow-5120x2880.jpg, elarun-2560x1600.png, shared/anchors/npp_bench.cu).
 #   sh bench/gpu_session.sh [all|test|bench]
 set -u
 what=${1:-all}
@@ -16,7 +16,7 @@ if [ ! -x gpuimg ]; then
     grep -h -E '^FAIL|gpu parity' tests/*.log | head -20
 fi
 if [ "$what" != bench ]; then
-    for tool in memcheck racecheck; do
+    for tool in memcheck racecheck initcheck synccheck; do
         GPUIMG_PARITY_QUICK=1 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 tests/gpu_parity \
             >"$out/sanitizer-$tool.log" 2>&1
         tail -n 4 "$out/sanitizer-$tool.log"
