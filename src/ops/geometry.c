@@ -5,6 +5,7 @@
 #include <string.h>
 #include "error.h"
 #include "ops.h"
+#include "simd.h"
 
 enum map { M_TRANSPOSE, M_ROT90, M_ROT180, M_ROT270, M_FLIPH, M_FLIPV };
 
@@ -47,8 +48,47 @@ DEFINE_REMAP(4)
 DEFINE_REMAP(6)
 DEFINE_REMAP(8)
 
+/* Maps that keep rows whole need no tiles: flip=v copies rows, flip=h and rotate=180 reverse
+ * each row (BPP a constant, so the copy is one move per pixel). */
+#define DEFINE_REVERSE(BPP)                                                                        \
+    HOT static void reverse_##BPP(const struct image *in, struct image *out, int flip_rows)        \
+    {                                                                                              \
+        _Pragma("omp parallel for schedule(static)")                                               \
+        for (int y = 0; y < out->h; y++) {                                                         \
+            const uint8_t *s = in->data + (size_t)(flip_rows ? in->h - 1 - y : y) * in->stride;    \
+            uint8_t *d = out->data + (size_t)y * out->stride;                                      \
+            const int w = in->w;                                                                   \
+            for (int x = 0; x < w; x++)                                                            \
+                memcpy(d + (size_t)x * BPP, s + (size_t)(w - 1 - x) * BPP, BPP);                   \
+        }                                                                                          \
+    }
+DEFINE_REVERSE(1)
+DEFINE_REVERSE(2)
+DEFINE_REVERSE(3)
+DEFINE_REVERSE(4)
+DEFINE_REVERSE(6)
+DEFINE_REVERSE(8)
+
 static int run_map(enum map m, const struct image *in, struct image *out)
 {
+    if (m == M_FLIPV) {
+#pragma omp parallel for schedule(static)
+        for (int y = 0; y < out->h; y++)
+            memcpy(out->data + (size_t)y * out->stride, in->data + (size_t)(in->h - 1 - y) * in->stride, in->stride);
+        return GPUIMG_OK;
+    }
+    if (m == M_FLIPH || m == M_ROT180) {
+        const int rows = m == M_ROT180;
+        switch (image_bpp(in)) {
+        case 1: reverse_1(in, out, rows); break;
+        case 2: reverse_2(in, out, rows); break;
+        case 3: reverse_3(in, out, rows); break;
+        case 4: reverse_4(in, out, rows); break;
+        case 6: reverse_6(in, out, rows); break;
+        default: reverse_8(in, out, rows); break;
+        }
+        return GPUIMG_OK;
+    }
     const ptrdiff_t b = (ptrdiff_t)image_bpp(in), s = (ptrdiff_t)in->stride;
     const ptrdiff_t lastx = (ptrdiff_t)(in->w - 1) * b, lasty = (ptrdiff_t)(in->h - 1) * s;
     ptrdiff_t base = 0, dx = b, dy = s;
