@@ -130,8 +130,8 @@ static int gpu_run_map(const struct op_desc *op, enum map m, int variant, const 
     char err[256];
     return gpu_remap(variant, in, out, &g, err, sizeof err) ? op_cuda_fail(op, variant, err) : GPUIMG_OK;
 }
-#define GEOMETRY_KERNELS KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED)
 #endif
+#define GEOMETRY_KERNELS (KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED))
 
 /* transpose */
 static int transpose_resolve(struct op_args *a, const struct geom *in, struct geom *out)
