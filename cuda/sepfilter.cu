@@ -12,9 +12,16 @@ struct Taps {
     int nx, ny;
 };
 
-template <typename T, int C>
-__device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int y, const Taps &t)
+/* NX, NY: the tap counts when known at compile time (2 and 2: bilinear, whose loops then unroll),
+ * 0 for the tables' own counts. Either way the same sums. */
+template <typename T, int C, int NX = 0, int NY = 0>
+__device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int y, const Taps &tt)
 {
+    Taps t = tt;
+    if (NX)
+        t.nx = NX;
+    if (NY)
+        t.ny = NY;
     const int32_t *xi = t.xi + (size_t)x * t.nx;
     const uint32_t *xw = t.xw + (size_t)x * t.nx;
     if (C == 2 || C == 4) {
@@ -68,10 +75,10 @@ __device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int 
     }
 }
 
-template <typename T, int C, bool COALESCED>
+template <typename T, int C, bool COALESCED, int N = 0>
 __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
 {
-    auto px = [&](int x, int y) { sep_pixel<T, C>(in, iw, out + ((size_t)y * ow + x) * C, x, y, t); };
+    auto px = [&](int x, int y) { sep_pixel<T, C, N, N>(in, iw, out + ((size_t)y * ow + x) * C, x, y, t); };
     if (COALESCED)
         for_coalesced(ow, oh, px);
     else
@@ -84,11 +91,20 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
 {
     const T *s = (const T *)in->data;
     T *d = (T *)out->data;
-    if (variant == KV_PERPIXEL)
-        sep_kernel<T, C, false><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, in->w, d, out->w, out->h,
-                                                                                            t);
-    else
-        sep_kernel<T, C, true><<<grid_coalesced(out->w, out->h), 256>>>(s, in->w, d, out->w, out->h, t);
+    const bool two = t.nx == 2 && t.ny == 2;   /* bilinear: the unrolled instantiation */
+    if (variant == KV_PERPIXEL) {
+        if (two)
+            sep_kernel<T, C, false, 2><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, in->w, d, out->w,
+                                                                                                   out->h, t);
+        else
+            sep_kernel<T, C, false><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, in->w, d, out->w,
+                                                                                                out->h, t);
+    } else {
+        if (two)
+            sep_kernel<T, C, true, 2><<<grid_coalesced(out->w, out->h), 256>>>(s, in->w, d, out->w, out->h, t);
+        else
+            sep_kernel<T, C, true><<<grid_coalesced(out->w, out->h), 256>>>(s, in->w, d, out->w, out->h, t);
+    }
     LAUNCH_TRY(err, errlen);
     return 0;
 }

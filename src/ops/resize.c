@@ -255,5 +255,5 @@ const struct op_desc op_resize = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_COALESCED, gpu_prepare, gpu_launch),
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_PERPIXEL, gpu_prepare, gpu_launch),
 };
