@@ -162,6 +162,65 @@ static int nearest(const struct image *in, struct image *out)
 DEFINE_HALF(uint8_t, u8)
 DEFINE_HALF(uint16_t, u16)
 
+#ifdef HAVE_X86_SIMD
+#include <immintrin.h>
+/* RGB 8-bit at 2:1: 16 input pixels of each row deinterleaved into R, G, B by byte shuffles,
+ * horizontal pairs summed by pmaddubsw (x 1), the two rows added, (s + 2) >> 2, packed and
+ * shuffled back into 8 RGB pixels. The same integers as half_row_u8. */
+static signed char dein[3][3][16], rein[2][2][16];   /* [channel][register][byte], [half][src][byte] */
+
+static void half_masks(void)
+{
+    for (int ch = 0; ch < 3; ch++)
+        for (int r = 0; r < 3; r++)
+            for (int i = 0; i < 16; i++) {
+                int b = 3 * i + ch - 16 * r;
+                dein[ch][r][i] = (signed char)(b >= 0 && b < 16 ? b : -128);
+            }
+    /* output byte k (0..23) is channel k % 3 of pixel k / 3; RG holds R0..7 then G0..7, BB B0..7 twice */
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 16; i++) {
+            int k = 16 * h + i, px = k / 3, ch = k % 3;
+            rein[h][0][i] = (signed char)(k < 24 && ch < 2 ? ch * 8 + px : -128);
+            rein[h][1][i] = (signed char)(k < 24 && ch == 2 ? px : -128);
+        }
+}
+
+AVX2 static inline __m128i plane(__m128i a, __m128i b, __m128i c, int ch)
+{
+    return _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, _mm_loadu_si128((const __m128i *)dein[ch][0])),
+                                     _mm_shuffle_epi8(b, _mm_loadu_si128((const __m128i *)dein[ch][1]))),
+                        _mm_shuffle_epi8(c, _mm_loadu_si128((const __m128i *)dein[ch][2])));
+}
+
+AVX2 static void half_row_rgb8_avx2(const uint8_t *r0, const uint8_t *r1, uint8_t *d, int w)
+{
+    const __m128i ones = _mm_set1_epi8(1), two = _mm_set1_epi16(2);
+    int x = 0;
+    for (; x + 8 <= w; x += 8) {   /* 8 output pixels from 16 input pixels of each row */
+        const uint8_t *p = r0 + 6 * x, *q = r1 + 6 * x;
+        __m128i a0 = _mm_loadu_si128((const __m128i *)p), b0 = _mm_loadu_si128((const __m128i *)(p + 16)),
+                c0 = _mm_loadu_si128((const __m128i *)(p + 32));
+        __m128i a1 = _mm_loadu_si128((const __m128i *)q), b1 = _mm_loadu_si128((const __m128i *)(q + 16)),
+                c1 = _mm_loadu_si128((const __m128i *)(q + 32));
+        __m128i sum[3];
+        for (int ch = 0; ch < 3; ch++) {
+            __m128i t = _mm_add_epi16(_mm_maddubs_epi16(plane(a0, b0, c0, ch), ones),
+                                      _mm_maddubs_epi16(plane(a1, b1, c1, ch), ones));
+            sum[ch] = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
+        }
+        __m128i rg = _mm_packus_epi16(sum[0], sum[1]), bb = _mm_packus_epi16(sum[2], sum[2]);
+        __m128i lo = _mm_or_si128(_mm_shuffle_epi8(rg, _mm_loadu_si128((const __m128i *)rein[0][0])),
+                                  _mm_shuffle_epi8(bb, _mm_loadu_si128((const __m128i *)rein[0][1])));
+        __m128i hi = _mm_or_si128(_mm_shuffle_epi8(rg, _mm_loadu_si128((const __m128i *)rein[1][0])),
+                                  _mm_shuffle_epi8(bb, _mm_loadu_si128((const __m128i *)rein[1][1])));
+        _mm_storeu_si128((__m128i *)(d + 3 * x), lo);
+        _mm_storel_epi64((__m128i *)(d + 3 * x + 16), hi);
+    }
+    half_row_u8(r0 + 6 * x, r1 + 6 * x, d + 3 * x, w - x, 3);
+}
+#endif
+
 static int exact_half(int f, const struct image *in, const struct image *out)
 {
     return (f == F_BILINEAR || f == F_AREA) && !has_alpha(in->c) && in->w == 2 * out->w && in->h == 2 * out->h;
@@ -181,6 +240,18 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
     if (f == F_NEAREST)
         return nearest(in, out);
     if (exact_half(f, in, out)) {
+#ifdef HAVE_X86_SIMD
+        if (in->depth == 8 && in->c == 3 && simd_ok()) {
+            static int once;   /* masks built before the threads start */
+            if (!once++)
+                half_masks();
+#pragma omp parallel for schedule(static)
+            for (int y = 0; y < out->h; y++)
+                half_row_rgb8_avx2(in->data + (size_t)(2 * y) * in->stride, in->data + (size_t)(2 * y + 1) * in->stride,
+                                   out->data + (size_t)y * out->stride, out->w);
+            return GPUIMG_OK;
+        }
+#endif
         (in->depth == 8 ? half_u8 : half_u16)(in, out);
         return GPUIMG_OK;
     }
