@@ -40,28 +40,8 @@ DEFINE_GRAY_ROW(uint16_t, u16, 3)
 DEFINE_GRAY_ROW(uint16_t, u16, 4)
 
 #ifdef HAVE_X86_SIMD
-#include <immintrin.h>
-/* RGB 8-bit, 16 pixels at a time: byte shuffles gather R, G and B from the 48 bytes, then
+/* RGB 8-bit, 16 pixels at a time: byte shuffles split R, G and B out of the 48 bytes, then
  * pmaddwd forms wr R + wg G and wb B + 16384 from (R, G) and (B, 1) pairs: the same integers. */
-static signed char shuf[3][3][16];   /* [channel][source register][byte] */
-
-static void shuf_init(void)
-{
-    for (int ch = 0; ch < 3; ch++)
-        for (int r = 0; r < 3; r++)
-            for (int i = 0; i < 16; i++) {
-                int b = 3 * i + ch - 16 * r;
-                shuf[ch][r][i] = (signed char)(b >= 0 && b < 16 ? b : -128);
-            }
-}
-
-AVX2 static inline __m128i gather_channel(__m128i a, __m128i b, __m128i c, int ch)
-{
-    return _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, _mm_loadu_si128((const __m128i *)shuf[ch][0])),
-                                     _mm_shuffle_epi8(b, _mm_loadu_si128((const __m128i *)shuf[ch][1]))),
-                        _mm_shuffle_epi8(c, _mm_loadu_si128((const __m128i *)shuf[ch][2])));
-}
-
 AVX2 static void gray_row_rgb8_avx2(const uint8_t *s, uint8_t *d, int w, uint32_t wr, uint32_t wg, uint32_t wb)
 {
     const __m128i wrg = _mm_set1_epi32((int)(wr | wg << 16)), wb1 = _mm_set1_epi32((int)(wb | 16384u << 16));
@@ -71,7 +51,7 @@ AVX2 static void gray_row_rgb8_avx2(const uint8_t *s, uint8_t *d, int w, uint32_
         const uint8_t *p = s + 3 * x;
         __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)(p + 16)),
                 c = _mm_loadu_si128((const __m128i *)(p + 32));
-        __m128i R = gather_channel(a, b, c, 0), G = gather_channel(a, b, c, 1), B = gather_channel(a, b, c, 2);
+        __m128i R = rgb8_channel(a, b, c, 0), G = rgb8_channel(a, b, c, 1), B = rgb8_channel(a, b, c, 2);
         __m128i y[4];
         for (int h = 0; h < 2; h++) {
             __m128i r16 = h ? _mm_unpackhi_epi8(R, zero) : _mm_unpacklo_epi8(R, zero);
@@ -116,9 +96,7 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
     const uint32_t *wt = weights[a->v[P_STANDARD].choice];
 #ifdef HAVE_X86_SIMD
     if (in->depth == 8 && in->c == 3 && simd_ok()) {
-        static int once;   /* masks built before the threads start */
-        if (!once++)
-            shuf_init();
+        simd_init();
 #pragma omp parallel for schedule(static)
         for (int y = 0; y < in->h; y++)
             gray_row_rgb8_avx2(in->data + (size_t)y * in->stride, out->data + (size_t)y * out->stride, in->w, wt[0],

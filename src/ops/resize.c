@@ -163,20 +163,14 @@ DEFINE_HALF(uint8_t, u8)
 DEFINE_HALF(uint16_t, u16)
 
 #ifdef HAVE_X86_SIMD
-#include <immintrin.h>
-/* RGB 8-bit at 2:1: 16 input pixels of each row deinterleaved into R, G, B by byte shuffles,
- * horizontal pairs summed by pmaddubsw (x 1), the two rows added, (s + 2) >> 2, packed and
- * shuffled back into 8 RGB pixels. The same integers as half_row_u8. */
-static signed char dein[3][3][16], rein[2][2][16];   /* [channel][register][byte], [half][src][byte] */
+/* RGB 8-bit at 2:1: 16 input pixels of each row split into R, G, B by byte shuffles, horizontal
+ * pairs summed by pmaddubsw (x 1), the two rows added, (s + 2) >> 2, packed and shuffled back
+ * into 8 RGB pixels. The same integers as half_row_u8. */
+static signed char rein[2][2][16];   /* [half][source register][byte] */
 
 static void half_masks(void)
 {
-    for (int ch = 0; ch < 3; ch++)
-        for (int r = 0; r < 3; r++)
-            for (int i = 0; i < 16; i++) {
-                int b = 3 * i + ch - 16 * r;
-                dein[ch][r][i] = (signed char)(b >= 0 && b < 16 ? b : -128);
-            }
+    simd_init();
     /* output byte k (0..23) is channel k % 3 of pixel k / 3; RG holds R0..7 then G0..7, BB B0..7 twice */
     for (int h = 0; h < 2; h++)
         for (int i = 0; i < 16; i++) {
@@ -184,13 +178,6 @@ static void half_masks(void)
             rein[h][0][i] = (signed char)(k < 24 && ch < 2 ? ch * 8 + px : -128);
             rein[h][1][i] = (signed char)(k < 24 && ch == 2 ? px : -128);
         }
-}
-
-AVX2 static inline __m128i plane(__m128i a, __m128i b, __m128i c, int ch)
-{
-    return _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, _mm_loadu_si128((const __m128i *)dein[ch][0])),
-                                     _mm_shuffle_epi8(b, _mm_loadu_si128((const __m128i *)dein[ch][1]))),
-                        _mm_shuffle_epi8(c, _mm_loadu_si128((const __m128i *)dein[ch][2])));
 }
 
 AVX2 static void half_row_rgb8_avx2(const uint8_t *r0, const uint8_t *r1, uint8_t *d, int w)
@@ -205,8 +192,8 @@ AVX2 static void half_row_rgb8_avx2(const uint8_t *r0, const uint8_t *r1, uint8_
                 c1 = _mm_loadu_si128((const __m128i *)(q + 32));
         __m128i sum[3];
         for (int ch = 0; ch < 3; ch++) {
-            __m128i t = _mm_add_epi16(_mm_maddubs_epi16(plane(a0, b0, c0, ch), ones),
-                                      _mm_maddubs_epi16(plane(a1, b1, c1, ch), ones));
+            __m128i t = _mm_add_epi16(_mm_maddubs_epi16(rgb8_channel(a0, b0, c0, ch), ones),
+                                      _mm_maddubs_epi16(rgb8_channel(a1, b1, c1, ch), ones));
             sum[ch] = _mm_srli_epi16(_mm_add_epi16(t, two), 2);
         }
         __m128i rg = _mm_packus_epi16(sum[0], sum[1]), bb = _mm_packus_epi16(sum[2], sum[2]);

@@ -137,7 +137,6 @@ static int symmetric(const uint32_t *w, int n)
 }
 
 #ifdef HAVE_X86_SIMD
-#include <immintrin.h>
 #define FAST8 1
 
 AVX2 static inline __m256 load8(const uint8_t *p)

@@ -22,5 +22,17 @@ static inline int simd_ok(void)
         cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !getenv("GPUIMG_NO_SIMD");
     return cached;
 }
+
+#include <immintrin.h>
+/* Channel ch (0 R, 1 G, 2 B) of 16 RGB 8-bit pixels held in a, b, c (48 bytes), as 16 bytes.
+ * simd_init() must have run (it builds the masks; call it before a parallel region). */
+extern signed char rgb8_split_masks[3][3][16];
+void simd_init(void);
+AVX2 static inline __m128i rgb8_channel(__m128i a, __m128i b, __m128i c, int ch)
+{
+    return _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, _mm_loadu_si128((const __m128i *)rgb8_split_masks[ch][0])),
+                                     _mm_shuffle_epi8(b, _mm_loadu_si128((const __m128i *)rgb8_split_masks[ch][1]))),
+                        _mm_shuffle_epi8(c, _mm_loadu_si128((const __m128i *)rgb8_split_masks[ch][2])));
+}
 #endif
 #endif
