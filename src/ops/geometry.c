@@ -1,6 +1,8 @@
-/* gpuimg: transpose, rotate and flip. All six are one remapping: output pixel (x', y') comes
- * from source byte offset base + x' * dx + y' * dy, walked in 32x32 tiles so that both the reads
- * and the writes of a transpose stay within a few cache lines. Exact for every layout. */
+/* gpuimg: transpose, rotate and flip, exact for every layout. The maps that swap axes (transpose,
+ * rotate=90, rotate=270) are one remapping: output pixel (x', y') comes from source byte offset
+ * base + x' * dx + y' * dy, walked in 32x32 tiles so that both the reads and the writes stay within
+ * a few cache lines. The maps that keep rows whole (flips, rotate=180) copy or reverse rows. On
+ * the GPU all six share one affine pixel map (cuda/geometry.cu). */
 #include <config.h>
 #include <string.h>
 #include "error.h"
@@ -95,10 +97,8 @@ static int run_map(enum map m, const struct image *in, struct image *out)
     switch (m) {
     case M_TRANSPOSE: dx = s; dy = b; break;
     case M_ROT90: base = lasty; dx = -s; dy = b; break;       /* clockwise */
-    case M_ROT180: base = lasty + lastx; dx = -b; dy = -s; break;
     case M_ROT270: base = lastx; dx = s; dy = -b; break;      /* counter-clockwise */
-    case M_FLIPH: base = lastx; dx = -b; dy = s; break;
-    case M_FLIPV: base = lasty; dx = b; dy = -s; break;
+    default: break;                                            /* row-keeping maps: handled above */
     }
     switch (b) {
     case 1: remap_1(in, out, base, dx, dy); break;
