@@ -1,7 +1,7 @@
 /* gpuimg: gaussian blur. A separable kernel of size round(6 sigma + 1) | 1 taps for 8 bits and
- * round(8 sigma + 1) | 1 for 16 bits (OpenCV's choice), weights exp(-k^2 / 2 sigma^2) normalised
- * and rounded to Q16 summing to 65536, run by the shared separable engine (premultiplied
- * alpha). Borders: reflect101 (dcb|abcd|cba, folded again for kernels wider than the image),
+ * round(8 sigma + 1) | 1 for 16 bits (OpenCV's choice), with OpenCV's fixed-point weights (Q8 for
+ * 8 bits, Q16 for 16), run by the shared separable engine (premultiplied alpha): bit-exact with
+ * cv2.GaussianBlur without alpha. Borders: reflect101 (dcb|abcd|cba, folded again for kernels wider than the image),
  * replicate, or constant 0. */
 #include <config.h>
 #include <math.h>
@@ -61,10 +61,15 @@ static int blur_taps(struct taps *t, int n, const uint32_t *kern, int ksize, int
     return GPUIMG_OK;
 }
 
-/* The Q16 kernel for sigma at depth: ksize weights (caller frees), or NULL. */
+/* The Q16 kernel for sigma at depth: ksize weights (caller frees), or NULL. OpenCV's bit-exact
+ * construction: g_i = exp(-(i - ksize/2)^2 / (2 sigma^2)) / sum, quantised from the outside in
+ * with the rounding error carried to the next tap, the centre taking what makes the sum exact.
+ * 8 bits: Q8 (OpenCV's ufixedpoint16), scaled to Q16 so the engine's one rounding gives
+ * (sum + 2^15) >> 16; every weight is then a multiple of 256, which the fast paths rely on
+ * (blur_is_q8). 16 bits: Q16. */
 static uint32_t *make_kernel(double sigma, int depth, int *ksize_out)
 {
-    const int ksize = blur_kernel_size(sigma, depth), rad = ksize / 2;
+    const int ksize = blur_kernel_size(sigma, depth), rad = ksize / 2, bits = depth == 8 ? 8 : 16;
     double *g = malloc(sizeof *g * ksize);
     uint32_t *kern = malloc(sizeof *kern * ksize);
     if (!g || !kern) {
@@ -73,12 +78,22 @@ static uint32_t *make_kernel(double sigma, int depth, int *ksize_out)
         gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur kernel");
         return NULL;
     }
-    double sum = 0;
-    for (int k = 0; k < ksize; k++)
-        sum += g[k] = exp(-(double)(k - rad) * (k - rad) / (2 * sigma * sigma));
-    for (int k = 0; k < ksize; k++)
-        g[k] /= sum;
-    taps_quantize(g, kern, ksize);
+    const double scale = -0.125 / (sigma * sigma);   /* in OpenCV's form: x = 2k, x^2 / 8 sigma^2 */
+    double sum = 1;
+    for (int k = 0; k < rad; k++) {
+        const double x = 2.0 * (k - rad);
+        sum += 2 * (g[k] = exp(x * x * scale));
+    }
+    const double one = (double)(1 << bits), mul = 1 / sum;
+    double err = 0;
+    int64_t placed = 0;
+    for (int k = 0; k < rad; k++) {
+        const double v = g[k] * mul * one + err, q = nearbyint(v);
+        err = v - q;
+        kern[k] = kern[ksize - 1 - k] = (uint32_t)q << (16 - bits);
+        placed += 2 * (int64_t)q;
+    }
+    kern[rad] = (uint32_t)((int64_t)(1 << bits) - placed) << (16 - bits);
     free(g);
     *ksize_out = ksize;
     return kern;
@@ -176,12 +191,12 @@ const struct op_desc op_blur = {
     .summary = "gaussian blur with standard deviation sigma (blur=2, blur=2:border=replicate)",
     .definition =
         "Separable gaussian of ksize = round(6*sigma+1)|1 taps for 8-bit images and round(8*sigma+1)|1 for "
-        "16-bit (as OpenCV chooses), weights exp(-k^2/(2 sigma^2)) normalised and rounded to integers summing "
-        "to 65536, applied down then across, computed exactly and rounded once. border=reflect101 (default) "
-        "mirrors without repeating the edge pixel (dcb|abcd|cba), replicate repeats it, constant uses 0. "
-        "8 bits: within 1 level of cv2.GaussianBlur(img, (0,0), sigma) with the same border; 16 bits: within "
-        "4 of 65535 (1/16 of an 8-bit level, the precision of 1/65536 weights over two passes). With alpha, "
-        "colour is filtered premultiplied.",
+        "16-bit, with OpenCV's fixed-point weights (Q8 for 8 bits, Q16 for 16: exp(-k^2/(2 sigma^2)) "
+        "normalised, quantised from the outside in with the error carried inward, the centre making the sum "
+        "exact), summed exactly and rounded once. border=reflect101 (default) mirrors without repeating the "
+        "edge pixel (dcb|abcd|cba), replicate repeats it, constant uses 0. Without alpha the result equals "
+        "cv2.GaussianBlur(img, (0,0), sigma) with the same border bit for bit, 8 and 16 bits. With alpha, "
+        "colour is filtered premultiplied (within 1 level of OpenCV on premultiplied float planes; 4 of 65535).",
     .params = params,
     .nparams = 2,
     .resolve = resolve,
