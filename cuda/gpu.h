@@ -92,12 +92,12 @@ int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_imag
  * or -1 for the constant border. */
 int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                        const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
-/* blur.cu: one pass over shared-memory tiles with their halo; layouts with alpha and kernels
- * whose tile would not fit in shared memory go through gpu_blur_separable (same bits), which is
- * why it takes the same scratch. gpu_blur_tiled_fits() says whether the one-pass kernel applies. */
+/* blur.cu: one pass over shared-memory tiles with their halo, for 8-bit grey or RGB and kernels of
+ * up to 33 taps (gpu_blur_onepass_applies); anything else goes through gpu_blur_separable (same
+ * bits), which is why it takes the same scratch. */
 int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                    const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
-int gpu_blur_tiled_fits(int c, int depth, int ksize);
+int gpu_blur_onepass_applies(int c, int depth, int ksize);
 
 #ifdef __cplusplus
 }

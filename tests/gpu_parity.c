@@ -4,8 +4,9 @@
  * general one). Both sides compute the same integer formulas, so the required agreement is
  * exact for every operation. The device buffers are poisoned when allocated so that a pixel no
  * thread writes cannot pass. Exit 77 (skip) without a usable GPU, unless GPUIMG_REQUIRE_GPU=1,
- * which makes that a failure. GPUIMG_PARITY_QUICK=1 uses three small sizes instead (7x3, 37x45
- * and 14x42, which cut every tile and halo shape), for compute-sanitizer runs. */
+ * which makes that a failure. GPUIMG_PARITY_QUICK=1 uses four small sizes instead (7x3, 37x45,
+ * 14x42 and 517x37, which cut every tile and halo shape and give the blur's one-pass kernel tiles
+ * clear of both edges), for compute-sanitizer runs. */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@ static const char *const pipelines[] = {
     "gray", "gray=709",
     "resize=50%", "resize=200%", "resize=30%", "resize=77%:filter=bilinear", "resize=61%:filter=area",
     "resize=230%:filter=area", "resize=50%:filter=nearest", "resize=300%:filter=nearest", "resize=5x7",
-    "blur=0.8", "blur=2", "blur=2:border=replicate", "blur=2:border=constant", "blur=3.3", "blur=12:border=constant",
+    "blur=0.8", "blur=2", "blur=2:border=replicate", "blur=2:border=constant", "blur=3.3", "blur=2.8",
+    "blur=5:border=replicate", "blur=12:border=constant",
     "transpose", "rotate=90", "rotate=180", "rotate=270", "flip=h", "flip=v",
 };
 
@@ -44,9 +46,9 @@ int main(void)
         }
     }
     static const int full[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 4097, 3 }, { 1001, 626 }, { 1000, 626 } };
-    static const int small[][2] = { { 7, 3 }, { 37, 45 }, { 14, 42 } };
+    static const int small[][2] = { { 7, 3 }, { 37, 45 }, { 14, 42 }, { 517, 37 } };
     const int (*sizes)[2] = quick ? small : full;
-    const int nsizes = quick ? 3 : 6;
+    const int nsizes = quick ? 4 : 6;
     int runs = 0, failed = 0;
     for (int s = 0; s < nsizes; s++)
         for (int depth = 8; depth <= 16; depth += 8)

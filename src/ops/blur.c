@@ -145,7 +145,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
         const void *host[4] = { kern, bx, by, NULL };
         /* scratch for the two-pass kernel (the tiled one needs it only when it falls back) */
-        const int scratch = variant == KV_SEPARABLE || !gpu_blur_tiled_fits(in->c, in->depth, ksize);
+        const int scratch = variant == KV_SEPARABLE || !gpu_blur_onepass_applies(in->c, in->depth, ksize);
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
                                   scratch ? (size_t)in->w * in->h * in->c * (has_alpha(in->c) ? 8 : 4) : 0 };
         r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
@@ -201,6 +201,6 @@ const struct op_desc op_blur = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE), KV_SEPARABLE,
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE), KV_TILED,
                gpu_prepare, gpu_launch),
 };

@@ -241,6 +241,136 @@ AVX2 static void huniform_avx2_u8(uint8_t *restrict dst, const uint32_t *restric
     }
 }
 
+/* Q8 kernels (blur at 8 bits: every weight a multiple of 256, at most 256 * 256 in all) go faster
+ * with the same integers: a vertical sum (w / 256) * p is at most 255 * 256 and fits 16-bit lanes
+ * (16 samples an instruction; a mirrored pair's weight is at most 128, so w * (p + q) fits too),
+ * stored as the Q16 sum (<< 8) that everything else reads; a horizontal sum of (w / 65536) * v,
+ * exact integers below 2^24, fits float (8 lanes instead of double's 4). */
+static int q8_kernel(const uint32_t *w, int n)
+{
+    uint32_t sum = 0;
+    for (int k = 0; k < n; k++) {
+        if (w[k] & 255)
+            return 0;
+        sum += w[k] >> 8;
+    }
+    return sum <= 256;
+}
+
+AVX2 static inline __m256i load16w(const uint8_t *p)
+{
+    return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
+}
+
+AVX2 static inline void store_q16(float *v, __m256i a)
+{
+    _mm256_storeu_ps(v, _mm256_cvtepi32_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a)), 8)));
+    _mm256_storeu_ps(v + 8,
+                     _mm256_cvtepi32_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(a, 1)), 8)));
+}
+
+/* The Q16 column sums as floats (exact: multiples of 256 below 2^24). */
+AVX2 static void vpass_q8_avx2(float *restrict v, const uint8_t *const *rows, const uint32_t *w, int nt, int n)
+{
+    const int sym = symmetric(w, nt), half = nt / 2, kn = sym ? half : nt;
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+        for (int k = 0; k < kn; k++) {
+            const __m256i wk = _mm256_set1_epi16((short)(w[k] >> 8));
+            const uint8_t *p = rows[k] + i;
+            __m256i x0 = load16w(p), x1 = load16w(p + 16);
+            if (sym) {
+                const uint8_t *q = rows[nt - 1 - k] + i;
+                x0 = _mm256_add_epi16(x0, load16w(q));
+                x1 = _mm256_add_epi16(x1, load16w(q + 16));
+            }
+            a0 = _mm256_add_epi16(a0, _mm256_mullo_epi16(x0, wk));
+            a1 = _mm256_add_epi16(a1, _mm256_mullo_epi16(x1, wk));
+        }
+        if (sym) {
+            const __m256i wk = _mm256_set1_epi16((short)(w[half] >> 8));
+            a0 = _mm256_add_epi16(a0, _mm256_mullo_epi16(load16w(rows[half] + i), wk));
+            a1 = _mm256_add_epi16(a1, _mm256_mullo_epi16(load16w(rows[half] + i + 16), wk));
+        }
+        store_q16(v + i, a0);
+        store_q16(v + i + 16, a1);
+    }
+    for (; i < n; i++) {
+        uint32_t s = 0;
+        for (int k = 0; k < nt; k++)
+            s += w[k] * rows[k][i];
+        v[i] = (float)s;
+    }
+}
+
+#define loadv _mm256_loadu_ps
+
+AVX2 static void huniform_q8_avx2(uint8_t *restrict dst, const float *restrict v, const uint32_t *kern, int nt,
+                                  int c, int j0, int j1)
+{
+    const int r = nt / 2, sym = symmetric(kern, nt), kn = sym ? r : nt;
+    const __m256i half = _mm256_set1_epi32(1 << 15), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int j = j0;
+    for (; j + 32 <= j1; j += 32) {
+        __m256 a[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+        for (int k = 0; k < kn; k++) {
+            const __m256 wk = _mm256_set1_ps((float)kern[k] * (1.f / 65536.f));   /* (w / 256) / 256: exact */
+            const float *p = v + j + (k - r) * c, *q = v + j + (r - k) * c;
+            for (int t = 0; t < 4; t++) {
+                __m256 x = loadv(p + 8 * t);
+                if (sym)
+                    x = _mm256_add_ps(x, loadv(q + 8 * t));   /* below 2^25, multiples of 256: exact */
+                a[t] = _mm256_fmadd_ps(wk, x, a[t]);
+            }
+        }
+        if (sym) {
+            const __m256 wk = _mm256_set1_ps((float)kern[r] * (1.f / 65536.f));
+            for (int t = 0; t < 4; t++)
+                a[t] = _mm256_fmadd_ps(wk, loadv(v + j + 8 * t), a[t]);
+        }
+        __m256i o[4];
+        for (int t = 0; t < 4; t++)   /* (S + 2^15) >> 16 on the exact integer S */
+            o[t] = _mm256_srli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(a[t]), half), 16);
+        const __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(o[0], o[1]), _mm256_packs_epi32(o[2], o[3]));
+        _mm256_storeu_si256((__m256i *)(dst + j), _mm256_permutevar8x32_epi32(b, order));
+    }
+    for (; j < j1; j++) {
+        uint64_t s = 0;
+        for (int k = 0; k < nt; k++)
+            s += (uint64_t)kern[k] * (uint64_t)v[j + (k - r) * c];
+        dst[j] = (uint8_t)((s + ROUND_HALF) >> ROUND_SHIFT);
+    }
+}
+
+/* One output row of a Q8 blur from float column sums: the border columns through the tables,
+ * the rest uniform. 0 when the row is not such a case (the caller's general path runs). */
+static int blur_q8_row_u8(uint8_t *dst, void *buf, const uint8_t *const *rows, const uint32_t *w, int nt,
+                          const struct taps *tx, int iw, int ow, int c)
+{
+    if (!simd_ok() || !tx->kern || tx->lo >= tx->hi || !q8_kernel(w, nt) || !q8_kernel(tx->kern, tx->n))
+        return 0;
+    float *v = buf;
+    vpass_q8_avx2(v, rows, w, nt, iw * c);
+    const int nx = tx->n;
+    for (int x = 0; x < ow; x++) {
+        if (x == tx->lo)
+            x = tx->hi;   /* the uniform range runs below */
+        if (x >= ow)
+            break;
+        const int32_t *xi = tx->idx + (size_t)x * nx;
+        const uint32_t *xw = tx->w + (size_t)x * nx;
+        for (int ch = 0; ch < c; ch++) {
+            uint64_t acc = 0;
+            for (int k = 0; k < nx; k++)
+                acc += (uint64_t)xw[k] * (uint64_t)v[xi[k] * c + ch];
+            dst[x * c + ch] = (uint8_t)((acc + ROUND_HALF) >> ROUND_SHIFT);
+        }
+    }
+    huniform_q8_avx2(dst, v, tx->kern, nx, c, tx->lo * c, tx->hi * c);
+    return 1;
+}
+
 /* Horizontal through the tables, 8 output samples at a time: the tables are flattened per output
  * sample (fidx[k * n + j] = idx * c + channel, fw[k * n + j] = weight) so that AVX2 gathers fetch
  * the taps; sums in double, exact as above. */
@@ -280,6 +410,10 @@ static void huniform_fast_u8(uint8_t *dst, const uint32_t *v, const uint32_t *ke
 #define huniform_pick_u8 huniform_u8
 #endif
 #define vpass_pick_u16 vpass_u16
+#define blur_q8_row_u16(dst, buf, rows, w, nt, tx, iw, ow, c) 0
+#ifndef FAST8
+#define blur_q8_row_u8(dst, buf, rows, w, nt, tx, iw, ow, c) 0
+#endif
 #define htable_fast_u16(dst, v, tx, fl, n) 0
 #ifndef FAST8
 #define htable_fast_u8(dst, v, tx, fl, n) 0
@@ -309,6 +443,8 @@ static void huniform_fast_u8(uint8_t *dst, const uint32_t *v, const uint32_t *ke
             memset(dst, 0, out->stride);                                                              \
             return;                                                                                   \
         }                                                                                             \
+        if (blur_q8_row_##SUF(dst, buf, rows, w, nt, tx, in->w, out->w, c))                          \
+            return;                                                                                   \
         vpass_pick_##SUF(v, rows, w, nt, in->w * c);                                                  \
         if (tx->kern && tx->lo < tx->hi) {                                                            \
             htable_any_##SUF(dst, v, tx, 0, tx->lo, c);                                               \
