@@ -124,10 +124,11 @@ struct flat { int32_t *idx; double *w; };
 
 /* 8-bit fast paths (x86-64 with AVX2 and FMA, chosen at run time). Exact, not approximate: in the
  * vertical pass every partial sum is an integer below 255 * 65536 < 2^24, so float32 holds each
- * one exactly; in the horizontal pass every partial sum is below 2^40 < 2^53, exact in double, and
- * (s + 2^31) * 2^-32 rounded down is exact too. The results are the integers the portable code
- * (and the GPU) computes, at the speed of 8- and 4-wide FMAs, four accumulators deep, with the
- * sums in registers across all taps and a symmetric kernel's mirrored taps added first. */
+ * one exactly; in the gathered horizontal pass (resize) every partial sum is below 2^40 < 2^53,
+ * exact in double, and (s + 2^31) * 2^-32 rounded down is exact too. The results are the integers
+ * the portable code (and the GPU) computes, at the speed of 8- and 4-wide FMAs, with the sums in
+ * registers across all taps and a symmetric kernel's mirrored taps added first. Blur kernels
+ * (Q8, below) take faster paths still. */
 static int symmetric(const uint32_t *w, int n)
 {
     for (int k = 0; k < n / 2; k++)
@@ -188,64 +189,18 @@ AVX2 static void vpass_avx2_u8(uint32_t *restrict v, const uint8_t *const *rows,
     }
 }
 
-AVX2 static inline __m256d load4(const uint32_t *p)
-{
-    return _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)p));   /* each < 2^24: signed is exact */
-}
-
 AVX2 static inline __m128i round4(__m256d s)
 {
     const __m256d half = _mm256_set1_pd(2147483648.0), scale = _mm256_set1_pd(1.0 / 4294967296.0);
     return _mm256_cvttpd_epi32(_mm256_floor_pd(_mm256_mul_pd(_mm256_add_pd(s, half), scale)));
 }
 
-AVX2 static void huniform_avx2_u8(uint8_t *restrict dst, const uint32_t *restrict v, const uint32_t *kern, int nt,
-                                  int c, int j0, int j1)
-{
-    const int r = nt / 2, sym = symmetric(kern, nt), kn = sym ? r : nt;
-    int j = j0;
-    for (; j + 16 <= j1; j += 16) {
-        __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-        for (int k = 0; k < kn; k++) {
-            const __m256d wk = _mm256_set1_pd((double)kern[k]);
-            const uint32_t *p = v + j + (k - r) * c;
-            __m256d x0 = load4(p), x1 = load4(p + 4), x2 = load4(p + 8), x3 = load4(p + 12);
-            if (sym) {
-                const uint32_t *q = v + j + (r - k) * c;
-                x0 = _mm256_add_pd(x0, load4(q));
-                x1 = _mm256_add_pd(x1, load4(q + 4));
-                x2 = _mm256_add_pd(x2, load4(q + 8));
-                x3 = _mm256_add_pd(x3, load4(q + 12));
-            }
-            a0 = _mm256_fmadd_pd(wk, x0, a0);
-            a1 = _mm256_fmadd_pd(wk, x1, a1);
-            a2 = _mm256_fmadd_pd(wk, x2, a2);
-            a3 = _mm256_fmadd_pd(wk, x3, a3);
-        }
-        if (sym) {
-            const __m256d wk = _mm256_set1_pd((double)kern[r]);
-            const uint32_t *p = v + j;
-            a0 = _mm256_fmadd_pd(wk, load4(p), a0);
-            a1 = _mm256_fmadd_pd(wk, load4(p + 4), a1);
-            a2 = _mm256_fmadd_pd(wk, load4(p + 8), a2);
-            a3 = _mm256_fmadd_pd(wk, load4(p + 12), a3);
-        }
-        __m128i lo = _mm_packs_epi32(round4(a0), round4(a1)), hi = _mm_packs_epi32(round4(a2), round4(a3));
-        _mm_storeu_si128((__m128i *)(dst + j), _mm_packus_epi16(lo, hi));
-    }
-    for (; j < j1; j++) {
-        uint64_t s = 0;
-        for (int k = 0; k < nt; k++)
-            s += (uint64_t)kern[k] * v[j + (k - r) * c];
-        dst[j] = (uint8_t)((s + ROUND_HALF) >> ROUND_SHIFT);
-    }
-}
-
 /* Q8 kernels (blur at 8 bits: every weight a multiple of 256, at most 256 * 256 in all) go faster
  * with the same integers: a vertical sum (w / 256) * p is at most 255 * 256 and fits 16-bit lanes
  * (16 samples an instruction; a mirrored pair's weight is at most 128, so w * (p + q) fits too),
  * stored as the Q16 sum (<< 8) that everything else reads; a horizontal sum of (w / 65536) * v,
- * exact integers below 2^24, fits float (8 lanes instead of double's 4). */
+ * exact integers below 2^24, fits float (8 lanes). The horizontal uniform range is only ever a
+ * blur's, so without Q8 weights (never at 8 bits) it runs the portable loop. */
 static int q8_kernel(const uint32_t *w, int n)
 {
     uint32_t sum = 0;
@@ -262,15 +217,13 @@ AVX2 static inline __m256i load16w(const uint8_t *p)
     return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
 }
 
-AVX2 static inline void store_q16(float *v, __m256i a)
+AVX2 static inline void store_q16(uint32_t *v, __m256i a)
 {
-    _mm256_storeu_ps(v, _mm256_cvtepi32_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a)), 8)));
-    _mm256_storeu_ps(v + 8,
-                     _mm256_cvtepi32_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(a, 1)), 8)));
+    _mm256_storeu_si256((__m256i *)v, _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a)), 8));
+    _mm256_storeu_si256((__m256i *)(v + 8), _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(a, 1)), 8));
 }
 
-/* The Q16 column sums as floats (exact: multiples of 256 below 2^24). */
-AVX2 static void vpass_q8_avx2(float *restrict v, const uint8_t *const *rows, const uint32_t *w, int nt, int n)
+AVX2 static void vpass_q8_avx2(uint32_t *restrict v, const uint8_t *const *rows, const uint32_t *w, int nt, int n)
 {
     const int sym = symmetric(w, nt), half = nt / 2, kn = sym ? half : nt;
     int i = 0;
@@ -300,13 +253,16 @@ AVX2 static void vpass_q8_avx2(float *restrict v, const uint8_t *const *rows, co
         uint32_t s = 0;
         for (int k = 0; k < nt; k++)
             s += w[k] * rows[k][i];
-        v[i] = (float)s;
+        v[i] = s;
     }
 }
 
-#define loadv _mm256_loadu_ps
+AVX2 static inline __m256 loadv(const uint32_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)p));   /* below 2^24: exact */
+}
 
-AVX2 static void huniform_q8_avx2(uint8_t *restrict dst, const float *restrict v, const uint32_t *kern, int nt,
+AVX2 static void huniform_q8_avx2(uint8_t *restrict dst, const uint32_t *restrict v, const uint32_t *kern, int nt,
                                   int c, int j0, int j1)
 {
     const int r = nt / 2, sym = symmetric(kern, nt), kn = sym ? r : nt;
@@ -316,7 +272,7 @@ AVX2 static void huniform_q8_avx2(uint8_t *restrict dst, const float *restrict v
         __m256 a[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
         for (int k = 0; k < kn; k++) {
             const __m256 wk = _mm256_set1_ps((float)kern[k] * (1.f / 65536.f));   /* (w / 256) / 256: exact */
-            const float *p = v + j + (k - r) * c, *q = v + j + (r - k) * c;
+            const uint32_t *p = v + j + (k - r) * c, *q = v + j + (r - k) * c;
             for (int t = 0; t < 4; t++) {
                 __m256 x = loadv(p + 8 * t);
                 if (sym)
@@ -341,34 +297,6 @@ AVX2 static void huniform_q8_avx2(uint8_t *restrict dst, const float *restrict v
             s += (uint64_t)kern[k] * (uint64_t)v[j + (k - r) * c];
         dst[j] = (uint8_t)((s + ROUND_HALF) >> ROUND_SHIFT);
     }
-}
-
-/* One output row of a Q8 blur from float column sums: the border columns through the tables,
- * the rest uniform. 0 when the row is not such a case (the caller's general path runs). */
-static int blur_q8_row_u8(uint8_t *dst, void *buf, const uint8_t *const *rows, const uint32_t *w, int nt,
-                          const struct taps *tx, int iw, int ow, int c)
-{
-    if (!simd_ok() || !tx->kern || tx->lo >= tx->hi || !q8_kernel(w, nt) || !q8_kernel(tx->kern, tx->n))
-        return 0;
-    float *v = buf;
-    vpass_q8_avx2(v, rows, w, nt, iw * c);
-    const int nx = tx->n;
-    for (int x = 0; x < ow; x++) {
-        if (x == tx->lo)
-            x = tx->hi;   /* the uniform range runs below */
-        if (x >= ow)
-            break;
-        const int32_t *xi = tx->idx + (size_t)x * nx;
-        const uint32_t *xw = tx->w + (size_t)x * nx;
-        for (int ch = 0; ch < c; ch++) {
-            uint64_t acc = 0;
-            for (int k = 0; k < nx; k++)
-                acc += (uint64_t)xw[k] * (uint64_t)v[xi[k] * c + ch];
-            dst[x * c + ch] = (uint8_t)((acc + ROUND_HALF) >> ROUND_SHIFT);
-        }
-    }
-    huniform_q8_avx2(dst, v, tx->kern, nx, c, tx->lo * c, tx->hi * c);
-    return 1;
 }
 
 /* Horizontal through the tables, 8 output samples at a time: the tables are flattened per output
@@ -410,10 +338,6 @@ static void huniform_fast_u8(uint8_t *dst, const uint32_t *v, const uint32_t *ke
 #define huniform_pick_u8 huniform_u8
 #endif
 #define vpass_pick_u16 vpass_u16
-#define blur_q8_row_u16(dst, buf, rows, w, nt, tx, iw, ow, c) 0
-#ifndef FAST8
-#define blur_q8_row_u8(dst, buf, rows, w, nt, tx, iw, ow, c) 0
-#endif
 #define htable_fast_u16(dst, v, tx, fl, n) 0
 #ifndef FAST8
 #define htable_fast_u8(dst, v, tx, fl, n) 0
@@ -443,8 +367,6 @@ static void huniform_fast_u8(uint8_t *dst, const uint32_t *v, const uint32_t *ke
             memset(dst, 0, out->stride);                                                              \
             return;                                                                                   \
         }                                                                                             \
-        if (blur_q8_row_##SUF(dst, buf, rows, w, nt, tx, in->w, out->w, c))                          \
-            return;                                                                                   \
         vpass_pick_##SUF(v, rows, w, nt, in->w * c);                                                  \
         if (tx->kern && tx->lo < tx->hi) {                                                            \
             htable_any_##SUF(dst, v, tx, 0, tx->lo, c);                                               \
@@ -509,13 +431,13 @@ static int htable_fast_u8(uint8_t *dst, const uint32_t *v, const struct taps *tx
 }
 static void vpass_fast_u8(uint32_t *v, const uint8_t *const *rows, const uint32_t *w, int nt, int n)
 {
-    (simd_ok() ? vpass_avx2_u8 : vpass_u8)(v, rows, w, nt, n);
+    (!simd_ok() ? vpass_u8 : q8_kernel(w, nt) ? vpass_q8_avx2 : vpass_avx2_u8)(v, rows, w, nt, n);
 }
 static void huniform_fast_u8(uint8_t *dst, const uint32_t *v, const uint32_t *kern, int nt, int c, int j0, int j1,
                              uint64_t *acc)
 {
-    if (simd_ok())
-        huniform_avx2_u8(dst, v, kern, nt, c, j0, j1);
+    if (simd_ok() && q8_kernel(kern, nt))   /* the uniform range is a blur's: Q8 at 8 bits */
+        huniform_q8_avx2(dst, v, kern, nt, c, j0, j1);
     else
         huniform_u8(dst, v, kern, nt, c, j0, j1, acc);
 }
