@@ -14,7 +14,7 @@ extern "C" {
 enum kernel_variant {
     KV_PERPIXEL,    /* one thread per output pixel, 2D grid, bounds check */
     KV_COALESCED,   /* GPU_PPT pixels per thread, warp-stride so a warp's accesses are contiguous */
-    KV_TILED,       /* shared-memory tile with a padding column (transpose, rotate, flip) */
+    KV_TILED,       /* shared-memory tiles: transpose, rotate, flip; blur in one pass with its halo */
     KV_SEPARABLE,   /* two passes with shared-memory halo tiles (blur) */
     KV_VECTOR,      /* GPU_VPX pixels per thread moved as 16-byte loads and stores (gray) */
     KV_COUNT
