@@ -137,6 +137,8 @@ static int launch_blur(const gpu_image *in, const gpu_image *out, const uint32_t
     typedef typename Acc<C, C == 2 || C == 4>::type AT;
     AT *V = (AT *)scratch;
     const unsigned t1 = (unsigned)((in->h + VT_H - 1) / VT_H), t2 = (unsigned)((in->h + HT_H - 1) / HT_H);
+    note_launch((const void *)blur_down<T, C>, dim3((in->w + VT_W - 1) / VT_W, t1 > 65535 ? 65535 : t1), dim3(VT_W, 8), 0,
+                4);
     blur_down<T, C><<<dim3((in->w + VT_W - 1) / VT_W, t1 > 65535 ? 65535 : t1), dim3(VT_W, 8)>>>(
         (const T *)in->data, in->w, in->h, V, kern, ksize, by);
     LAUNCH_TRY(err, errlen);
@@ -181,7 +183,7 @@ static __device__ __forceinline__ uint32_t round16(float S)
     return __float_as_uint(__fadd_rd(fmaf(S, 1.f / 65536.f, 0.5f), 8388608.f)) & 255u;
 }
 
-template <int C, int KS>
+template <int C, int KS, bool TR>
 __global__ void __launch_bounds__(256) blur_q8(const uint8_t *__restrict__ in, int w, int h, uint8_t *__restrict__ out,
                                                const uint32_t *__restrict__ kern, int ksize,
                                                const int32_t *__restrict__ bx, const int32_t *__restrict__ by)
@@ -277,7 +279,7 @@ __global__ void __launch_bounds__(256) blur_q8(const uint8_t *__restrict__ in, i
                 vals[4 * t + 2] = f.z;
                 vals[4 * t + 3] = f.w;
             }
-            const int sh = (int)(((size_t)(y0 + y) * rowbytes + (size_t)x0 * C) & 3);
+            const int sh = TR ? 0 : (int)(((size_t)(y0 + y) * rowbytes + (size_t)x0 * C) & 3);
             uint8_t *o = OS + y * G::PO + sh + m * Q8_CH;
 #pragma unroll
             for (int b = 0; b < Q8_CH; b++) {
@@ -289,40 +291,62 @@ __global__ void __launch_bounds__(256) blur_q8(const uint8_t *__restrict__ in, i
             }
         }
         __syncthreads();
-        /* copy out: whole aligned words, bytes only at the two ends of a row */
-        const int nb = min(Q8_TB, (int)(rowbytes - (size_t)x0 * C));
-        for (int e = tid; e < Q8_TH * (Q8_TB / 4 + 1); e += blockDim.x) {
-            const int y = e / (Q8_TB / 4 + 1), k = e - y * (Q8_TB / 4 + 1), oy = y0 + y;
-            if (oy >= h)
-                continue;
-            const size_t g0 = (size_t)oy * rowbytes + (size_t)x0 * C;
-            const int sh = (int)(g0 & 3), lo = 4 * k, hi = lo + 4;   /* staging bytes of this word */
-            if (hi <= sh || lo >= sh + nb)
-                continue;
-            uint8_t *gw = out + (g0 - sh) + lo;
-            const uint8_t *sw = OS + y * G::PO + lo;
-            if (lo >= sh && hi <= sh + nb)
-                *(uint32_t *)gw = *(const uint32_t *)sw;
-            else
-                for (int b = max(lo, sh); b < min(hi, sh + nb); b++)
-                    gw[b - lo] = sw[b - lo];
+        if (TR) {
+            /* copy out transposed: tile column x becomes output row x; consecutive threads write
+             * consecutive bytes of it (the tile's rows, C bytes each) */
+            const int np = min(Q8_TB / C, w - x0), nr = min(Q8_TH, h - y0);
+            for (int e = tid; e < np * Q8_TH * C; e += blockDim.x) {
+                const int x = e / (Q8_TH * C), j = e - x * (Q8_TH * C), y = j / C, ch = j - y * C;
+                if (y < nr)
+                    out[((size_t)(x0 + x) * h + y0 + y) * C + ch] = OS[y * G::PO + x * C + ch];
+            }
+        } else {
+            /* copy out: whole aligned words, bytes only at the two ends of a row */
+            const int nb = min(Q8_TB, (int)(rowbytes - (size_t)x0 * C));
+            for (int e = tid; e < Q8_TH * (Q8_TB / 4 + 1); e += blockDim.x) {
+                const int y = e / (Q8_TB / 4 + 1), k = e - y * (Q8_TB / 4 + 1), oy = y0 + y;
+                if (oy >= h)
+                    continue;
+                const size_t g0 = (size_t)oy * rowbytes + (size_t)x0 * C;
+                const int sh = (int)(g0 & 3), lo = 4 * k, hi = lo + 4;   /* staging bytes of this word */
+                if (hi <= sh || lo >= sh + nb)
+                    continue;
+                uint8_t *gw = out + (g0 - sh) + lo;
+                const uint8_t *sw = OS + y * G::PO + lo;
+                if (lo >= sh && hi <= sh + nb)
+                    *(uint32_t *)gw = *(const uint32_t *)sw;
+                else
+                    for (int b = max(lo, sh); b < min(hi, sh + nb); b++)
+                        gw[b - lo] = sw[b - lo];
+            }
         }
         __syncthreads();   /* the tile is refilled for the next tile row */
     }
+}
+
+template <int C, int KS, bool TR>
+static int launch_q8t(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
+                      const int32_t *by, char *err, size_t errlen)
+{
+    typedef Q8<C, KS> G;
+    CUDA_TRY(cudaFuncSetAttribute(blur_q8<C, KS, TR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM), err,
+             errlen);
+    const unsigned ty = (unsigned)((in->h + Q8_TH - 1) / Q8_TH);
+    note_launch((const void *)blur_q8<C, KS, TR>,
+                dim3((unsigned)((in->w + Q8_TB / C - 1) / (Q8_TB / C)), ty > 65535 ? 65535 : ty), 256, G::SMEM,
+                Q8_TB * Q8_TH / C / 256);
+    blur_q8<C, KS, TR><<<dim3((unsigned)((in->w + Q8_TB / C - 1) / (Q8_TB / C)), ty > 65535 ? 65535 : ty), 256,
+                         G::SMEM>>>((const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
+    LAUNCH_TRY(err, errlen);
+    return 0;
 }
 
 template <int C, int KS>
 static int launch_q8(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
                      const int32_t *by, char *err, size_t errlen)
 {
-    typedef Q8<C, KS> G;
-    CUDA_TRY(cudaFuncSetAttribute(blur_q8<C, KS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM), err,
-             errlen);
-    const unsigned ty = (unsigned)((in->h + Q8_TH - 1) / Q8_TH);
-    blur_q8<C, KS><<<dim3((unsigned)((in->w + Q8_TB / C - 1) / (Q8_TB / C)), ty > 65535 ? 65535 : ty), 256, G::SMEM>>>(
-        (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
-    LAUNCH_TRY(err, errlen);
-    return 0;
+    return out->transposed ? launch_q8t<C, KS, true>(in, out, kern, ksize, bx, by, err, errlen)
+                           : launch_q8t<C, KS, false>(in, out, kern, ksize, bx, by, err, errlen);
 }
 
 /* The compiled tap counts (a kernel runs in the smallest that holds it). */
@@ -348,6 +372,10 @@ extern "C" int gpu_blur_onepass_applies(int c, int depth, int ksize)
 extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                               const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen)
 {
+    if (in->gray_from || (out->transposed && !gpu_blur_onepass_applies(in->c, in->depth, ksize))) {
+        snprintf(err, errlen, "gpu_blur_tiled: no fused kernel for this image");
+        return (int)cudaErrorInvalidValue;
+    }
     if (!gpu_blur_onepass_applies(in->c, in->depth, ksize))   /* same bits, two passes */
         return gpu_blur_separable(in, out, kern, ksize, bx, by, scratch, err, errlen);
     return in->c == 1 ? dispatch_q8<1>(in, out, kern, ksize, bx, by, err, errlen)

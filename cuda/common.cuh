@@ -51,12 +51,12 @@ template <typename F> __device__ __forceinline__ void for_perpixel(int w, int h,
         f(x, y);
 }
 
-template <typename F> __device__ __forceinline__ void for_coalesced(int w, int h, F f)
+template <int PPT = GPU_PPT, typename F> __device__ __forceinline__ void for_coalesced(int w, int h, F f)
 {
-    const int x0 = blockIdx.x * blockDim.x * GPU_PPT + threadIdx.x;
+    const int x0 = blockIdx.x * blockDim.x * PPT + threadIdx.x;
     for (int y = blockIdx.y; y < h; y += gridDim.y) {
 #pragma unroll
-        for (int k = 0; k < GPU_PPT; k++) {
+        for (int k = 0; k < PPT; k++) {
             const int x = x0 + k * blockDim.x;
             if (x < w)
                 f(x, y);
@@ -64,18 +64,35 @@ template <typename F> __device__ __forceinline__ void for_coalesced(int w, int h
     }
 }
 
-/* Launch shapes for the two layouts (perpixel: 32x8 blocks; coalesced: 256 threads a block). */
-#define PERPIXEL_BLOCK dim3(32, 8)
-static inline dim3 grid_coalesced(int w, int h)
+/* Launch shapes. The defaults (perpixel: 32x8 blocks; coalesced and vector: 256 threads a block,
+ * GPU_PPT pixels a thread) are overridden by the shape the host set for this launch (gpu_set_shape:
+ * gpuimg tune and its cache); launchers record what they launched (note_launch) for the tune's
+ * time model. */
+extern thread_local gpu_shape g_shape;
+static inline dim3 perpixel_block() { return g_shape.bx ? dim3(g_shape.bx, g_shape.by) : dim3(32, 8); }
+static inline unsigned threads1d() { return g_shape.bx ? (unsigned)(g_shape.bx * g_shape.by) : 256u; }
+static inline int ppt_choice() { return g_shape.ppt ? g_shape.ppt : GPU_PPT; }
+void note_launch(const void *fn, dim3 grid, dim3 block, size_t smem, int px_per_thread);
+
+static inline dim3 grid_coalesced(int w, int h, unsigned threads, int ppt)
 {
-    return dim3((unsigned)((w + 256 * GPU_PPT - 1) / (256 * GPU_PPT)), h > 65535 ? 65535u : (unsigned)h);
+    return dim3((unsigned)((w + threads * ppt - 1) / (threads * ppt)), h > 65535 ? 65535u : (unsigned)h);
 }
 
-/* 1D launch for coalesced kernels over n items, GPU_PPT per thread. */
-static inline unsigned grid1d(size_t n, unsigned threads)
+/* 1D launch for coalesced kernels over n items, ppt per thread. */
+static inline unsigned grid1d(size_t n, unsigned threads, int ppt)
 {
-    size_t per_block = (size_t)threads * GPU_PPT;
+    size_t per_block = (size_t)threads * ppt;
     return (unsigned)((n + per_block - 1) / per_block);
 }
+
+/* Run STMT with constexpr int P set to the pixels per thread the shape asks for (1, 2, 4, 8). */
+#define PPT_SWITCH(ppt, ...)                                                                       \
+    switch (ppt) {                                                                                 \
+    case 1: { constexpr int P = 1; __VA_ARGS__; } break;                                           \
+    case 2: { constexpr int P = 2; __VA_ARGS__; } break;                                           \
+    case 8: { constexpr int P = 8; __VA_ARGS__; } break;                                           \
+    default: { constexpr int P = 4; __VA_ARGS__; } break;                                          \
+    }
 
 #endif

@@ -112,7 +112,7 @@ extern "C" int gpu_tables_upload(struct gpu_tables *t, int nparts, const void *c
     size_t off[GPU_TABLE_PARTS], total = 0;
     for (int i = 0; i < nparts; i++) {
         off[i] = total;
-        total += (bytes[i] + 255) & ~(size_t)255;   /* each part 256-byte aligned */
+        total += (bytes[i] + 511) & ~(size_t)511;   /* each part 512-byte aligned (textures need it) */
     }
     t->block = nullptr;
     CUDA_TRY(cudaMalloc(&t->block, total ? total : 1), err, errlen);
@@ -161,5 +161,54 @@ extern "C" int gpu_timer_stop(struct gpu_timer *t, float *ms, char *err, size_t 
     CUDA_TRY(cudaEventRecord(t->b, 0), err, errlen);
     CUDA_TRY(cudaEventSynchronize(t->b), err, errlen);
     CUDA_TRY(cudaEventElapsedTime(ms, t->a, t->b), err, errlen);
+    return 0;
+}
+
+/* ---- launch shapes (gpuimg tune) ------------------------------------------------------------ */
+
+thread_local gpu_shape g_shape = { 0, 0, 0 };
+static thread_local struct {
+    const void *fn;
+    dim3 grid, block;
+    size_t smem;
+    int ppt;
+} last;
+
+extern "C" void gpu_set_shape(const struct gpu_shape *s)
+{
+    g_shape = s ? *s : gpu_shape{ 0, 0, 0 };
+}
+
+void note_launch(const void *fn, dim3 grid, dim3 block, size_t smem, int px_per_thread)
+{
+    last.fn = fn;
+    last.grid = grid;
+    last.block = block;
+    last.smem = smem;
+    last.ppt = px_per_thread;
+}
+
+extern "C" int gpu_last_launch(struct gpu_launch_info *info, char *err, size_t errlen)
+{
+    std::memset(info, 0, sizeof *info);
+    if (!last.fn) {
+        std::snprintf(err, errlen, "no launch recorded");
+        return (int)cudaErrorInvalidValue;
+    }
+    int dev = 0;
+    cudaFuncAttributes fa;
+    CUDA_TRY(cudaGetDevice(&dev), err, errlen);
+    CUDA_TRY(cudaFuncGetAttributes(&fa, last.fn), err, errlen);
+    const int threads = (int)(last.block.x * last.block.y * last.block.z);
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info->blocks_per_sm, last.fn, threads, last.smem), err,
+             errlen);
+    CUDA_TRY(cudaDeviceGetAttribute(&info->sms, cudaDevAttrMultiProcessorCount, dev), err, errlen);
+    CUDA_TRY(cudaDeviceGetAttribute(&info->max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev), err,
+             errlen);
+    info->grid = last.grid.x * last.grid.y * last.grid.z;
+    info->block = (unsigned)threads;
+    info->smem = last.smem;
+    info->px_per_thread = last.ppt;
+    info->regs = fa.numRegs;
     return 0;
 }

@@ -10,13 +10,13 @@ __device__ __forceinline__ size_t src_index(const gpu_map &m, int w, int x, int 
     return (size_t)(m.ay * x + m.by * y + m.cy) * w + (m.ax * x + m.bx * y + m.cx);
 }
 
-template <int BPP, bool COALESCED>
+template <int BPP, bool COALESCED, int PPT = GPU_PPT>
 __global__ void remap_direct(const typename PixT<BPP>::type *in, typename PixT<BPP>::type *out, int iw, int ow,
                              int oh, gpu_map m)
 {
     auto px = [&](int x, int y) { out[(size_t)y * ow + x] = in[src_index(m, iw, x, y)]; };
     if (COALESCED)
-        for_coalesced(ow, oh, px);
+        for_coalesced<PPT>(ow, oh, px);
     else
         for_perpixel(ow, oh, px);
 }
@@ -37,13 +37,13 @@ __global__ void remap_tiled(const typename PixT<BPP>::type *in, typename PixT<BP
     const int sx0 = m.cx + min(m.ax * X0, m.ax * (X0 + TILE - 1)) + min(m.bx * Y0, m.bx * (Y0 + TILE - 1));
     const int sy0 = m.cy + min(m.ay * X0, m.ay * (X0 + TILE - 1)) + min(m.by * Y0, m.by * (Y0 + TILE - 1));
     const int tx = threadIdx.x;
-    for (int ly = threadIdx.y; ly < TILE; ly += TILE_ROWS) {
+    for (int ly = threadIdx.y; ly < TILE; ly += blockDim.y) {
         const int sx = sx0 + tx, sy = sy0 + ly;
         if (sx >= 0 && sx < iw && sy >= 0 && sy < ih)
             tile[ly][tx] = in[(size_t)sy * iw + sx];
     }
     __syncthreads();
-    for (int ly = threadIdx.y; ly < TILE; ly += TILE_ROWS) {
+    for (int ly = threadIdx.y; ly < TILE; ly += blockDim.y) {
         const int x = X0 + tx, y = Y0 + ly;
         if (x < ow && y < oh) {
             const int sx = m.ax * x + m.bx * y + m.cx, sy = m.ay * x + m.by * y + m.cy;
@@ -61,13 +61,21 @@ static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, 
     typedef typename PixT<BPP>::type P;
     const P *s = (const P *)in->data;
     P *d = (P *)out->data;
-    if (variant == KV_PERPIXEL)
-        remap_direct<BPP, false><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, d, in->w, out->w, out->h, *m);
-    else if (variant == KV_COALESCED)
-        remap_direct<BPP, true><<<grid_coalesced(out->w, out->h), 256>>>(s, d, in->w, out->w, out->h, *m);
-    else {
+    if (variant == KV_PERPIXEL) {
+        const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
+        note_launch((const void *)remap_direct<BPP, false>, g, b, 0, 1);
+        remap_direct<BPP, false><<<g, b>>>(s, d, in->w, out->w, out->h, *m);
+    } else if (variant == KV_COALESCED) {
+        const unsigned th = threads1d();
+        PPT_SWITCH(ppt_choice(), const dim3 g = grid_coalesced(out->w, out->h, th, P);
+                   note_launch((const void *)remap_direct<BPP, true, P>, g, th, 0, P);
+                   remap_direct<BPP, true, P><<<g, th>>>(s, d, in->w, out->w, out->h, *m));
+    } else {
+        /* 32 columns; the rows a block has (by of the shape, 8 by default) stride over the tile */
+        const int rows = g_shape.by > 0 && g_shape.by <= TILE ? g_shape.by : TILE_ROWS;
         const unsigned ty = (unsigned)((out->h + TILE - 1) / TILE);
-        dim3 b(TILE, TILE_ROWS), g((out->w + TILE - 1) / TILE, ty > 65535 ? 65535 : ty);
+        dim3 b(TILE, rows), g((out->w + TILE - 1) / TILE, ty > 65535 ? 65535 : ty);
+        note_launch((const void *)remap_tiled<BPP>, g, b, 0, TILE / rows);
         remap_tiled<BPP><<<g, b>>>(s, d, in->w, in->h, out->w, out->h, *m);
     }
     LAUNCH_TRY(err, errlen);

@@ -16,7 +16,9 @@ enum kernel_variant {
     KV_COALESCED,   /* GPU_PPT pixels per thread, warp-stride so a warp's accesses are contiguous */
     KV_TILED,       /* shared-memory tiles: transpose, rotate, flip; blur in one pass with its halo */
     KV_SEPARABLE,   /* two passes with shared-memory halo tiles (blur) */
-    KV_VECTOR,      /* GPU_VPX pixels per thread moved as 16-byte loads and stores (gray) */
+    KV_VECTOR,      /* several pixels per thread moved as whole words: 16-byte (gray), funnel-shifted
+                       aligned words (resize 2:1) */
+    KV_TEXTURE,     /* the texture unit's bilinear filtering (resize of one-channel images) */
     KV_COUNT
 };
 #define GPU_PPT 4   /* pixels per thread of the coalesced variants */
@@ -30,10 +32,18 @@ struct gpu_info {
     double init_ms;          /* context creation and the first launch */
 };
 
-/* A packed image in device memory (stride = w * c * depth / 8). */
+/* A packed image in device memory (stride = w * c * depth / 8). Two fused forms, set only by
+ * the pipeline for kernels whose operation says it takes them (op_desc.gpu_fuse):
+ *  - input with gray_from = 3: data holds RGB and every pixel reads as its Y = (gray_w . RGB +
+ *    16384) >> 15 (c = 1): the gray step before is done on load;
+ *  - output with transposed = 1: pixel (x, y) of the w x h result is stored at (y, x) of an
+ *    h x w image: the transpose step after is done on store. */
 struct gpu_image {
     void *data;
     int w, h, c, depth;
+    int gray_from;
+    uint32_t gray_w[3];
+    int transposed;
 };
 
 /* Per-step device data built on the host (tap tables, index maps, kernels) and uploaded once
@@ -44,6 +54,20 @@ struct gpu_tables {
     void *part[GPU_TABLE_PARTS];
     int n[GPU_TABLE_PARTS];      /* caller's counts, kept for the launch */
 };
+
+/* The launch shape of the next launches from this thread (0 fields: the kernel's default):
+ * bx x by threads a block for perpixel kernels, bx * by threads for coalesced and vector ones,
+ * by rows a block for tiled transposes; ppt pixels a thread for coalesced ones (1, 2, 4, 8). Kernels
+ * whose shape is fixed by their shared-memory layout ignore it; gpu_last_launch says what ran. */
+struct gpu_shape { int bx, by, ppt; };
+void gpu_set_shape(const struct gpu_shape *s);   /* NULL: defaults */
+struct gpu_launch_info {
+    unsigned grid, block;        /* blocks and threads a block of the last kernel launched */
+    size_t smem;
+    int px_per_thread;           /* output pixels a thread handles per step (the bytes it has in flight) */
+    int regs, blocks_per_sm, sms, max_threads_per_sm;
+};
+int gpu_last_launch(struct gpu_launch_info *info, char *err, size_t errlen);
 
 /* Is device usable? Counts devices, makes a context and runs a tiny kernel. */
 int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen);
@@ -82,6 +106,19 @@ int gpu_remap(int variant, const struct gpu_image *in, const struct gpu_image *o
 /* resize.cu: out(x, y) = in(xs[x], ys[y]). */
 int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
                 const int32_t *ys, char *err, size_t errlen);
+/* resize.cu: exactly 2:1 on both axes (bilinear or area: (a + b + c + d + 2) >> 2), 8-bit, one
+ * or three channels: the vector kernel (takes gray_from). */
+int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
+int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh);
+/* resize.cu: bilinear through the texture unit (one channel; weights have 8 fraction bits, so
+ * results differ from the exact ones by at most GPU_TEXTURE_TOL8 / GPU_TEXTURE_TOL16 levels).
+ * scratch: a pitched copy of the input when its rows are not aligned as textures need
+ * (gpu_texture_scratch bytes, 0 when none is needed). */
+#define GPU_TEXTURE_TOL8 2
+#define GPU_TEXTURE_TOL16 514
+int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
+                         size_t errlen);
+size_t gpu_texture_scratch(int w, int h, int depth);
 /* sepfilter.cu: the separable engine of src/ops/sepfilter.h, evaluated directly per output pixel
  * (perpixel, coalesced): Q16 tap tables (nx and ny taps per output coordinate). */
 int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
@@ -97,7 +134,7 @@ int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, 
  * bits), which is why it takes the same scratch. */
 int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                    const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
-int gpu_blur_onepass_applies(int c, int depth, int ksize);
+int gpu_blur_onepass_applies(int c, int depth, int ksize);   /* also: takes transposed outputs */
 
 #ifdef __cplusplus
 }

@@ -21,12 +21,12 @@ __global__ void gray_perpixel(const T *in, T *out, int w, int h, uint32_t wr, ui
     });
 }
 
-template <typename T, int CI>
+template <typename T, int CI, int PPT>
 __global__ void gray_coalesced(const T *in, T *out, size_t n, uint32_t wr, uint32_t wg, uint32_t wb)
 {
-    const size_t base = (size_t)blockIdx.x * blockDim.x * GPU_PPT + threadIdx.x;
+    const size_t base = (size_t)blockIdx.x * blockDim.x * PPT + threadIdx.x;
 #pragma unroll
-    for (int k = 0; k < GPU_PPT; k++) {
+    for (int k = 0; k < PPT; k++) {
         const size_t i = base + (size_t)k * blockDim.x;
         if (i < n)
             gray_px<T, CI>(in + i * CI, out + i * (CI > 2 ? CI - 2 : CI), wr, wg, wb);
@@ -73,15 +73,19 @@ static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, c
     }
     const T *s = (const T *)in->data;
     T *d = (T *)out->data;
+    const size_t n = (size_t)in->w * in->h;
     if (variant == KV_PERPIXEL) {
-        gray_perpixel<T, CI><<<grid2d(in->w, in->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, d, in->w, in->h, w[0], w[1],
-                                                                                      w[2]);
+        const dim3 b = perpixel_block(), g = grid2d(in->w, in->h, b);
+        note_launch((const void *)gray_perpixel<T, CI>, g, b, 0, 1);
+        gray_perpixel<T, CI><<<g, b>>>(s, d, in->w, in->h, w[0], w[1], w[2]);
     } else if (variant == KV_VECTOR) {
-        const size_t n = (size_t)in->w * in->h, blocks = (n / GPU_VPX + 255) / 256;
-        gray_vector<T, CI><<<(unsigned)(blocks ? blocks : 1), 256>>>(s, d, n, w[0], w[1], w[2]);
+        const unsigned th = threads1d(), blocks = (unsigned)((n / GPU_VPX + th - 1) / th);
+        note_launch((const void *)gray_vector<T, CI>, blocks ? blocks : 1, th, 0, GPU_VPX);
+        gray_vector<T, CI><<<blocks ? blocks : 1, th>>>(s, d, n, w[0], w[1], w[2]);
     } else {
-        const size_t n = (size_t)in->w * in->h;
-        gray_coalesced<T, CI><<<grid1d(n, 256), 256>>>(s, d, n, w[0], w[1], w[2]);
+        const unsigned th = threads1d();
+        PPT_SWITCH(ppt_choice(), note_launch((const void *)gray_coalesced<T, CI, P>, grid1d(n, th, P), th, 0, P);
+                   gray_coalesced<T, CI, P><<<grid1d(n, th, P), th>>>(s, d, n, w[0], w[1], w[2]));
     }
     LAUNCH_TRY(err, errlen);
     return 0;

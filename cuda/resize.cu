@@ -21,11 +21,16 @@ static int launch_nearest(int variant, const gpu_image *in, const gpu_image *out
     typedef typename PixT<BPP>::type P;
     const P *s = (const P *)in->data;
     P *d = (P *)out->data;
-    if (variant == KV_PERPIXEL)
-        nearest_kernel<BPP, false><<<grid2d(out->w, out->h, PERPIXEL_BLOCK), PERPIXEL_BLOCK>>>(s, d, in->w, out->w,
-                                                                                              out->h, xs, ys);
-    else
-        nearest_kernel<BPP, true><<<grid_coalesced(out->w, out->h), 256>>>(s, d, in->w, out->w, out->h, xs, ys);
+    if (variant == KV_PERPIXEL) {
+        const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
+        note_launch((const void *)nearest_kernel<BPP, false>, g, b, 0, 1);
+        nearest_kernel<BPP, false><<<g, b>>>(s, d, in->w, out->w, out->h, xs, ys);
+    } else {
+        const unsigned th = threads1d();
+        const dim3 g = grid_coalesced(out->w, out->h, th, GPU_PPT);
+        note_launch((const void *)nearest_kernel<BPP, true>, g, th, 0, GPU_PPT);
+        nearest_kernel<BPP, true><<<g, th>>>(s, d, in->w, out->w, out->h, xs, ys);
+    }
     LAUNCH_TRY(err, errlen);
     return 0;
 }
@@ -34,4 +39,190 @@ extern "C" int gpu_nearest(int variant, const struct gpu_image *in, const struct
                            const int32_t *ys, char *err, size_t errlen)
 {
     return DISPATCH_BPP(bpp_of(in), launch_nearest, variant, in, out, xs, ys, err, errlen);
+}
+
+/* vector (exact 2:1, 8-bit, no alpha): a thread makes HP = 4 output pixels of a row from 8x2
+ * source pixels, each source row read as aligned words funnel-shifted into place (bytes at the
+ * ragged ends of the image one by one). With gray_from the source is RGB and every source pixel
+ * becomes its Y first: gray fused into the resize, the same integers as the two steps. */
+#define HP 4
+
+__device__ __forceinline__ uint32_t byte_of(const uint32_t *wd, int j) { return (wd[j >> 2] >> (8 * (j & 3))) & 255u; }
+
+template <int CI, int CO, bool GRAY>
+__global__ void half_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh,
+                        uint32_t wr, uint32_t wg, uint32_t wb)
+{
+    constexpr int NB = 2 * HP * CI, NW = NB / 4;   /* source bytes of one row a thread reads */
+    const int k = blockIdx.x * blockDim.x + threadIdx.x, x0 = HP * k;
+    if (x0 >= ow)
+        return;
+    const int n = min(HP, ow - x0);
+    const size_t total = (size_t)iw * ih * CI;
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < oh; y += gridDim.y * blockDim.y) {
+        uint32_t s[HP * CO] = {};
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const size_t a = ((size_t)(2 * y + r) * iw + 2 * (size_t)x0) * CI, a0 = a & ~(size_t)3;
+            uint32_t wd[NW];
+            if (n == HP && a0 + 4 * (NW + 1) <= total) {
+                const uint32_t *g = (const uint32_t *)(in + a0);
+                const unsigned sh = 8 * (unsigned)(a & 3);
+                uint32_t prev = __ldg(g);
+#pragma unroll
+                for (int i = 0; i < NW; i++) {
+                    const uint32_t next = __ldg(g + i + 1);
+                    wd[i] = __funnelshift_r(prev, next, sh);
+                    prev = next;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < NW; i++)
+                    wd[i] = 0;
+                for (int j = 0; j < 2 * n * CI; j++)
+                    wd[j >> 2] |= (uint32_t)in[a + j] << (8 * (j & 3));
+            }
+#pragma unroll
+            for (int p = 0; p < 2 * HP; p++)
+#pragma unroll
+                for (int c = 0; c < CO; c++) {
+                    uint32_t v;
+                    if (GRAY)
+                        v = (wr * byte_of(wd, p * CI) + wg * byte_of(wd, p * CI + 1) + wb * byte_of(wd, p * CI + 2)
+                             + 16384u) >> 15;
+                    else
+                        v = byte_of(wd, p * CI + c);
+                    s[(p / 2) * CO + c] += v;
+                }
+        }
+        const size_t o = ((size_t)y * ow + x0) * CO;
+        if (n == HP && (o & 3) == 0) {
+#pragma unroll
+            for (int i = 0; i < CO; i++) {   /* HP * CO bytes = CO words */
+                uint32_t wv = 0;
+#pragma unroll
+                for (int b = 0; b < 4; b++)
+                    wv |= ((s[4 * i + b] + 2u) >> 2) << (8 * b);
+                ((uint32_t *)(out + o))[i] = wv;
+            }
+        } else {
+            for (int j = 0; j < n * CO; j++)
+                out[o + j] = (uint8_t)((s[j] + 2u) >> 2);
+        }
+    }
+}
+
+extern "C" int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh)
+{
+    return depth == 8 && (c == 1 || c == 3) && iw == 2 * ow && ih == 2 * oh;
+}
+
+extern "C" int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
+{
+    const uint8_t *s = (const uint8_t *)in->data;
+    uint8_t *d = (uint8_t *)out->data;
+    const dim3 block = perpixel_block();
+    const dim3 grid(grid2d((out->w + HP - 1) / HP, out->h, block));
+    if (in->gray_from == 3 && in->c == 1) {
+        note_launch((const void *)half_u8<3, 1, true>, grid, block, 0, HP);
+        half_u8<3, 1, true><<<grid, block>>>(s, in->w, in->h, d, out->w, out->h, in->gray_w[0], in->gray_w[1],
+                                             in->gray_w[2]);
+    } else if (in->gray_from || !gpu_half_applies(in->c, in->depth, in->w, in->h, out->w, out->h)) {
+        snprintf(err, errlen, "gpu_half: no kernel for %d channels at %d bits", in->c, in->depth);
+        return (int)cudaErrorInvalidValue;
+    } else if (in->c == 1) {
+        note_launch((const void *)half_u8<1, 1, false>, grid, block, 0, HP);
+        half_u8<1, 1, false><<<grid, block>>>(s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
+    } else {
+        note_launch((const void *)half_u8<3, 3, false>, grid, block, 0, HP);
+        half_u8<3, 3, false><<<grid, block>>>(s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
+    }
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
+/* texture: bilinear by the texture unit, for one-channel images. The source is bound as a
+ * pitched 2D texture (normalised reads, clamp to edge, unnormalised coordinates): sampling at
+ * (x' + 0.5) * in/out, which is pixel centre (x' + 0.5) * in/out - 0.5 in the hardware's +0.5
+ * convention, gives the same taps as the exact kernel with weights of 8 fraction bits. Rows that
+ * are not aligned as textures need are copied into a pitched scratch first (timed with it). */
+template <typename T>
+__global__ void tex_bilinear(cudaTextureObject_t tex, T *out, int ow, int oh, float sx, float sy)
+{
+    const float scale = sizeof(T) == 1 ? 255.f : 65535.f;
+    for_perpixel(ow, oh, [&](int x, int y) {
+        const float v = tex2D<float>(tex, (x + 0.5f) * sx, (y + 0.5f) * sy);
+        out[(size_t)y * ow + x] = (T)__float2uint_rn(v * scale);
+    });
+}
+
+static int tex_align(cudaDeviceAttr what)
+{
+    int dev = 0, align = 512;
+    if (cudaGetDevice(&dev) == cudaSuccess)
+        cudaDeviceGetAttribute(&align, what, dev);
+    return align;
+}
+
+static size_t tex_pitch(int w, int depth)
+{
+    const int align = tex_align(cudaDevAttrTexturePitchAlignment);
+    const size_t row = (size_t)w * (depth / 8);
+    return (row + align - 1) / align * align;
+}
+
+extern "C" size_t gpu_texture_scratch(int w, int h, int depth)
+{
+    const size_t p = tex_pitch(w, depth);
+    return p == (size_t)w * (depth / 8) ? 0 : p * h;
+}
+
+extern "C" int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
+                                    size_t errlen)
+{
+    if (in->c != 1 || in->gray_from) {
+        snprintf(err, errlen, "gpu_texture_bilinear: %d channels", in->c);
+        return (int)cudaErrorInvalidValue;
+    }
+    const size_t row = (size_t)in->w * (in->depth / 8), pitch = tex_pitch(in->w, in->depth);
+    void *src = in->data;
+    if (pitch != row || (uintptr_t)src % tex_align(cudaDevAttrTextureAlignment)) {
+        if (!scratch) {
+            snprintf(err, errlen, "gpu_texture_bilinear: unaligned input and no scratch");
+            return (int)cudaErrorInvalidValue;
+        }
+        CUDA_TRY(cudaMemcpy2DAsync(scratch, pitch, in->data, row, row, in->h, cudaMemcpyDeviceToDevice), err, errlen);
+        src = scratch;
+    }
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypePitch2D;
+    rd.res.pitch2D.devPtr = src;
+    rd.res.pitch2D.desc = in->depth == 8 ? cudaCreateChannelDesc<uint8_t>() : cudaCreateChannelDesc<uint16_t>();
+    rd.res.pitch2D.width = in->w;
+    rd.res.pitch2D.height = in->h;
+    rd.res.pitch2D.pitchInBytes = pitch;
+    cudaTextureDesc td = {};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeNormalizedFloat;
+    td.normalizedCoords = 0;
+    cudaTextureObject_t tex = 0;
+    CUDA_TRY(cudaCreateTextureObject(&tex, &rd, &td, nullptr), err, errlen);
+    const float sx = (float)in->w / out->w, sy = (float)in->h / out->h;
+    const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
+    if (in->depth == 8) {
+        note_launch((const void *)tex_bilinear<uint8_t>, g, b, 0, 1);
+        tex_bilinear<uint8_t><<<g, b>>>(tex, (uint8_t *)out->data, out->w, out->h, sx, sy);
+    } else {
+        note_launch((const void *)tex_bilinear<uint16_t>, g, b, 0, 1);
+        tex_bilinear<uint16_t><<<g, b>>>(tex, (uint16_t *)out->data, out->w, out->h, sx, sy);
+    }
+    const cudaError_t le = cudaGetLastError();
+    /* destroying is deferred by the driver until the work using it is done */
+    cudaDestroyTextureObject(tex);
+    if (le != cudaSuccess) {
+        snprintf(err, errlen, "%s", cudaGetErrorString(le));
+        return (int)le;
+    }
+    return 0;
 }

@@ -21,6 +21,7 @@ struct gpu_run_opts {
     int device;
     int variant;   /* KV_* for every step, or -1: each operation's automatic choice */
     int pin;       /* page-lock the host image around the copies */
+    int nofuse;    /* run every step as its own kernel (fusion needs variant -1) */
 };
 
 /* Run pl on *img: on success *img is replaced by the result (the input is freed). Stage and
@@ -34,6 +35,7 @@ int backend_gpu_supports(const struct plan *pl, const char **missing);
  * The first call makes the context; its cost is kept for the report (backend_gpu_init_ms). */
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen);
 const char *backend_gpu_name(void);
+int backend_gpu_cc(void);   /* compute capability of the probed GPU as 10 * major + minor, or 0 */
 double backend_gpu_init_ms(void);
 /* The pinning default: GPUIMG_PIN=0/1 in the environment, else the measured choice. */
 int backend_gpu_pin_default(void);
@@ -45,9 +47,20 @@ struct gpu_pipeline {
     void *buf[2];
     struct gpu_tables tables[PLAN_MAX_STEPS];
     int variant[PLAN_MAX_STEPS];
+    /* fusion: skip[i] when step i runs inside a neighbour; fuse[i]: the FUSE_* forms step i takes */
+    int skip[PLAN_MAX_STEPS];
+    unsigned fuse[PLAN_MAX_STEPS];
+    struct gpu_shape shape[PLAN_MAX_STEPS];   /* launch shapes (auto with a tune cache), else defaults */
     struct gpu_timer *timer, *step_timer;
 };
-int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant);
+/* variant -1: each operation's automatic kernel, and neighbouring steps fused where an operation
+ * offers it (a gray step read through by the next step, a transpose written by the step before),
+ * unless nofuse. */
+int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant, int nofuse);
+/* The label of step i as run ("gray+resize=50%" when fused) and the bytes its kernel reads and
+ * writes; 0 for a step that runs inside a neighbour. */
+int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int i, char *label, size_t n,
+                      double *bytes);
 int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf);
 void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl);
 /* One step's launch on device images in/out (the pipeline's tables for that step). */

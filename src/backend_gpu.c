@@ -9,6 +9,8 @@
 #include "backend.h"
 #include "error.h"
 #include "gpu.h"
+#include "ops.h"
+#include "tune.h"
 
 int backend_gpu_supports(const struct plan *pl, const char **missing)
 {
@@ -47,6 +49,7 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
 }
 
 const char *backend_gpu_name(void) { return probe.done && !probe.status ? probe.info.name : NULL; }
+int backend_gpu_cc(void) { return probe.done && !probe.status ? 10 * probe.info.cc_major + probe.info.cc_minor : 0; }
 double backend_gpu_init_ms(void) { return probe.done && !probe.status ? probe.info.init_ms : -1; }
 
 int backend_gpu_pin_default(void)
@@ -57,7 +60,7 @@ int backend_gpu_pin_default(void)
 
 static struct gpu_image dev_image(void *p, const struct geom *g)
 {
-    struct gpu_image d = { p, g->w, g->h, g->c, g->depth };
+    struct gpu_image d = { .data = p, .w = g->w, .h = g->h, .c = g->c, .depth = g->depth };
     return d;
 }
 
@@ -72,6 +75,60 @@ int gpu_step_launch(const struct step *st, const struct gpu_tables *t, int varia
     return st->op->gpu_launch(&st->args, t, variant, &gi, &go);
 }
 
+/* Step i of a fused pipeline: its input may be read through the gray step before it, its output
+ * written transposed for the transpose step after it. */
+static int fused_launch(const struct gpu_pipeline *gp, const struct plan *pl, int i, void *in, void *out)
+{
+    const struct step *st = &pl->steps[i];
+    struct gpu_image gi = dev_image(in, &st->in), go = dev_image(out, &st->out);
+    if (gp->fuse[i] & FUSE_GRAY_IN) {
+        gi.gray_from = pl->steps[i - 1].in.c;
+        gray_weights(&pl->steps[i - 1].args, gi.gray_w);
+    }
+    if (gp->fuse[i] & FUSE_TRANSPOSE_OUT)
+        go.transposed = 1;
+    gpu_set_shape(&gp->shape[i]);
+    int r = st->op->gpu_launch(&st->args, &gp->tables[i], gp->variant[i], &gi, &go);
+    gpu_set_shape(NULL);
+    return r;
+}
+
+int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int i, char *label, size_t n,
+                      double *bytes)
+{
+    *bytes = 0;
+    if (gp->skip[i]) {
+        snprintf(label, n, "%s", pl->steps[i].text);
+        return 0;
+    }
+    const struct step *first = gp->fuse[i] & FUSE_GRAY_IN ? &pl->steps[i - 1] : &pl->steps[i];
+    const struct step *last = gp->fuse[i] & FUSE_TRANSPOSE_OUT ? &pl->steps[i + 1] : &pl->steps[i];
+    snprintf(label, n, "%s%s%s%s%s", first != &pl->steps[i] ? first->text : "", first != &pl->steps[i] ? "+" : "",
+             pl->steps[i].text, last != &pl->steps[i] ? "+" : "", last != &pl->steps[i] ? last->text : "");
+    *bytes = geom_size(&first->in) + geom_size(&last->out);
+    return 1;
+}
+
+/* Which neighbours run inside which step (gp->variant is set). */
+static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
+{
+    for (int i = 0; i + 1 < pl->nsteps; i++) {
+        const struct step *a = &pl->steps[i], *b = &pl->steps[i + 1];
+        if (gp->skip[i])
+            continue;
+        if (a->op == &op_gray && a->in.c == 3 && b->op->gpu_fuse && !gp->fuse[i + 1]
+            && (b->op->gpu_fuse(&b->args, &b->in, &b->out, gp->variant[i + 1]) & FUSE_GRAY_IN)) {
+            gp->skip[i] = 1;
+            gp->fuse[i + 1] |= FUSE_GRAY_IN;
+        } else if (b->op == &op_transpose && a->op->gpu_fuse
+                   && (a->op->gpu_fuse(&a->args, &a->in, &a->out, gp->variant[i]) & FUSE_TRANSPOSE_OUT)) {
+            gp->skip[i + 1] = 1;
+            gp->fuse[i] |= FUSE_TRANSPOSE_OUT;
+            i++;
+        }
+    }
+}
+
 void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
 {
     for (int i = 0; i < pl->nsteps; i++)
@@ -83,7 +140,7 @@ void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
     memset(gp, 0, sizeof *gp);
 }
 
-int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant)
+int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant, int nofuse)
 {
     char err[256];
     memset(gp, 0, sizeof *gp);
@@ -97,11 +154,19 @@ int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int varian
     for (int i = 0; !r && i < pl->nsteps; i++) {
         const struct step *st = &pl->steps[i];
         gp->variant[i] = variant >= 0 ? variant : st->op->gpu_auto;
+        int tv;   /* auto: the choice gpuimg tune stored for this GPU, when it has one */
+        struct gpu_shape sh;
+        if (variant < 0 && tune_lookup(st->op->name, st->in.c, st->in.depth, &tv, &sh) && (st->op->gpu_variants & KV_BIT(tv))) {
+            gp->variant[i] = tv;
+            gp->shape[i] = sh;
+        }
         if (!(st->op->gpu_variants & KV_BIT(gp->variant[i])))
             r = gpuimg_fail(GPUIMG_EUSAGE, "%s has no %s kernel", st->op->name, kernel_names[gp->variant[i]]);
         else if (st->op->gpu_prepare)
             r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->variant[i], &gp->tables[i]);
     }
+    if (!r && variant < 0 && !nofuse)
+        plan_fusion(gp, pl);
     if (r)
         gpu_pipeline_close(gp, pl);
     return r;
@@ -114,9 +179,14 @@ int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step
     if (gpu_timer_start(gp->timer, err, sizeof err))
         return cuda_fail("timer", err);
     for (int i = 0; i < pl->nsteps; i++) {
+        if (gp->skip[i]) {
+            if (step_ms)
+                step_ms[i] = 0;
+            continue;
+        }
         if (step_ms && gpu_timer_start(gp->step_timer, err, sizeof err))
             return cuda_fail("timer", err);
-        int r = gpu_step_launch(&pl->steps[i], &gp->tables[i], gp->variant[i], gp->buf[cur], gp->buf[cur ^ 1]);
+        int r = fused_launch(gp, pl, i, gp->buf[cur], gp->buf[cur ^ 1]);
         if (r)
             return r;
         if (step_ms && gpu_timer_stop(gp->step_timer, &step_ms[i], err, sizeof err))
@@ -143,7 +213,7 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
 
     double t0 = timing_now_ms();
     struct gpu_pipeline gp;
-    int st = gpu_pipeline_open(&gp, pl, o->variant);
+    int st = gpu_pipeline_open(&gp, pl, o->variant, o->nofuse);
     if (st)
         return st;
     size_t in_bytes, out_bytes;
@@ -162,7 +232,17 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
         st = gpu_pipeline_run(&gp, pl, step_ms, &total, &cur);
     if (!st) {
         for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
-            snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%s", pl->steps[i].text);
+            double b;
+            char label[200];
+            if (!gpu_pipeline_step(&gp, pl, i, label, sizeof label, &b))
+                continue;
+            /* what ran: "blur=2+transpose [tiled]", "transpose [perpixel 32x2]" with a tuned shape */
+            char shape[48] = "";
+            if (gp.shape[i].bx)
+                snprintf(shape, sizeof shape, " %dx%d%s%.0d", gp.shape[i].bx, gp.shape[i].by,
+                         gp.shape[i].ppt ? "/" : "", gp.shape[i].ppt);
+            snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.60s [%s%s]", label,
+                     kernel_names[gp.variant[i]], shape);
             r->steps[r->nsteps++].ms = step_ms[i];
         }
         r->process_ms = 0;
@@ -200,6 +280,7 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
     return GPUIMG_ENOGPU;
 }
 const char *backend_gpu_name(void) { return NULL; }
+int backend_gpu_cc(void) { return 0; }
 double backend_gpu_init_ms(void) { return -1; }
 int backend_gpu_pin_default(void) { return 0; }
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)

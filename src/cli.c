@@ -18,7 +18,7 @@
 
 enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
-    OPT_KERNEL, OPT_COMPARE, OPT_REPEAT,
+    OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE,
 };
 
 static const struct option longopts[] = {
@@ -36,6 +36,7 @@ static const struct option longopts[] = {
     { "max-pixels", required_argument, NULL, OPT_MAX_PIXELS },
     { "kernel", required_argument, NULL, OPT_KERNEL },
     { "compare", no_argument, NULL, OPT_COMPARE },
+    { "no-fuse", no_argument, NULL, OPT_NO_FUSE },
     { "repeat", required_argument, NULL, OPT_REPEAT },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
@@ -120,10 +121,13 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             for (int k = 0; k < KV_COUNT; k++)
                 if (!strcmp(optarg, kernel_names[k]))
                     o->kernel = k;
-            if (o->kernel == -2)
-                return gpuimg_fail(GPUIMG_EUSAGE, "--kernel must be auto, perpixel, coalesced, tiled, separable or vector, not '%s'",
-                                   optarg);
+            if (o->kernel == -2) {
+                char kl[128];
+                kernel_list((1u << KV_COUNT) - 1, kl, sizeof kl);
+                return gpuimg_fail(GPUIMG_EUSAGE, "--kernel must be auto or one of %s, not '%s'", kl, optarg);
+            }
             break;
+        case OPT_NO_FUSE: o->nofuse = 1; break;
         case OPT_COMPARE: o->compare = 1; break;
         case OPT_REPEAT:
             if ((r = parse_int("--repeat", optarg, 1, 10000, &v))) return r;
@@ -208,9 +212,11 @@ void cli_help(FILE *f)
             "      --list[=text|man]   list the operations with parameters, defaults and definitions\n"
             "      --backend=WHICH     auto (default: GPU when usable), cpu or gpu\n"
             "      --device=N          the GPU to use (default 0)\n"
-            "      --kernel=VARIANT    GPU kernels: auto (default: the fastest measured per operation),\n"
-            "                          perpixel, coalesced, tiled, separable or vector (where the operation\n"
-            "                          has it)\n"
+            "      --kernel=VARIANT    GPU kernels: auto (default: the fastest measured per operation, or\n"
+            "                          the choice gpuimg tune stored for this GPU), perpixel, coalesced,\n"
+            "                          tiled, separable, vector or texture (where the operation has it)\n"
+            "      --no-fuse           run every step as its own kernel (auto fuses a gray step into the\n"
+            "                          resize after it and a transpose into the blur before it)\n"
             "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
             "                          that they agree, and print a table of times, GB/s and speedups\n"
             "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"

@@ -25,6 +25,7 @@ struct cli_opts {
     uint64_t max_pixels;
     int kernel;                   /* KV_* for every step, or -1: auto */
     int compare, repeat;
+    int nofuse;
 };
 
 int cli_parse(int argc, char **argv, struct cli_opts *o);

@@ -24,12 +24,6 @@ static struct compare_row *add_row(struct compare_table *t, const char *what, co
     return w;
 }
 
-static double geom_size(const struct geom *g)
-{
-    size_t b = 0;
-    geom_bytes(g, &b);
-    return (double)b;
-}
 
 /* OpenMP: every step `repeat` times; ref[i] keeps the first run's result of step i. */
 static int cpu_side(const struct plan *pl, const struct image *in, int repeat, struct image *ref, double *step_ms,
@@ -86,20 +80,26 @@ static long max_diff(const uint8_t *a, const uint8_t *b, size_t bytes, int depth
     return worst;
 }
 
-static void check_text(char *buf, size_t n, long diff, struct compare_table *tab)
+int compare_check_text(char *buf, size_t n, long diff, long tol)
 {
     if (diff == 0)
         snprintf(buf, n, "exact");
-    else {
+    else if (diff <= tol)
+        snprintf(buf, n, "within %ld (tolerance %ld)", diff, tol);
+    else
         snprintf(buf, n, "MISMATCH max %ld", diff);
-        tab->failed++;
-    }
+    return diff > tol;
+}
+
+static void check_text(char *buf, size_t n, long diff, long tol, struct compare_table *tab)
+{
+    tab->failed += compare_check_text(buf, n, diff, tol);
 }
 
 static int cuda_err(const char *what, const char *err) { return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err); }
 
 int compare_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
-                        struct gpu_timer *timer, double *ms_out, long *diff)
+                        struct gpu_timer *timer, double *ms_out, long *diff, long *tol)
 {
     char err[256];
     size_t ob;
@@ -119,6 +119,7 @@ int compare_gpu_variant(const struct step *st, int v, void *din, void *dout, con
         r = op_cuda_fail(st->op, v, err);
     if (!r)
         *diff = max_diff(host, ref->data, ob, st->out.depth);
+    *tol = op_gpu_tolerance(st->op, &st->args, &st->in, v);
     for (int k = 0; k < 3 && !r; k++)   /* warm-up */
         r = gpu_step_launch(st, &tb, v, din, dout);
     for (int k = 0; k < repeat && !r; k++) {
@@ -155,10 +156,10 @@ static int gpu_step_variants(const struct plan *pl, int i, const struct image *i
         if (!(st->op->gpu_variants & KV_BIT(v)))
             continue;
         double ms = 0;
-        long diff = 0;
-        r = compare_gpu_variant(st, v, gp->buf[0], gp->buf[1], ref, repeat, gp->timer, &ms, &diff);
+        long diff = 0, tol = 0;
+        r = compare_gpu_variant(st, v, gp->buf[0], gp->buf[1], ref, repeat, gp->timer, &ms, &diff, &tol);
         if (!r) {
-            check_text(check, sizeof check, diff, tab);
+            check_text(check, sizeof check, diff, tol, tab);
             add_row(tab, st->text, kernel_names[v], ms, (double)(ib + ob), cpu_ms[i], check);
         }
     }
@@ -171,15 +172,46 @@ static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, cons
 {
     char err[256], check[48];
     struct gpu_pipeline gp;
-    int r = gpu_pipeline_open(&gp, pl, -1);
+    int r = gpu_pipeline_open(&gp, pl, -1, 0);
     if (r)
         return r;
     size_t ib, ob;
     geom_bytes(&pl->in, &ib);
     geom_bytes(&pl->out, &ob);
-    double kbytes = 0;
-    for (int i = 0; i < pl->nsteps; i++)
-        kbytes += geom_size(&pl->steps[i].in) + geom_size(&pl->steps[i].out);
+    double kbytes = 0, unfused_bytes = 0, unfused_ms = -1;
+    int fused = 0;
+    for (int i = 0; i < pl->nsteps; i++) {
+        char label[200];
+        double b;
+        fused |= gp.skip[i];
+        gpu_pipeline_step(&gp, pl, i, label, sizeof label, &b);
+        kbytes += b;
+        unfused_bytes += geom_size(&pl->steps[i].in) + geom_size(&pl->steps[i].out);
+    }
+    if (fused) {   /* what fusion buys: the same pipeline step by step, on the same input */
+        struct gpu_pipeline g2;
+        double *u = malloc(sizeof *u * repeat);
+        int c2 = 0;
+        if (!u)
+            r = gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+        if (!r && !(r = gpu_pipeline_open(&g2, pl, -1, 1))) {
+            if (gpu_upload(g2.buf[0], in->data, ib, err, sizeof err))
+                r = cuda_err("upload", err);
+            for (int rep = 0; rep < repeat && !r; rep++) {
+                float ms;
+                if (!(r = gpu_pipeline_run(&g2, pl, NULL, &ms, &c2)))
+                    u[rep] = ms;
+            }
+            if (!r)
+                unfused_ms = timing_median(u, repeat);
+            gpu_pipeline_close(&g2, pl);
+        }
+        free(u);
+        if (r) {
+            gpu_pipeline_close(&gp, pl);
+            return r;
+        }
+    }
     double *k = malloc(sizeof *k * repeat * 5);
     if (!k) {
         gpu_pipeline_close(&gp, pl);
@@ -230,8 +262,11 @@ static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, cons
         pinned[rep] = timing_now_ms() - t0;
     }
     if (!r) {
-        check_text(check, sizeof check, max_diff(result->data, ref_out->data, ob, pl->out.depth), tab);
-        add_row(tab, "pipeline", "gpu kernels (auto)", timing_median(k, repeat), kbytes, cpu_total, check);
+        check_text(check, sizeof check, max_diff(result->data, ref_out->data, ob, pl->out.depth), 0, tab);
+        add_row(tab, "pipeline", fused ? "gpu kernels, fused" : "gpu kernels (auto)", timing_median(k, repeat), kbytes,
+                cpu_total, check);
+        if (fused)
+            add_row(tab, "pipeline", "gpu kernels, unfused", unfused_ms, unfused_bytes, cpu_total, NULL);
         add_row(tab, "pipeline", "gpu + copies, pageable", timing_median(whole, repeat), 0, cpu_total, check);
         add_row(tab, "pipeline", "gpu + copies, pinned", timing_median(pinned, repeat), 0, cpu_total, check);
         add_row(tab, "host to device copy", "pageable", timing_median(up, repeat), (double)ib, 0, NULL);
@@ -276,7 +311,7 @@ int compare_run(const struct plan *pl, const struct compare_opts *co, struct ima
     struct gpu_pipeline gp;
     memset(&gp, 0, sizeof gp);
 #ifdef HAVE_CUDA
-    if (gpu && (st = gpu_pipeline_open(&gp, pl, -1)))
+    if (gpu && (st = gpu_pipeline_open(&gp, pl, -1, 1)))
         gpu = 0;
 #endif
     for (int i = 0; i < pl->nsteps && !st; i++) {

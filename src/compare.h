@@ -21,9 +21,12 @@ int compare_run(const struct plan *pl, const struct compare_opts *co, struct ima
 /* GPU builds: check and time variant v of one step on device buffers din -> dout (its tables
  * prepared and freed here): one launch into a poisoned output, downloaded and compared with
  * ref (*diff: the largest difference, 0 when exact), 3 warm-up launches, then `repeat` launches
- * timed with CUDA events (*ms: the median). */
+ * timed with CUDA events (*ms: the median); *diff: the largest difference from ref, *tol: the
+ * variant's stated tolerance (op_gpu_tolerance). */
 struct gpu_timer;
 int compare_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
-                        struct gpu_timer *timer, double *ms, long *diff);
+                        struct gpu_timer *timer, double *ms, long *diff, long *tol);
+/* "exact", "within N (tolerance T)" or "MISMATCH max N" for a difference and its tolerance. */
+int compare_check_text(char *buf, size_t n, long diff, long tol);
 
 #endif

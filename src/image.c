@@ -53,3 +53,10 @@ const char *layout_name(int channels)
     static const char *const n[] = { "?", "gray", "gray+alpha", "RGB", "RGBA" };
     return (channels >= 1 && channels <= 4) ? n[channels] : "?";
 }
+
+double geom_size(const struct geom *g)
+{
+    size_t b = 0;
+    geom_bytes(g, &b);
+    return (double)b;
+}

@@ -29,6 +29,8 @@ static inline int has_alpha(int channels) { return channels == 2 || channels == 
 /* Bytes needed for g, or 0 (with the error recorded) if a dimension is out of range or the size
  * does not fit in size_t. */
 int geom_bytes(const struct geom *g, size_t *bytes);
+/* The same as a double (0 when it overflows), for byte counts in reports. */
+double geom_size(const struct geom *g);
 /* Allocate im for g (contents undefined). Returns a gpuimg_status. */
 int image_alloc(struct image *im, const struct geom *g);
 /* Wrap a malloc'ed buffer (ownership passes to im). */

@@ -14,6 +14,7 @@
 #include "io.h"
 #include "plan.h"
 #include "timing.h"
+#include "tune.h"
 
 static int fail(int st)
 {
@@ -40,6 +41,10 @@ static int write_json(const char *dest, const struct run_report *r)
 int main(int argc, char **argv)
 {
     struct cli_opts o;
+    if (argc > 1 && !strcmp(argv[1], "tune")) {   /* gpuimg tune [OPTIONS] */
+        int t = tune_main(argc - 1, argv + 1);
+        return t ? fail(t) : 0;
+    }
     int st = cli_parse(argc, argv, &o);
     if (st)
         return fail(st);
@@ -112,7 +117,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "gpuimg: %s\n", bc.note);
         if (bc.note_is_fallback)   /* said once, in the timing line */
             rep.fallback = "no usable GPU";
-        struct gpu_run_opts go = { o.device, o.kernel, backend_gpu_pin_default() };
+        struct gpu_run_opts go = { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse };
         st = bc.kind == BACKEND_GPU ? backend_gpu_run(&pl, &go, &img, &rep) : backend_cpu_run(&pl, &img, &rep);
     }
     if (st) {

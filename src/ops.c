@@ -5,7 +5,12 @@
 #include "error.h"
 #include "ops.h"
 
-const char *const kernel_names[KV_COUNT] = { "perpixel", "coalesced", "tiled", "separable", "vector" };
+const char *const kernel_names[KV_COUNT] = { "perpixel", "coalesced", "tiled", "separable", "vector", "texture" };
+
+long op_gpu_tolerance(const struct op_desc *op, const struct op_args *a, const struct geom *in, int variant)
+{
+    return op->gpu_tolerance ? op->gpu_tolerance(a, in, variant) : 0;
+}
 
 void kernel_list(unsigned mask, char *buf, size_t n)
 {

@@ -64,7 +64,17 @@ struct op_desc {
                        struct gpu_tables *t);
     int (*gpu_launch)(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
                       const struct gpu_image *out);
+    /* The fused forms (FUSE_* bits, gpu.h's gpu_image) the launch of a variant takes for this
+     * step; NULL: none. The pipeline then skips the neighbouring gray or transpose step. */
+    unsigned (*gpu_fuse)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant);
+    /* The largest difference from the OpenMP result a variant may give for this step, in levels;
+     * NULL: 0, every variant exact. */
+    long (*gpu_tolerance)(const struct op_args *a, const struct geom *in, int variant);
 };
+/* op->gpu_tolerance, or 0. */
+long op_gpu_tolerance(const struct op_desc *op, const struct op_args *a, const struct geom *in, int variant);
+#define FUSE_GRAY_IN 1u        /* reads RGB through the gray step before it */
+#define FUSE_TRANSPOSE_OUT 2u  /* writes transposed for the transpose step after it */
 
 #ifdef HAVE_CUDA
 #define GPU_FIELDS(mask, auto_, prepare, launch) \
@@ -73,6 +83,11 @@ struct op_desc {
 #define GPU_FIELDS(mask, auto_, prepare, launch) .gpu_variants = (mask), .gpu_auto = (auto_)
 #endif
 #define KV_BIT(v) (1u << (v))
+#ifdef HAVE_CUDA
+#define GPU_FUSE(fn) .gpu_fuse = (fn)
+#else
+#define GPU_FUSE(fn) .gpu_fuse = NULL
+#endif
 
 extern const char *const kernel_names[KV_COUNT];
 /* "perpixel, coalesced" for a mask; "none in this build" for 0 */
@@ -87,6 +102,9 @@ extern const struct op_desc *const gpuimg_ops[];
 extern const int gpuimg_nops;
 
 const struct op_desc *op_find(const char *name);
+
+/* gray's weights for its arguments (for steps that read through a gray step). */
+void gray_weights(const struct op_args *a, uint32_t w[3]);
 
 /* The ops, defined in src/ops/. */
 extern const struct op_desc op_gray, op_resize, op_blur, op_transpose, op_rotate, op_flip;

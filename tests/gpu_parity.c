@@ -24,6 +24,67 @@ static const char *const pipelines[] = {
     "blur=5:border=replicate", "blur=12:border=constant",
     "transpose", "rotate=90", "rotate=180", "rotate=270", "flip=h", "flip=v",
 };
+/* Pipelines whose automatic kernels fuse neighbouring steps (gray read through by the resize,
+ * transpose written by the blur), run fused and unfused: both must equal the OpenMP result. */
+static const char *const fused[] = {
+    "gray,resize=50%", "gray,resize=50%:filter=area", "blur=2,transpose", "blur=0.8:border=constant,transpose",
+    "gray,resize=50%,blur=2,transpose", "gray,gray,resize=50%", "blur=2,transpose,transpose",
+};
+
+/* One GPU run of pipe with kernel variant v (-1: auto) against want; 1 when it fails. */
+static int check_run(const char *pipe, struct plan *pl, const struct image *in, const struct image *want, int v,
+                     int nofuse, long tol)
+{
+    struct image got;
+    struct run_report r;
+    timing_report_init(&r);
+    test_copy(&got, in);
+    struct gpu_run_opts go = { 0, v, 0, nofuse };
+    const char *vn = v < 0 ? (nofuse ? "auto-unfused" : "auto-fused") : kernel_names[v];
+    if (backend_gpu_run(pl, &go, &got, &r) != GPUIMG_OK) {
+        printf("FAIL %s %s %dx%d c%d d%d: %s\n", pipe, vn, in->w, in->h, in->c, in->depth, gpuimg_errmsg());
+        gpuimg_clear_error();
+        image_free(&got);
+        return 1;
+    }
+    int bad = 0;
+    /* raw bytes: no alpha weighting; every sample identical unless the variant states a tolerance */
+    if (got.w != want->w || got.h != want->h || got.c != want->c
+        || memcmp(got.data, want->data, want->stride * (size_t)want->h)) {
+        long over = 0, d = got.w == want->w && got.h == want->h && got.c == want->c ? test_max_diff(&got, want, &over, 0)
+                                                                                  : -1;
+        if (d < 0 || d > tol) {
+            bad = 1;
+            printf("FAIL %s %s %dx%d c%d d%d: differs (max diff %ld in %ld samples, tolerance %ld)\n", pipe, vn,
+                   in->w, in->h, in->c, in->depth, d, over, tol);
+        }
+    }
+    image_free(&got);
+    return bad;
+}
+
+/* Fusion must happen where it should (and not elsewhere): the pipeline's plan for a geometry. */
+static int fusion_plan(const char *pipe, int w, int h, int c, int depth, const char *want_skip)
+{
+    struct plan pl;
+    struct geom g = { w, h, c, depth };
+    struct gpu_pipeline gp;
+    if (plan_parse(pipe, &pl) || plan_resolve(&pl, &g, 0) || gpu_pipeline_open(&gp, &pl, -1, 0)) {
+        printf("FAIL fusion plan %s: %s\n", pipe, gpuimg_errmsg());
+        return 1;
+    }
+    char got[PLAN_MAX_STEPS + 1];
+    for (int i = 0; i < pl.nsteps; i++)
+        got[i] = gp.skip[i] ? 's' : '-';
+    got[pl.nsteps] = 0;
+    gpu_pipeline_close(&gp, &pl);
+    if (strcmp(got, want_skip)) {
+        printf("FAIL fusion plan %s %dx%d c%d d%d: steps skipped %s, expected %s\n", pipe, w, h, c, depth, got,
+               want_skip);
+        return 1;
+    }
+    return 0;
+}
 
 int main(void)
 {
@@ -45,6 +106,15 @@ int main(void)
             return 1;
         }
     }
+    int bad = fusion_plan("gray,resize=50%", 1000, 626, 3, 8, "s-")
+              + fusion_plan("gray,resize=50%,blur=2,transpose", 1000, 626, 3, 8, "s--s")
+              + fusion_plan("blur=2,transpose", 7, 3, 3, 8, "-s") + fusion_plan("blur=2,transpose", 7, 3, 1, 8, "-s")
+              + fusion_plan("gray,resize=50%", 1000, 626, 3, 16, "--")      /* 16-bit: no fused kernel */
+              + fusion_plan("gray,resize=50%", 1001, 626, 3, 8, "--")       /* not exactly 2:1 */
+              + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "--")         /* alpha: two-pass blur */
+              + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--");
+    if (bad)
+        return 1;
     static const int full[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 4097, 3 }, { 1001, 626 }, { 1000, 626 } };
     static const int small[][2] = { { 7, 3 }, { 37, 45 }, { 14, 42 }, { 517, 37 } };
     const int (*sizes)[2] = quick ? small : full;
@@ -67,29 +137,20 @@ int main(void)
                     for (int v = 0; v < KV_COUNT; v++) {
                         if (!(pl.steps[0].op->gpu_variants & KV_BIT(v)))
                             continue;
-                        struct image got;
-                        struct run_report r;
-                        timing_report_init(&r);
-                        test_copy(&got, &in);
-                        struct gpu_run_opts go = { 0, v, 0 };
                         runs++;
-                        if (backend_gpu_run(&pl, &go, &got, &r) != GPUIMG_OK) {
-                            failed++;
-                            printf("FAIL %s %s %dx%d c%d d%d: %s\n", pipelines[p], kernel_names[v], g.w, g.h, c, depth,
-                                   gpuimg_errmsg());
-                            gpuimg_clear_error();
-                            image_free(&got);
-                            continue;
-                        }
-                        /* raw bytes: no alpha weighting, every sample must be identical */
-                        if (got.w != want.w || got.h != want.h || got.c != want.c
-                            || memcmp(got.data, want.data, want.stride * (size_t)want.h)) {
-                            long over = 0, d = test_max_diff(&got, &want, &over, 0);
-                            failed++;
-                            printf("FAIL %s %s %dx%d c%d d%d: differs (max weighted diff %ld in %ld samples)\n",
-                                   pipelines[p], kernel_names[v], g.w, g.h, c, depth, d, over);
-                        }
-                        image_free(&got);
+                        failed += check_run(pipelines[p], &pl, &in, &want, v, 0,
+                                            op_gpu_tolerance(pl.steps[0].op, &pl.steps[0].args, &g, v));
+                    }
+                    image_free(&want);
+                }
+                for (size_t p = 0; p < sizeof fused / sizeof *fused; p++) {
+                    struct image want;
+                    struct plan pl;
+                    if (test_run_pipeline(fused[p], &in, &want) || plan_parse(fused[p], &pl) || plan_resolve(&pl, &g, 0))
+                        return 1;
+                    for (int nofuse = 0; nofuse <= 1; nofuse++) {
+                        runs++;
+                        failed += check_run(fused[p], &pl, &in, &want, -1, nofuse, 0);
                     }
                     image_free(&want);
                 }

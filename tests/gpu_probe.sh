@@ -1,7 +1,9 @@
 # gpuimg tests: the GPU from the command line. Skips (77) where no GPU is usable; with
 # GPUIMG_REQUIRE_GPU=1 a missing GPU is a failure. Where one is usable: --version names it,
 # --backend=auto and --backend=gpu run there with the stages of the GPU timing line, every
-# --kernel gives the CPU's bytes, --compare agrees, and a --device out of range fails.
+# --kernel gives the CPU's bytes, --compare agrees, fused and unfused pipelines give the CPU's
+# bytes and -v names the fused steps, gpuimg tune writes its cache and auto uses it, and a
+# --device out of range fails.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 skip_or_fail() {
@@ -34,8 +36,28 @@ done
 expect_ok -q --backend=cpu transpose,rotate=90 "$T/in.png" "$T/k-cpu.png"
 cmp -s "$T/k-cpu.png" "$T/k-perpixel.png" && cmp -s "$T/k-cpu.png" "$T/k-coalesced.png" && cmp -s "$T/k-cpu.png" "$T/k-tiled.png" \
     && ok || bad "a --kernel variant differs from the CPU"
-run --compare --repeat=2 gray,resize=50%,blur=2,transpose "$T/in.png" "$T/cmp.png"
-[ "$RC" -eq 0 ] && grep -q '^blur=2 *separable .* exact$' "$OUT" && grep -q '^pipeline *gpu kernels (auto)' "$OUT" \
-    && ! grep -q MISMATCH "$OUT" && ok || bad "--compare: $(cat "$OUT" "$ERR")"
+# 34x22: exactly 2:1, so the automatic kernels fuse gray into the resize and the transpose into the blur
+"$MKIMG" 34 22 3 8 "$T/even.png" 2 || exit 99
+run --compare --repeat=2 gray,resize=50%,blur=2,transpose "$T/even.png" "$T/cmp.png"
+[ "$RC" -eq 0 ] && grep -q '^blur=2 *separable .* exact$' "$OUT" && grep -q '^pipeline *gpu kernels, fused .* exact' "$OUT" \
+    && grep -q '^pipeline *gpu kernels, unfused' "$OUT" && ! grep -q MISMATCH "$OUT" && ok || bad "--compare: $(cat "$OUT" "$ERR")"
+run -v --backend=gpu gray,resize=50%,blur=2,transpose "$T/even.png" "$T/fused.png"
+[ "$RC" -eq 0 ] && grep -q 'gray+resize=50% \[vector\] [0-9.]*, blur=2+transpose \[tiled\] [0-9.]*' "$ERR" \
+    && ok || bad "fused steps not reported: $(cat "$ERR")"
+expect_ok -q --backend=cpu gray,resize=50%,blur=2,transpose "$T/even.png" "$T/fused-cpu.png"
+expect_ok -q --backend=gpu --no-fuse gray,resize=50%,blur=2,transpose "$T/even.png" "$T/unfused.png"
+cmp -s "$T/fused.png" "$T/fused-cpu.png" && cmp -s "$T/unfused.png" "$T/fused-cpu.png" && ok || bad "fused or unfused differs"
+# gpuimg tune: sweeps, checks, writes the cache; --kernel=auto then takes the cached choice and shape
+export GPUIMG_TUNE_CACHE="$T/tune.txt"
+run tune --quick --size=96x64 --repeat=2
+[ "$RC" -eq 0 ] && grep -q "^saved: $T/tune.txt" "$OUT" \
+    && grep -Eq '^gray 3 8 (perpixel|coalesced|vector) [0-9]+x[0-9]+ [0-9]+ [0-9.]+$' "$T/tune.txt" \
+    && grep -Eq '^transpose 3 8 ' "$T/tune.txt" && ok || bad "tune: $(cat "$OUT" "$ERR")"
+expect_ok -q --backend=cpu transpose "$T/in.png" "$T/t-cpu.png"
+printf 'transpose 3 8 perpixel 32x2 0 0.1\n' > "$T/tune.txt"
+run -v --backend=gpu transpose "$T/in.png" "$T/tuned.png"
+[ "$RC" -eq 0 ] && grep -q 'transpose \[perpixel 32x2\]' "$ERR" && cmp -s "$T/tuned.png" "$T/t-cpu.png" \
+    && ok || bad "cached choice not used: $(cat "$ERR")"
+unset GPUIMG_TUNE_CACHE
 expect_fail 1 "no usable GPU: device $n requested, $n present" --backend=gpu --device="$n" gray "$T/in.png" "$T/o2.png"
 finish

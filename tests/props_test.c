@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "testutil.h"
+#include "tune.h"
 
 static int failures, checks;
 
@@ -151,8 +152,41 @@ static void check_half(int w, int h, int c, int depth)
     image_free(&im);
 }
 
+/* The tune cache's lines: well-formed ones parse, anything a stale or hand-edited file could hold
+ * that names no operation, no variant the operation has, the inexact texture variant, or an
+ * impossible shape is ignored (auto then keeps its built-in choice). */
+static void check_tune_lines(void)
+{
+    static const struct { const char *line; int ok, c, depth, variant, bx, by, ppt; } t[] = {
+        { "gray 3 8 vector 256x1 0 0.0461\n", 1, 3, 8, KV_VECTOR, 256, 1, 0 },
+        { "transpose 1 16 tiled 32x16 0 0.11\n", 1, 1, 16, KV_TILED, 32, 16, 0 },
+        { "flip 4 8 coalesced 128x1 8 0.2\n", 1, 4, 8, KV_COALESCED, 128, 1, 8 },
+        { "# gray 3 8 vector 256x1 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },
+        { "gray 3 8 separable 32x8 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },      /* gray has no separable kernel */
+        { "resize 1 8 texture 32x8 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },      /* inexact: never an automatic choice */
+        { "sharpen 3 8 perpixel 32x8 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },
+        { "gray 3 12 vector 256x1 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },
+        { "gray 3 8 coalesced 64x64 4 0.1\n", 0, 0, 0, 0, 0, 0, 0 },     /* 4096 threads */
+        { "gray 3 8 coalesced 256x1 3 0.1\n", 0, 0, 0, 0, 0, 0, 0 },
+        { "gray 3 8 vector\n", 0, 0, 0, 0, 0, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        char op[32];
+        int c = 0, depth = 0, v = -1;
+        struct gpu_shape sh = { 0, 0, 0 };
+        int ok = tune_parse_line(t[i].line, op, sizeof op, &c, &depth, &v, &sh);
+        checks++;
+        if (ok != t[i].ok || (ok && (c != t[i].c || depth != t[i].depth || v != t[i].variant || sh.bx != t[i].bx
+                                     || sh.by != t[i].by || sh.ppt != t[i].ppt))) {
+            failures++;
+            fprintf(stderr, "FAIL tune cache line %s", t[i].line);
+        }
+    }
+}
+
 int main(void)
 {
+    check_tune_lines();
     static const int even[][2] = { { 2, 2 }, { 14, 42 }, { 1000, 626 } };
     for (int s = 0; s < 3; s++)
         for (int depth = 8; depth <= 16; depth += 8)

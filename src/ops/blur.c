@@ -184,6 +184,13 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
                                  err, sizeof err);
     return rc ? op_cuda_fail(&op_blur, variant, err) : GPUIMG_OK;
 }
+
+/* The one-pass kernel writes its tile transposed as easily as straight. */
+static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
+{
+    const int ksize = blur_kernel_size(a->v[P_SIGMA].num, in->depth);
+    return variant == KV_TILED && gpu_blur_onepass_applies(in->c, in->depth, ksize) ? FUSE_TRANSPOSE_OUT : 0;
+}
 #endif
 
 const struct op_desc op_blur = {
@@ -203,4 +210,5 @@ const struct op_desc op_blur = {
     .cpu = cpu,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE), KV_TILED,
                gpu_prepare, gpu_launch),
+    GPU_FUSE(gpu_fuse),
 };

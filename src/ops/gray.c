@@ -111,6 +111,11 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
     return GPUIMG_OK;
 }
 
+void gray_weights(const struct op_args *a, uint32_t w[3])
+{
+    memcpy(w, weights[a->v[P_STANDARD].choice], 3 * sizeof *w);
+}
+
 #ifdef HAVE_CUDA
 static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
                       const struct gpu_image *out)

@@ -253,7 +253,21 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
 }
 
 #ifdef HAVE_CUDA
-/* The tables the kernels read: nearest's two index maps, or the filter's four tap arrays. */
+/* Which kernel a variant runs for these arguments: vector and texture apply to some layouts only
+ * (gpu.h) and otherwise run perpixel, the same bits. */
+static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
+                      const struct geom *out)
+{
+    const int f = a->v[P_FILTER].choice;
+    if (variant == KV_VECTOR)
+        return f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h) ? KV_VECTOR : KV_PERPIXEL;
+    if (variant == KV_TEXTURE)
+        return f == F_BILINEAR && c == 1 ? KV_TEXTURE : KV_PERPIXEL;
+    return variant;
+}
+
+/* The tables the kernels read: nearest's two index maps, or the filter's four tap arrays (and the
+ * texture variant's pitched copy of the input, when it needs one). */
 static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                        struct gpu_tables *t)
 {
@@ -271,10 +285,12 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
     struct taps tx = { 0 }, ty = { 0 };
     r = filter_taps(a->v[P_FILTER].choice, &tx, &ty, in, out);
     if (!r) {
-        const void *host[4] = { tx.idx, tx.w, ty.idx, ty.w };
+        const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
         const size_t nx = (size_t)tx.count * tx.n * 4, ny = (size_t)ty.count * ty.n * 4;
-        const size_t bytes[4] = { nx, nx, ny, ny };
-        r = op_tables_upload(&op_resize, variant, t, 4, host, bytes);
+        const int tex = gpu_kernel(a, variant, in->c, in->depth, in, out) == KV_TEXTURE;
+        const size_t bytes[5] = { nx, nx, ny, ny, tex ? gpu_texture_scratch(in->w, in->h, in->depth) : 0 };
+        r = op_tables_upload(&op_resize, variant, t, 5, host, bytes);
+        t->n[4] = bytes[4] != 0;
         t->n[0] = tx.n;
         t->n[1] = ty.n;
     }
@@ -287,11 +303,27 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
                       const struct gpu_image *out)
 {
     char err[256];
-    int rc = a->v[P_FILTER].choice == F_NEAREST
-                 ? gpu_nearest(variant, in, out, t->part[0], t->part[1], err, sizeof err)
-                 : gpu_sepfilter(variant, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3], t->n[1],
-                                 err, sizeof err);
+    const struct geom gi = { in->w, in->h, in->c, in->depth }, go = { out->w, out->h, out->c, out->depth };
+    const int k = gpu_kernel(a, variant, in->c, in->depth, &gi, &go);
+    int rc = a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(k, in, out, t->part[0], t->part[1], err, sizeof err)
+             : k == KV_VECTOR                   ? gpu_half(in, out, err, sizeof err)
+             : k == KV_TEXTURE ? gpu_texture_bilinear(in, out, t->n[4] ? t->part[4] : NULL, err, sizeof err)
+                               : gpu_sepfilter(k, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3],
+                                               t->n[1], err, sizeof err);
     return rc ? op_cuda_fail(&op_resize, variant, err) : GPUIMG_OK;
+}
+
+static long gpu_tolerance(const struct op_args *a, const struct geom *in, int variant)
+{
+    if (variant != KV_TEXTURE || a->v[P_FILTER].choice != F_BILINEAR || in->c != 1)
+        return 0;
+    return in->depth == 8 ? GPU_TEXTURE_TOL8 : GPU_TEXTURE_TOL16;
+}
+
+/* The vector kernel reads RGB through a gray step before it (8-bit, exact 2:1). */
+static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
+{
+    return gpu_kernel(a, variant, in->c, in->depth, in, out) == KV_VECTOR && in->c == 1 ? FUSE_GRAY_IN : 0;
 }
 #endif
 
@@ -313,5 +345,10 @@ const struct op_desc op_resize = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_PERPIXEL, gpu_prepare, gpu_launch),
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_VECTOR) | KV_BIT(KV_TEXTURE), KV_VECTOR,
+               gpu_prepare, gpu_launch),
+    GPU_FUSE(gpu_fuse),
+#ifdef HAVE_CUDA
+    .gpu_tolerance = gpu_tolerance,
+#endif
 };
