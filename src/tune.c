@@ -257,7 +257,7 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
                 printf("%-12s %-6s %-10s %-14s %9.4f %9.4f %7.1f %6.1f%% %4d %4d  %s\n", cases[k], layout_name(c),
                        kernel_names[v], shape, ms, model, io / ms / 1e6, 100 * io / ms / 1e6 / *copy_gbs,
                        have ? li.regs : 0, have ? li.blocks_per_sm : 0, check);
-                if (!bad && !diff && (b->ms < 0 || ms < b->ms)) {
+                if (!bad && !diff && v != KV_TEXTURE && (b->ms < 0 || ms < b->ms)) {
                     snprintf(b->op, sizeof b->op, "%s", st->op->name);
                     b->c = c;
                     b->depth = depth;
