@@ -239,6 +239,7 @@ extern "C" int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu
 #define RT_W 64
 #define RT_H 16
 #define RT_SMEM (44 * 1024)
+#define RT_LD 8
 
 template <int C>
 __global__ void __launch_bounds__(256) resize_tiled(const uint8_t *__restrict__ in, int iw, int ih,
@@ -270,20 +271,33 @@ __global__ void __launch_bounds__(256) resize_tiled(const uint8_t *__restrict__ 
             wy1[tid] = yw[2 * (y0 + tid) + 1];
             osh[tid] = (int)((((size_t)(y0 + tid) * ow + x0) * C) & 3);
         }
-        for (int i = tid >> 5; i < nrows; i += blockDim.x >> 5)
-            for (int q = tid & 31; q < nq; q += 32) {
+        /* RT_LD words a thread in flight: the loads of a batch are all issued before any is stored */
+        const int nwords = nrows * nq;
+        for (int base = 0; base < nwords; base += RT_LD * 256) {
+            uint32_t wv[RT_LD];
+#pragma unroll
+            for (int k = 0; k < RT_LD; k++) {
+                const int e = base + k * 256 + tid, i = e / nq, q = e - i * nq;
                 const size_t a = (size_t)(r0 + i) * rowbytes + (size_t)c0 * C + 4 * q, a0 = a & ~(size_t)3;
-                uint32_t word = 0;
+                wv[k] = 0;
+                if (e >= nwords)
+                    continue;
                 if (a0 + 8 <= total) {
                     const uint32_t *g = (const uint32_t *)(in + a0);
-                    word = __funnelshift_r(__ldg(g), __ldg(g + 1), 8 * (unsigned)(a & 3));
+                    wv[k] = __funnelshift_r(__ldg(g), __ldg(g + 1), 8 * (unsigned)(a & 3));
                 } else {
                     for (int b = 0; b < 4; b++)
                         if (a + b < total)
-                            word |= (uint32_t)in[a + b] << (8 * b);
+                            wv[k] |= (uint32_t)in[a + b] << (8 * b);
                 }
-                *(uint32_t *)(S + (size_t)i * pitch + 4 * q) = word;
             }
+#pragma unroll
+            for (int k = 0; k < RT_LD; k++) {
+                const int e = base + k * 256 + tid, i = e / nq, q = e - i * nq;
+                if (e < nwords)
+                    *(uint32_t *)(S + (size_t)i * pitch + 4 * q) = wv[k];
+            }
+        }
         __syncthreads();
         for (int e = tid; e < RT_H * RT_W; e += blockDim.x) {
             const int r = e / RT_W, px = e - r * RT_W;

@@ -153,7 +153,9 @@ int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int varian
         r = cuda_fail("allocating the device pipeline", err);
     for (int i = 0; !r && i < pl->nsteps; i++) {
         const struct step *st = &pl->steps[i];
-        gp->variant[i] = variant >= 0 ? variant : st->op->gpu_auto;
+        gp->variant[i] = variant >= 0                 ? variant
+                         : st->op->gpu_auto_for ? st->op->gpu_auto_for(&st->in)
+                                                : st->op->gpu_auto;
         int tv;   /* auto: the choice gpuimg tune stored for this GPU, when it has one */
         struct gpu_shape sh;
         if (variant < 0 && tune_lookup(st->op->name, st->in.c, st->in.depth, &tv, &sh) && (st->op->gpu_variants & KV_BIT(tv))) {

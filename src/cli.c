@@ -317,11 +317,12 @@ void cli_list(FILE *f, const char *format)
             fputs("\n.IP\nGPU kernels: ", f);
             roff_text(f, kl);
             fputs("; auto: ", f);
-            roff_text(f, kernel_names[op->gpu_auto]);
+            roff_text(f, op->gpu_auto_text ? op->gpu_auto_text : kernel_names[op->gpu_auto]);
             fputs(".\n", f);
         } else {
             fprintf(f, "  %s\n", op->definition);
-            fprintf(f, "  GPU kernels: %s; auto: %s\n\n", kl, kernel_names[op->gpu_auto]);
+            fprintf(f, "  GPU kernels: %s; auto: %s\n\n", kl,
+                    op->gpu_auto_text ? op->gpu_auto_text : kernel_names[op->gpu_auto]);
         }
     }
 }

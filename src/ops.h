@@ -70,6 +70,10 @@ struct op_desc {
     /* The largest difference from the OpenMP result a variant may give for this step, in levels;
      * NULL: 0, every variant exact. */
     long (*gpu_tolerance)(const struct op_args *a, const struct geom *in, int variant);
+    /* The built-in automatic variant per layout when it differs from gpu_auto (NULL: gpu_auto
+     * always), and the words --list prints for it. A tune cache entry overrides both. */
+    int (*gpu_auto_for)(const struct geom *in);
+    const char *gpu_auto_text;
 };
 /* op->gpu_tolerance, or 0. */
 long op_gpu_tolerance(const struct op_desc *op, const struct op_args *a, const struct geom *in, int variant);

@@ -330,6 +330,10 @@ static long gpu_tolerance(const struct op_args *a, const struct geom *in, int va
     return in->depth == 8 ? GPU_TEXTURE_TOL8 : GPU_TEXTURE_TOL16;
 }
 
+/* Measured on an H200 (bench/RESULTS.md): the tiled kernel wins for grey, but for RGB its short
+ * blocks (stage, compute, copy out) lose to perpixel, which vector runs outside exact 2:1. */
+static int gpu_auto_for(const struct geom *in) { return in->c == 1 ? KV_TILED : KV_VECTOR; }
+
 /* The vector kernel reads RGB through a gray step before it (8-bit, exact 2:1). */
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
 {
@@ -361,5 +365,7 @@ const struct op_desc op_resize = {
     GPU_FUSE(gpu_fuse),
 #ifdef HAVE_CUDA
     .gpu_tolerance = gpu_tolerance,
+    .gpu_auto_for = gpu_auto_for,
 #endif
+    .gpu_auto_text = "tiled for grey, vector for other layouts",
 };
