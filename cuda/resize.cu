@@ -229,17 +229,14 @@ extern "C" int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu
 
 /* tiled (bilinear, 8-bit, one or three channels, no alpha): a block owns RT_W output pixels x
  * RT_H rows. The source rectangle its taps reach is staged in shared memory (aligned words,
- * funnel-shifted so that every staged row starts at its first byte), the tile's taps beside it.
- * A thread then makes one output pixel: its two source pixels of a row are adjacent (or the same
- * at a clamped edge, where the second weight is 0), so two shared words give both; the result
- * bytes go to a staging tile that is copied out as aligned words (bytes only at the two ends of a
- * row). The CPU's integers: inner = wx0 p0 + wx1 p1 < 2^24, acc = wy0 inner0 + wy1 inner1 in 64
- * bits, (acc + 2^31) >> 32. The host checks that the largest rectangle fits
+ * funnel-shifted so that every staged row starts at its first byte), the tile's taps beside it;
+ * then a thread makes the 4 output bytes of one aligned word of an output row (bytes only at the
+ * row's two ends). The CPU's integers: inner = wx0 p0 + wx1 p1 < 2^24, acc = wy0 inner0 +
+ * wy1 inner1 in 64 bits, (acc + 2^31) >> 32. The host checks that the largest rectangle fits
  * (gpu_resize_tiled_pitch); otherwise perpixel runs. */
 #define RT_W 64
 #define RT_H 16
-#define RT_SMEM (44 * 1024)
-#define RT_LD 8
+#define RT_SMEM (46 * 1024)
 
 template <int C>
 __global__ void __launch_bounds__(256) resize_tiled(const uint8_t *__restrict__ in, int iw, int ih,
@@ -248,97 +245,71 @@ __global__ void __launch_bounds__(256) resize_tiled(const uint8_t *__restrict__ 
                                                     const int32_t *__restrict__ yi, const uint32_t *__restrict__ yw,
                                                     int pitch)
 {
-    constexpr int PO = RT_W * C + 16;   /* output staging row pitch: room for the alignment shift */
     extern __shared__ __align__(16) unsigned char S[];
-    __shared__ __align__(16) unsigned char OS[RT_H * PO];
-    __shared__ int tx0[RT_W], tx1[RT_W], ty0[RT_H], ty1[RT_H], osh[RT_H];
-    __shared__ uint32_t wx1[RT_W], wy1[RT_H];
+    __shared__ int tx0[RT_W], tx1[RT_W], ty0[RT_H], ty1[RT_H];
+    __shared__ uint32_t wx0[RT_W], wx1[RT_W], wy0[RT_H], wy1[RT_H];
     const int tid = threadIdx.x, x0 = blockIdx.x * RT_W, nw = min(RT_W, ow - x0);
     const size_t rowbytes = (size_t)iw * C, total = rowbytes * ih;
-    const int c0 = xi[2 * x0], c1 = xi[2 * (x0 + nw - 1) + 1], nbytes = (c1 - c0 + 1) * C, nq = (nbytes + 3) / 4;
+    const int c0 = xi[2 * x0], c1 = xi[2 * (x0 + nw - 1) + 1], nbytes = (c1 - c0 + 1) * C;
     if (tid < nw) {
         tx0[tid] = (xi[2 * (x0 + tid)] - c0) * C;
-        tx1[tid] = (xi[2 * (x0 + tid) + 1] - xi[2 * (x0 + tid)]) * C;   /* 0 or C */
+        tx1[tid] = (xi[2 * (x0 + tid) + 1] - c0) * C;
+        wx0[tid] = xw[2 * (x0 + tid)];
         wx1[tid] = xw[2 * (x0 + tid) + 1];
     }
     for (int tb = blockIdx.y; tb * RT_H < oh; tb += gridDim.y) {
         const int y0 = tb * RT_H, nh = min(RT_H, oh - y0);
         const int r0 = yi[2 * y0], nrows = yi[2 * (y0 + nh - 1) + 1] - r0 + 1;
-        __syncthreads();   /* the previous tile is done with S, OS and the row taps */
+        __syncthreads();   /* the previous tile is done with S and the row taps */
         if (tid < nh) {
             ty0[tid] = (yi[2 * (y0 + tid)] - r0) * pitch;
             ty1[tid] = (yi[2 * (y0 + tid) + 1] - r0) * pitch;
+            wy0[tid] = yw[2 * (y0 + tid)];
             wy1[tid] = yw[2 * (y0 + tid) + 1];
-            osh[tid] = (int)((((size_t)(y0 + tid) * ow + x0) * C) & 3);
         }
-        /* RT_LD words a thread in flight: the loads of a batch are all issued before any is stored */
-        const int nwords = nrows * nq;
-        for (int base = 0; base < nwords; base += RT_LD * 256) {
-            uint32_t wv[RT_LD];
+        const int nq = (nbytes + 3) / 4;
+        for (int e = tid; e < nrows * nq; e += blockDim.x) {
+            const int i = e / nq, q = e - i * nq;
+            const size_t a = (size_t)(r0 + i) * rowbytes + (size_t)c0 * C + 4 * q, a0 = a & ~(size_t)3;
+            uint32_t word = 0;
+            if (a0 + 8 <= total) {
+                const uint32_t *g = (const uint32_t *)(in + a0);
+                word = __funnelshift_r(__ldg(g), __ldg(g + 1), 8 * (unsigned)(a & 3));
+            } else {
+                for (int b = 0; b < 4; b++)
+                    if (a + b < total)
+                        word |= (uint32_t)in[a + b] << (8 * b);
+            }
+            *(uint32_t *)(S + (size_t)i * pitch + 4 * q) = word;
+        }
+        __syncthreads();
+        const int nwb = nw * C, nk = RT_W * C / 4 + 1;
+        for (int e = tid; e < nh * nk; e += blockDim.x) {
+            const int r = e / nk, k = e - r * nk;
+            const size_t g0 = ((size_t)(y0 + r) * ow + x0) * C;
+            const int sh = (int)(g0 & 3), lo = 4 * k - sh;   /* tile byte of this word's first byte */
+            if (lo + 4 <= 0 || lo >= nwb)
+                continue;
+            const unsigned char *s0 = S + ty0[r], *s1 = S + ty1[r];
+            const uint64_t v0 = wy0[r], v1 = wy1[r];
+            uint32_t word = 0;
 #pragma unroll
-            for (int k = 0; k < RT_LD; k++) {
-                const int e = base + k * 256 + tid, i = e / nq, q = e - i * nq;
-                const size_t a = (size_t)(r0 + i) * rowbytes + (size_t)c0 * C + 4 * q, a0 = a & ~(size_t)3;
-                wv[k] = 0;
-                if (e >= nwords)
+            for (int b = 0; b < 4; b++) {
+                const int j = lo + b;
+                if (j < 0 || j >= nwb)
                     continue;
-                if (a0 + 8 <= total) {
-                    const uint32_t *g = (const uint32_t *)(in + a0);
-                    wv[k] = __funnelshift_r(__ldg(g), __ldg(g + 1), 8 * (unsigned)(a & 3));
-                } else {
-                    for (int b = 0; b < 4; b++)
-                        if (a + b < total)
-                            wv[k] |= (uint32_t)in[a + b] << (8 * b);
-                }
+                const int px = j / C, ch = j - px * C, a = tx0[px] + ch, bb = tx1[px] + ch;
+                const uint32_t in0 = wx0[px] * s0[a] + wx1[px] * s0[bb], in1 = wx0[px] * s1[a] + wx1[px] * s1[bb];
+                const uint64_t acc = v0 * in0 + v1 * in1;
+                word |= (uint32_t)((acc + (1ull << 31)) >> 32) << (8 * b);
             }
-#pragma unroll
-            for (int k = 0; k < RT_LD; k++) {
-                const int e = base + k * 256 + tid, i = e / nq, q = e - i * nq;
-                if (e < nwords)
-                    *(uint32_t *)(S + (size_t)i * pitch + 4 * q) = wv[k];
-            }
-        }
-        __syncthreads();
-        for (int e = tid; e < RT_H * RT_W; e += blockDim.x) {
-            const int r = e / RT_W, px = e - r * RT_W;
-            if (r >= nh || px >= nw)
-                continue;
-            const int t0 = tx0[px], d1 = tx1[px];
-            const uint32_t w1 = wx1[px], w0 = 65536u - w1;
-            const uint64_t v1 = wy1[r], v0 = 65536u - v1;
-            /* the 8 bytes from t0, out of the three words from t0 rounded down, hold both source
-             * pixels (2C <= 6 bytes) */
-            const unsigned sh = 8 * (unsigned)(t0 & 3);
-            const uint32_t *q0 = (const uint32_t *)(S + ty0[r] + (t0 & ~3)), *q1 = (const uint32_t *)(S + ty1[r] + (t0 & ~3));
-            const uint64_t win0 = ((uint64_t)__funnelshift_r(q0[1], q0[2], sh) << 32) | __funnelshift_r(q0[0], q0[1], sh);
-            const uint64_t win1 = ((uint64_t)__funnelshift_r(q1[1], q1[2], sh) << 32) | __funnelshift_r(q1[0], q1[1], sh);
-            unsigned char *o = OS + r * PO + osh[r] + px * C;
-#pragma unroll
-            for (int ch = 0; ch < C; ch++) {
-                const uint32_t a0 = (uint32_t)(win0 >> (8 * ch)) & 255u, b0 = (uint32_t)(win0 >> (8 * (d1 + ch))) & 255u;
-                const uint32_t a1 = (uint32_t)(win1 >> (8 * ch)) & 255u, b1 = (uint32_t)(win1 >> (8 * (d1 + ch))) & 255u;
-                const uint64_t acc = v0 * (w0 * a0 + w1 * b0) + v1 * (w0 * a1 + w1 * b1);
-                o[ch] = (uint8_t)((acc + (1ull << 31)) >> 32);
-            }
-        }
-        __syncthreads();
-        /* copy out: whole aligned words, bytes only at the two ends of a row */
-        const int nb = nw * C;
-        constexpr int NK = RT_W * C / 4 + 1;
-        for (int e = tid; e < RT_H * NK; e += blockDim.x) {
-            const int r = e / NK, k = e - r * NK;
-            if (r >= nh)
-                continue;
-            const int sh = osh[r], lo = 4 * k, hi = lo + 4;
-            if (hi <= sh || lo >= sh + nb)
-                continue;
-            uint8_t *gw = out + (((size_t)(y0 + r) * ow + x0) * C - sh) + lo;
-            const unsigned char *sw = OS + r * PO + lo;
-            if (lo >= sh && hi <= sh + nb)
-                *(uint32_t *)gw = *(const uint32_t *)sw;
+            uint8_t *gw = out + (g0 - sh) + 4 * k;
+            if (lo >= 0 && lo + 4 <= nwb)
+                *(uint32_t *)gw = word;
             else
-                for (int b = max(lo, sh); b < min(hi, sh + nb); b++)
-                    gw[b - lo] = sw[b - lo];
+                for (int b = 0; b < 4; b++)
+                    if (lo + b >= 0 && lo + b < nwb)
+                        gw[b] = (uint8_t)(word >> (8 * b));
         }
     }
 }
@@ -358,7 +329,7 @@ extern "C" int gpu_resize_tiled_pitch(int c, int depth, int ow, int oh, const in
         const int r = yi[2 * last + 1] - yi[2 * y0] + 1;
         maxr = r > maxr ? r : maxr;
     }
-    const int pitch = (maxb + 12 + 15) & ~15;   /* + 12: a pixel's three-word read may pass the last byte */
+    const int pitch = (maxb + 15) & ~15;
     return (size_t)pitch * maxr <= RT_SMEM ? pitch * 65536 + maxr : 0;   /* pitch and rows, packed */
 }
 
