@@ -168,17 +168,11 @@ int main(int argc, char **argv)
                     return 1;
                 }
                 /* the ceiling: a device-to-device copy of the input, read + write bytes */
-                double t[1000];
+                double copy_ms;
                 gpu_upload(din, full.data, bytes, err, sizeof err);
-                for (int k = 0; k < repeat + 3; k++) {
-                    float ms;
-                    gpu_timer_start(timer, err, sizeof err);
-                    gpu_copy_d2d(dout, din, bytes, err, sizeof err);
-                    gpu_timer_stop(timer, &ms, err, sizeof err);
-                    if (k >= 3)
-                        t[k - 3] = ms;
-                }
-                const double copy_ms = timing_median(t, repeat), copy_gbs = 2.0 * bytes / copy_ms / 1e6;
+                if (compare_copy_ms(dout, din, bytes, repeat, timer, &copy_ms))
+                    return fail("device copy");
+                const double copy_gbs = 2.0 * bytes / copy_ms / 1e6;
                 row(size, &g, "copy", "cudaMemcpy", copy_ms, 2.0 * bytes, copy_gbs, 0, "");
                 for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
                     const struct image *in = cases[k].half ? &half : &full;

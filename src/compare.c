@@ -80,6 +80,27 @@ static long max_diff(const uint8_t *a, const uint8_t *b, size_t bytes, int depth
     return worst;
 }
 
+static int cuda_err(const char *what, const char *err);
+
+int compare_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct gpu_timer *timer, double *ms)
+{
+    char err[256];
+    double *t = malloc(sizeof *t * repeat);
+    int r = t ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    for (int k = 0; k < repeat + 3 && !r; k++) {
+        float m;
+        if (gpu_timer_start(timer, err, sizeof err) || gpu_copy_d2d(dst, src, bytes, err, sizeof err)
+            || gpu_timer_stop(timer, &m, err, sizeof err))
+            r = cuda_err("device copy", err);
+        else if (k >= 3)
+            t[k - 3] = m;
+    }
+    if (!r)
+        *ms = timing_median(t, repeat);
+    free(t);
+    return r;
+}
+
 int compare_check_text(char *buf, size_t n, long diff, long tol)
 {
     if (diff == 0)

@@ -26,6 +26,9 @@ int compare_run(const struct plan *pl, const struct compare_opts *co, struct ima
 struct gpu_timer;
 int compare_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
                         struct gpu_timer *timer, double *ms, long *diff, long *tol);
+/* The device-to-device copy of bytes from src to dst (the bandwidth ceiling): 3 warm-ups, the
+ * median of repeat CUDA-event timings in *ms. */
+int compare_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct gpu_timer *timer, double *ms);
 /* "exact", "within N (tolerance T)" or "MISMATCH max N" for a difference and its tolerance. */
 int compare_check_text(char *buf, size_t n, long diff, long tol);
 

@@ -180,21 +180,10 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
         goto done;
     }
     /* the ceiling: a device-to-device copy of the same bytes */
-    double *t = malloc(sizeof *t * o->repeat);
-    if (!t) {
-        r = gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    double copy_ms;
+    if ((r = compare_copy_ms(dout, din, bytes, o->repeat, timer, &copy_ms)))
         goto done;
-    }
-    for (int k = 0; k < o->repeat + 3; k++) {
-        float ms;
-        gpu_timer_start(timer, err, sizeof err);
-        gpu_copy_d2d(dout, din, bytes, err, sizeof err);
-        gpu_timer_stop(timer, &ms, err, sizeof err);
-        if (k >= 3)
-            t[k - 3] = ms;
-    }
-    *copy_gbs = 2.0 * bytes / timing_median(t, o->repeat) / 1e6;
-    free(t);
+    *copy_gbs = 2.0 * bytes / copy_ms / 1e6;
     for (size_t k = 0; k < sizeof cases / sizeof *cases && !r; k++) {
         struct plan pl;
         struct image in = { 0 }, ref = { 0 };
