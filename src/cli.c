@@ -191,6 +191,7 @@ void cli_help(FILE *f)
 {
     fprintf(f,
             "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+            "   or: gpuimg tune [--size=WxH] [--repeat=N] [--device=N] [--quick] [--no-save]\n"
             "Process an image through a pipeline of operations, on the GPU when one is usable and on\n"
             "the CPU (OpenMP) otherwise, and print how long each stage took.\n"
             "\n"
@@ -238,6 +239,9 @@ void cli_help(FILE *f)
             "  gpuimg gray,resize=50%%,blur=2,transpose in.png out.png\n"
             "  gpuimg resize=800x:filter=area - thumb.jpg < in.png\n"
             "  gpuimg --compare --repeat=30 gray big.png gray.png\n"
+            "gpuimg tune measures every kernel variant and launch shape on this GPU, checks each\n"
+            "against the CPU, and stores the fastest per operation and layout for --kernel=auto\n"
+            "($XDG_CACHE_HOME/gpuimg/; GPUIMG_TUNE_CACHE=FILE|off overrides).\n"
             "See man gpuimg for the exact definition of every operation.\n");
 }
 

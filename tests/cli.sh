@@ -125,4 +125,8 @@ expect_fail 2 "option '--json' needs a value" gray "$T/rgb.png" "$T/x.png" --jso
 
 # limits on results: a resize over --max-pixels is refused before any work
 expect_fail 1 "resize=100x100: the result would be 100x100 \(10000 pixels\), over the limit of 9999" --max-pixels=9999 resize=100x100 "$T/ga.png" "$T/x.png"
+# gpuimg tune: its options are checked before any GPU work (usage errors, exit 2)
+expect_fail 2 "tune: unknown option '--bogus'" tune --bogus
+expect_fail 2 "tune: --size must be WxH \(1 to 32768\), not '0x5'" tune --size=0x5
+expect_fail 2 "tune: --repeat must be 1 to 1000" tune --repeat=0
 finish
