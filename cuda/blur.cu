@@ -137,13 +137,11 @@ static int launch_blur(const gpu_image *in, const gpu_image *out, const uint32_t
     typedef typename Acc<C, C == 2 || C == 4>::type AT;
     AT *V = (AT *)scratch;
     const unsigned t1 = (unsigned)((in->h + VT_H - 1) / VT_H), t2 = (unsigned)((in->h + HT_H - 1) / HT_H);
-    note_launch((const void *)blur_down<T, C>, dim3((in->w + VT_W - 1) / VT_W, t1 > 65535 ? 65535 : t1), dim3(VT_W, 8), 0,
-                4);
-    blur_down<T, C><<<dim3((in->w + VT_W - 1) / VT_W, t1 > 65535 ? 65535 : t1), dim3(VT_W, 8)>>>(
-        (const T *)in->data, in->w, in->h, V, kern, ksize, by);
+    launch(blur_down<T, C>, dim3((in->w + VT_W - 1) / VT_W, t1 > 65535 ? 65535 : t1), dim3(VT_W, 8), 0, 4,
+           (const T *)in->data, in->w, in->h, V, kern, ksize, by);
     LAUNCH_TRY(err, errlen);
-    blur_across<T, C><<<dim3((in->w + HT_W - 1) / HT_W, t2 > 65535 ? 65535 : t2), dim3(32, HT_H)>>>(
-        V, in->w, in->h, (T *)out->data, kern, ksize, bx);
+    launch(blur_across<T, C>, dim3((in->w + HT_W - 1) / HT_W, t2 > 65535 ? 65535 : t2), dim3(32, HT_H), 0, 4, V, in->w,
+           in->h, (T *)out->data, kern, ksize, bx);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
@@ -332,11 +330,9 @@ static int launch_q8t(const gpu_image *in, const gpu_image *out, const uint32_t 
     CUDA_TRY(cudaFuncSetAttribute(blur_q8<C, KS, TR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM), err,
              errlen);
     const unsigned ty = (unsigned)((in->h + Q8_TH - 1) / Q8_TH);
-    note_launch((const void *)blur_q8<C, KS, TR>,
-                dim3((unsigned)((in->w + Q8_TB / C - 1) / (Q8_TB / C)), ty > 65535 ? 65535 : ty), 256, G::SMEM,
-                Q8_TB * Q8_TH / C / 256);
-    blur_q8<C, KS, TR><<<dim3((unsigned)((in->w + Q8_TB / C - 1) / (Q8_TB / C)), ty > 65535 ? 65535 : ty), 256,
-                         G::SMEM>>>((const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
+    launch(blur_q8<C, KS, TR>, dim3((unsigned)((in->w + Q8_TB / C - 1) / (Q8_TB / C)), ty > 65535 ? 65535 : ty), 256,
+           G::SMEM, Q8_TB * Q8_TH / C / 256, (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize,
+           bx, by);
     LAUNCH_TRY(err, errlen);
     return 0;
 }

@@ -74,6 +74,16 @@ static inline unsigned threads1d() { return g_shape.bx ? (unsigned)(g_shape.bx *
 static inline int ppt_choice() { return g_shape.ppt ? g_shape.ppt : GPU_PPT; }
 void note_launch(const void *fn, dim3 grid, dim3 block, size_t smem, int px_per_thread);
 
+/* Launch kernel k (grid g, block b, smem dynamic bytes) and record it for gpu_last_launch: one
+ * name for both, so the record cannot describe another kernel than the one that ran. Check with
+ * LAUNCH_TRY afterwards as for any launch. */
+template <typename... P, typename... A>
+static inline void launch(void (*k)(P...), dim3 g, dim3 b, size_t smem, int px_per_thread, A... args)
+{
+    note_launch((const void *)k, g, b, smem, px_per_thread);
+    k<<<g, b, smem>>>(static_cast<P>(args)...);
+}
+
 static inline dim3 grid_coalesced(int w, int h, unsigned threads, int ppt)
 {
     return dim3((unsigned)((w + threads * ppt - 1) / (threads * ppt)), h > 65535 ? 65535u : (unsigned)h);

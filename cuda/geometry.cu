@@ -63,20 +63,17 @@ static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, 
     P *d = (P *)out->data;
     if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
-        note_launch((const void *)remap_direct<BPP, false>, g, b, 0, 1);
-        remap_direct<BPP, false><<<g, b>>>(s, d, in->w, out->w, out->h, *m);
+        launch(remap_direct<BPP, false>, g, b, 0, 1, s, d, in->w, out->w, out->h, *m);
     } else if (variant == KV_COALESCED) {
         const unsigned th = threads1d();
-        PPT_SWITCH(ppt_choice(), const dim3 g = grid_coalesced(out->w, out->h, th, P);
-                   note_launch((const void *)remap_direct<BPP, true, P>, g, th, 0, P);
-                   remap_direct<BPP, true, P><<<g, th>>>(s, d, in->w, out->w, out->h, *m));
+        PPT_SWITCH(ppt_choice(), launch(remap_direct<BPP, true, P>, grid_coalesced(out->w, out->h, th, P), th, 0, P, s, d,
+                                        in->w, out->w, out->h, *m));
     } else {
         /* 32 columns; the rows a block has (by of the shape, 8 by default) stride over the tile */
         const int rows = g_shape.by > 0 && g_shape.by <= TILE ? g_shape.by : TILE_ROWS;
         const unsigned ty = (unsigned)((out->h + TILE - 1) / TILE);
         dim3 b(TILE, rows), g((out->w + TILE - 1) / TILE, ty > 65535 ? 65535 : ty);
-        note_launch((const void *)remap_tiled<BPP>, g, b, 0, TILE / rows);
-        remap_tiled<BPP><<<g, b>>>(s, d, in->w, in->h, out->w, out->h, *m);
+        launch(remap_tiled<BPP>, g, b, 0, TILE / rows, s, d, in->w, in->h, out->w, out->h, *m);
     }
     LAUNCH_TRY(err, errlen);
     return 0;

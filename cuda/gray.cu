@@ -76,16 +76,13 @@ static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, c
     const size_t n = (size_t)in->w * in->h;
     if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(in->w, in->h, b);
-        note_launch((const void *)gray_perpixel<T, CI>, g, b, 0, 1);
-        gray_perpixel<T, CI><<<g, b>>>(s, d, in->w, in->h, w[0], w[1], w[2]);
+        launch(gray_perpixel<T, CI>, g, b, 0, 1, s, d, in->w, in->h, w[0], w[1], w[2]);
     } else if (variant == KV_VECTOR) {
         const unsigned th = threads1d(), blocks = (unsigned)((n / GPU_VPX + th - 1) / th);
-        note_launch((const void *)gray_vector<T, CI>, blocks ? blocks : 1, th, 0, GPU_VPX);
-        gray_vector<T, CI><<<blocks ? blocks : 1, th>>>(s, d, n, w[0], w[1], w[2]);
+        launch(gray_vector<T, CI>, blocks ? blocks : 1, th, 0, GPU_VPX, s, d, n, w[0], w[1], w[2]);
     } else {
         const unsigned th = threads1d();
-        PPT_SWITCH(ppt_choice(), note_launch((const void *)gray_coalesced<T, CI, P>, grid1d(n, th, P), th, 0, P);
-                   gray_coalesced<T, CI, P><<<grid1d(n, th, P), th>>>(s, d, n, w[0], w[1], w[2]));
+        PPT_SWITCH(ppt_choice(), launch(gray_coalesced<T, CI, P>, grid1d(n, th, P), th, 0, P, s, d, n, w[0], w[1], w[2]));
     }
     LAUNCH_TRY(err, errlen);
     return 0;

@@ -23,13 +23,11 @@ static int launch_nearest(int variant, const gpu_image *in, const gpu_image *out
     P *d = (P *)out->data;
     if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
-        note_launch((const void *)nearest_kernel<BPP, false>, g, b, 0, 1);
-        nearest_kernel<BPP, false><<<g, b>>>(s, d, in->w, out->w, out->h, xs, ys);
+        launch(nearest_kernel<BPP, false>, g, b, 0, 1, s, d, in->w, out->w, out->h, xs, ys);
     } else {
         const unsigned th = threads1d();
-        const dim3 g = grid_coalesced(out->w, out->h, th, GPU_PPT);
-        note_launch((const void *)nearest_kernel<BPP, true>, g, th, 0, GPU_PPT);
-        nearest_kernel<BPP, true><<<g, th>>>(s, d, in->w, out->w, out->h, xs, ys);
+        launch(nearest_kernel<BPP, true>, grid_coalesced(out->w, out->h, th, GPU_PPT), th, 0, GPU_PPT, s, d, in->w, out->w,
+               out->h, xs, ys);
     }
     LAUNCH_TRY(err, errlen);
     return 0;
@@ -123,20 +121,17 @@ extern "C" int gpu_half(const struct gpu_image *in, const struct gpu_image *out,
     uint8_t *d = (uint8_t *)out->data;
     const dim3 block = perpixel_block();
     const dim3 grid(grid2d((out->w + HP - 1) / HP, out->h, block));
-    if (in->gray_from == 3 && in->c == 1) {
-        note_launch((const void *)half_u8<3, 1, true>, grid, block, 0, HP);
-        half_u8<3, 1, true><<<grid, block>>>(s, in->w, in->h, d, out->w, out->h, in->gray_w[0], in->gray_w[1],
-                                             in->gray_w[2]);
-    } else if (in->gray_from || !gpu_half_applies(in->c, in->depth, in->w, in->h, out->w, out->h)) {
+    if (!gpu_half_applies(in->c, in->depth, in->w, in->h, out->w, out->h) || (in->gray_from && in->gray_from != 3)) {
         snprintf(err, errlen, "gpu_half: no kernel for %d channels at %d bits", in->c, in->depth);
         return (int)cudaErrorInvalidValue;
-    } else if (in->c == 1) {
-        note_launch((const void *)half_u8<1, 1, false>, grid, block, 0, HP);
-        half_u8<1, 1, false><<<grid, block>>>(s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
-    } else {
-        note_launch((const void *)half_u8<3, 3, false>, grid, block, 0, HP);
-        half_u8<3, 3, false><<<grid, block>>>(s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
     }
+    const uint32_t *gw = in->gray_w;
+    if (in->gray_from == 3)
+        launch(half_u8<3, 1, true>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h, gw[0], gw[1], gw[2]);
+    else if (in->c == 1)
+        launch(half_u8<1, 1, false>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
+    else
+        launch(half_u8<3, 3, false>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
@@ -210,13 +205,10 @@ extern "C" int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu
     CUDA_TRY(cudaCreateTextureObject(&tex, &rd, &td, nullptr), err, errlen);
     const float sx = (float)in->w / out->w, sy = (float)in->h / out->h;
     const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
-    if (in->depth == 8) {
-        note_launch((const void *)tex_bilinear<uint8_t>, g, b, 0, 1);
-        tex_bilinear<uint8_t><<<g, b>>>(tex, (uint8_t *)out->data, out->w, out->h, sx, sy);
-    } else {
-        note_launch((const void *)tex_bilinear<uint16_t>, g, b, 0, 1);
-        tex_bilinear<uint16_t><<<g, b>>>(tex, (uint16_t *)out->data, out->w, out->h, sx, sy);
-    }
+    if (in->depth == 8)
+        launch(tex_bilinear<uint8_t>, g, b, 0, 1, tex, (uint8_t *)out->data, out->w, out->h, sx, sy);
+    else
+        launch(tex_bilinear<uint16_t>, g, b, 0, 1, tex, (uint16_t *)out->data, out->w, out->h, sx, sy);
     const cudaError_t le = cudaGetLastError();
     /* destroying is deferred by the driver until the work using it is done */
     cudaDestroyTextureObject(tex);
@@ -345,12 +337,10 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
     uint8_t *d = (uint8_t *)out->data;
     if (in->c == 1) {
         CUDA_TRY(cudaFuncSetAttribute(resize_tiled<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err, errlen);
-        note_launch((const void *)resize_tiled<1>, g, 256, smem, RT_W * RT_H / 256);
-        resize_tiled<1><<<g, 256, smem>>>(s, in->w, in->h, d, out->w, out->h, xi, xw, yi, yw, pitch);
+        launch(resize_tiled<1>, g, 256, smem, RT_W * RT_H / 256, s, in->w, in->h, d, out->w, out->h, xi, xw, yi, yw, pitch);
     } else {
         CUDA_TRY(cudaFuncSetAttribute(resize_tiled<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err, errlen);
-        note_launch((const void *)resize_tiled<3>, g, 256, smem, RT_W * RT_H / 256);
-        resize_tiled<3><<<g, 256, smem>>>(s, in->w, in->h, d, out->w, out->h, xi, xw, yi, yw, pitch);
+        launch(resize_tiled<3>, g, 256, smem, RT_W * RT_H / 256, s, in->w, in->h, d, out->w, out->h, xi, xw, yi, yw, pitch);
     }
     LAUNCH_TRY(err, errlen);
     return 0;

@@ -94,21 +94,12 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
     const bool two = t.nx == 2 && t.ny == 2;   /* bilinear: the unrolled instantiation */
     if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
-        const void *fn = two ? (const void *)sep_kernel<T, C, false, 2> : (const void *)sep_kernel<T, C, false>;
-        note_launch(fn, g, b, 0, 1);
-        if (two)
-            sep_kernel<T, C, false, 2><<<g, b>>>(s, in->w, d, out->w, out->h, t);
-        else
-            sep_kernel<T, C, false><<<g, b>>>(s, in->w, d, out->w, out->h, t);
+        launch(two ? sep_kernel<T, C, false, 2> : sep_kernel<T, C, false>, g, b, 0, 1, s, in->w, d, out->w, out->h, t);
     } else {
         const unsigned th = threads1d();
         const dim3 g = grid_coalesced(out->w, out->h, th, GPU_PPT);
-        const void *fn = two ? (const void *)sep_kernel<T, C, true, 2> : (const void *)sep_kernel<T, C, true>;
-        note_launch(fn, g, th, 0, GPU_PPT);
-        if (two)
-            sep_kernel<T, C, true, 2><<<g, th>>>(s, in->w, d, out->w, out->h, t);
-        else
-            sep_kernel<T, C, true><<<g, th>>>(s, in->w, d, out->w, out->h, t);
+        launch(two ? sep_kernel<T, C, true, 2> : sep_kernel<T, C, true>, g, th, 0, GPU_PPT, s, in->w, d, out->w, out->h,
+               t);
     }
     LAUNCH_TRY(err, errlen);
     return 0;
