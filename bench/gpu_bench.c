@@ -55,30 +55,17 @@ static int bench_pipeline(const char *pipe, const struct image *in, const char *
     struct plan pl;
     struct image ref;
     struct geom g = image_geom(in);
-    char err[256];
     if (plan_parse(pipe, &pl) || plan_resolve(&pl, &g, 0) || test_run_pipeline(pipe, in, &ref))
         return fail(pipe);
-    size_t ib, ob;
-    geom_bytes(&pl.in, &ib);
+    size_t ob;
     geom_bytes(&pl.out, &ob);
     for (int nofuse = 0; nofuse <= 1; nofuse++) {
         struct gpu_pipeline gp;
         if (gpu_pipeline_open(&gp, &pl, -1, nofuse))
             return fail(pipe);
-        double t[1000], bytes = 0;
-        /* checked on the first run; later runs overwrite the input buffer (the steps ping-pong
-         * between two buffers), which changes no kernel's work */
+        double ms, bytes = 0;
         uint8_t *host = malloc(ob);
-        int cur = 0, r = !host || gpu_upload(gp.buf[0], in->data, ib, err, sizeof err)
-                         || gpu_pipeline_run(&gp, &pl, NULL, NULL, &cur)
-                         || gpu_download(host, gp.buf[cur], ob, err, sizeof err);
-        for (int k = 0; k < repeat + 3 && !r; k++) {
-            float ms;
-            r = gpu_pipeline_run(&gp, &pl, NULL, &ms, &cur);
-            if (k >= 3)
-                t[k - 3] = ms;
-        }
-        if (r)
+        if (!host || compare_pipeline_kernels(&gp, &pl, in, repeat, host, &ms))
             return fail(pipe);
         char check[48], what[512] = "";
         for (int i = 0; i < pl.nsteps; i++) {
@@ -91,7 +78,7 @@ static int bench_pipeline(const char *pipe, const struct image *in, const char *
             }
         }
         *mismatches += compare_check_text(check, sizeof check, memcmp(host, ref.data, ob) ? 1 : 0, 0);
-        row(size, &g, "pipeline", nofuse ? "unfused" : "fused", timing_median(t, repeat), bytes,
+        row(size, &g, "pipeline", nofuse ? "unfused" : "fused", ms, bytes,
             copy_gbs, 0, check);
         printf("%10s %s\n", "", what);
         free(host);

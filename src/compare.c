@@ -101,6 +101,32 @@ int compare_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct
     return r;
 }
 
+int compare_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in, int repeat,
+                             void *host_out, double *ms)
+{
+    char err[256];
+    size_t ib, ob;
+    geom_bytes(&pl->in, &ib);
+    geom_bytes(&pl->out, &ob);
+    double *t = malloc(sizeof *t * repeat);
+    int cur = 0, r = t ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    if (!r && gpu_upload(gp->buf[0], in->data, ib, err, sizeof err))
+        r = cuda_err("upload", err);
+    if (!r)
+        r = gpu_pipeline_run(gp, pl, NULL, NULL, &cur);
+    if (!r && host_out && gpu_download(host_out, gp->buf[cur], ob, err, sizeof err))
+        r = cuda_err("download", err);
+    for (int k = 0; k < repeat + 3 && !r; k++) {
+        float m;
+        if (!(r = gpu_pipeline_run(gp, pl, NULL, &m, &cur)) && k >= 3)
+            t[k - 3] = m;
+    }
+    if (!r)
+        *ms = timing_median(t, repeat);
+    free(t);
+    return r;
+}
+
 int compare_check_text(char *buf, size_t n, long diff, long tol)
 {
     if (diff == 0)
@@ -212,51 +238,28 @@ static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, cons
     }
     if (fused) {   /* what fusion buys: the same pipeline step by step, on the same input */
         struct gpu_pipeline g2;
-        double *u = malloc(sizeof *u * repeat);
-        int c2 = 0;
-        if (!u)
-            r = gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
         uint8_t *host = malloc(ob);
-        if (!r && !host)
+        if (!host)
             r = gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
         if (!r && !(r = gpu_pipeline_open(&g2, pl, -1, 1))) {
-            /* checked on the first run (later ones start from the ping-ponged buffer) */
-            if (gpu_upload(g2.buf[0], in->data, ib, err, sizeof err))
-                r = cuda_err("upload", err);
-            if (!r && !(r = gpu_pipeline_run(&g2, pl, NULL, NULL, &c2)) && gpu_download(host, g2.buf[c2], ob, err, sizeof err))
-                r = cuda_err("download", err);
-            if (!r)
+            if (!(r = compare_pipeline_kernels(&g2, pl, in, repeat, host, &unfused_ms)))
                 unfused_diff = max_diff(host, ref_out->data, ob, pl->out.depth);
-            for (int rep = 0; rep < repeat && !r; rep++) {
-                float ms;
-                if (!(r = gpu_pipeline_run(&g2, pl, NULL, &ms, &c2)))
-                    u[rep] = ms;
-            }
-            if (!r)
-                unfused_ms = timing_median(u, repeat);
             gpu_pipeline_close(&g2, pl);
         }
-        free(u);
         free(host);
         if (r) {
             gpu_pipeline_close(&gp, pl);
             return r;
         }
     }
-    double *k = malloc(sizeof *k * repeat * 5);
-    if (!k) {
+    double *up = malloc(sizeof *up * repeat * 4), kernels_ms = 0;
+    if (!up) {
         gpu_pipeline_close(&gp, pl);
         return gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
     }
-    double *up = k + repeat, *down = k + 2 * repeat, *whole = k + 3 * repeat, *pinned = k + 4 * repeat;
+    double *down = up + repeat, *whole = up + 2 * repeat, *pinned = up + 3 * repeat;
     int cur = 0;
-    if (gpu_upload(gp.buf[0], in->data, ib, err, sizeof err))
-        r = cuda_err("upload", err);
-    for (int rep = 0; rep < repeat && !r; rep++) {
-        float ms;
-        if (!(r = gpu_pipeline_run(&gp, pl, NULL, &ms, &cur)))
-            k[rep] = ms;
-    }
+    r = compare_pipeline_kernels(&gp, pl, in, repeat, NULL, &kernels_ms);
     if (!r)
         r = image_alloc(result, &pl->out);
     /* with transfers: upload, all steps, download, timed on the host after each has finished */
@@ -294,7 +297,7 @@ static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, cons
     }
     if (!r) {
         check_text(check, sizeof check, max_diff(result->data, ref_out->data, ob, pl->out.depth), 0, tab);
-        add_row(tab, "pipeline", fused ? "gpu kernels, fused" : "gpu kernels (auto)", timing_median(k, repeat), kbytes,
+        add_row(tab, "pipeline", fused ? "gpu kernels, fused" : "gpu kernels (auto)", kernels_ms, kbytes,
                 cpu_total, check);
         if (fused) {
             check_text(check, sizeof check, unfused_diff, 0, tab);
@@ -305,7 +308,7 @@ static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, cons
         add_row(tab, "host to device copy", "pageable", timing_median(up, repeat), (double)ib, 0, NULL);
         add_row(tab, "device to host copy", "pageable", timing_median(down, repeat), (double)ob, 0, NULL);
     }
-    free(k);
+    free(up);
     gpu_pipeline_close(&gp, pl);
     return r;
 }

@@ -29,6 +29,14 @@ int compare_gpu_variant(const struct step *st, int v, void *din, void *dout, con
 /* The device-to-device copy of bytes from src to dst (the bandwidth ceiling): 3 warm-ups, the
  * median of repeat CUDA-event timings in *ms. */
 int compare_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct gpu_timer *timer, double *ms);
+/* A device pipeline's kernels on in: upload, one run whose result goes to host_out (ob bytes;
+ * NULL: not downloaded), 3 warm-ups, then the median of repeat CUDA-event timings of all its
+ * kernels in *ms. (Runs after the first start from the ping-ponged buffers, which changes no
+ * kernel's work; only the first result is meaningful.) */
+struct gpu_pipeline;
+struct plan;
+int compare_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in, int repeat,
+                             void *host_out, double *ms);
 /* "exact", "within N (tolerance T)" or "MISMATCH max N" for a difference and its tolerance. */
 int compare_check_text(char *buf, size_t n, long diff, long tol);
 
