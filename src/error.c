@@ -1,11 +1,12 @@
-/* gpuimg: the status strings and the single error-message slot (see error.h). */
+/* gpuimg: the status strings and the error-message slot, one per thread so that the workers
+ * of a batch each keep their own (see error.h). */
 #include <config.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include "error.h"
 
-static char errbuf[1024];
-static int errset;
+static _Thread_local char errbuf[1024];
+static _Thread_local int errset;
 
 static const char *const names[GPUIMG_NSTATUS] = {
     [GPUIMG_OK] = "success",

@@ -25,8 +25,8 @@ enum gpuimg_status {
 
 const char *gpuimg_strerror(enum gpuimg_status s);
 
-/* Record the detail message for s (printf-style) and return s. The first failure wins:
- * a later call does not overwrite the message until gpuimg_clear_error(). */
+/* Record the detail message for s (printf-style) and return s. The slot is per thread. The
+ * first failure wins: a later call does not overwrite the message until gpuimg_clear_error(). */
 enum gpuimg_status gpuimg_fail(enum gpuimg_status s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *gpuimg_errmsg(void);

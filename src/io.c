@@ -3,8 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <png.h>
-#include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "error.h"
 #include "formats.h"
 #include "io.h"
+#include "pngenc.h"
 
 static const char *display_name(const char *path, int out)
 {
@@ -179,20 +179,66 @@ const char *io_format_name(enum out_format f)
 
 /* ---- temporary files and signals ----------------------------------------------------------- */
 
-static char cleanup_path[PATH_MAX + 32];
-static volatile sig_atomic_t cleanup_armed;
+/* Every temporary output being written (one per worker of a batch) has a slot; the signal
+ * handler removes those armed. A slot's path is written before it is armed and disarmed before
+ * it is reused, so the handler never sees a half-written name. */
+#define TMP_SLOTS 128
+static char tmp_path[TMP_SLOTS][PATH_MAX + 32];
+static volatile sig_atomic_t tmp_armed[TMP_SLOTS];
+static int tmp_used[TMP_SLOTS];
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static mode_t io_umask;
+static int io_umask_known;
+
+static int tmp_arm(const char *path)
+{
+    pthread_mutex_lock(&tmp_lock);
+    int slot = -1;
+    for (int i = 0; i < TMP_SLOTS && slot < 0; i++)
+        if (!tmp_used[i])
+            slot = i;
+    if (slot >= 0) {
+        tmp_used[slot] = 1;
+        snprintf(tmp_path[slot], sizeof tmp_path[slot], "%s", path);
+        __atomic_store_n(&tmp_armed[slot], 1, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&tmp_lock);
+    return slot;   /* -1 (more writers than slots): the file is still removed on any failure */
+}
+
+static void tmp_disarm(int slot)
+{
+    if (slot < 0)
+        return;
+    pthread_mutex_lock(&tmp_lock);
+    __atomic_store_n(&tmp_armed[slot], 0, __ATOMIC_SEQ_CST);
+    tmp_used[slot] = 0;
+    pthread_mutex_unlock(&tmp_lock);
+}
 
 static void on_signal(int sig)
 {
-    if (cleanup_armed)
-        unlink(cleanup_path);
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_armed[i])
+            unlink(tmp_path[i]);
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static mode_t file_mode(void)
+{
+    if (!io_umask_known) {   /* umask can only be read by setting it: once, before any worker */
+        io_umask = umask(0);
+        umask(io_umask);
+        io_umask_known = 1;
+    }
+    return 0666 & ~io_umask;
 }
 
 void io_install_signal_cleanup(void)
 {
     static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+    file_mode();
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -200,6 +246,41 @@ void io_install_signal_cleanup(void)
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, NULL);
     }
+}
+
+int io_make_dirs(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return GPUIMG_OK;
+    if ((size_t)(slash - path) >= sizeof dir)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", path);
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = 0;
+    for (char *p = dir + 1;; p++) {
+        const int end = *p == 0;
+        if (*p == '/' || end) {
+            *p = 0;
+            struct stat st;
+            if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+                return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot create directory %s: %s", path, dir, strerror(errno));
+            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+                return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: %s is not a directory", path, dir);
+            if (end)
+                break;
+            *p = '/';
+        }
+    }
+    return GPUIMG_OK;
+}
+
+int io_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, "-") || !strcmp(b, "-") || stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int io_check_output(const char *path, const struct save_opts *o)
@@ -236,53 +317,6 @@ int io_check_output(const char *path, const struct save_opts *o)
 }
 
 /* ---- encoders -------------------------------------------------------------------------------- */
-
-struct png_err { jmp_buf jb; char msg[200]; };
-
-static void png_on_error(png_structp png, png_const_charp msg)
-{
-    struct png_err *e = png_get_error_ptr(png);
-    snprintf(e->msg, sizeof e->msg, "%s", msg);
-    longjmp(e->jb, 1);
-}
-static void png_on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
-
-static int write_png(FILE *fp, const char *name, const struct image *im, int level)
-{
-    static const int ctype[5] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
-                                  PNG_COLOR_TYPE_RGB_ALPHA };
-    struct png_err err = { .msg = "" };
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &err, png_on_error, png_on_warning);
-    if (!png)
-        return gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot start the PNG encoder", name);
-    png_infop info = png_create_info_struct(png);
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        return gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot start the PNG encoder", name);
-    }
-    if (setjmp(err.jb)) {
-        int e = errno;
-        png_destroy_write_struct(&png, &info);
-        if (ferror(fp))
-            return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(e));
-        return gpuimg_fail(GPUIMG_EENCODE, "%s: PNG encoder: %s", name, err.msg);
-    }
-    png_init_io(png, fp);
-    png_set_compression_level(png, level);
-    png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, im->depth, ctype[im->c], PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    if (im->depth == 16) {
-        const uint16_t one = 1;
-        if (*(const uint8_t *)&one == 1)
-            png_set_swap(png);   /* our 16-bit samples are host order; PNG is big-endian */
-    }
-    for (int y = 0; y < im->h; y++)
-        png_write_row(png, im->data + (size_t)y * im->stride);
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    return GPUIMG_OK;
-}
 
 struct sink { FILE *fp; int failed; int err; };
 
@@ -327,7 +361,7 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
 
 static int encode_to(FILE *fp, const char *name, const struct image *im, const struct save_opts *o)
 {
-    int st = o->fmt == FMT_PNG ? write_png(fp, name, im, o->png_level) : write_stb(fp, name, im, o);
+    int st = o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
     if (!st && fflush(fp) != 0)
         st = gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(errno));
     return st;
@@ -374,18 +408,15 @@ int io_save(const char *path, const struct image *im, const struct save_opts *o)
 
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-    if (strlen(path) + 16 >= sizeof cleanup_path)
+    if (strlen(path) + 16 >= sizeof tmp_path[0])
         return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", name);
-    char tmp[sizeof cleanup_path];
+    char tmp[sizeof tmp_path[0]];
     snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
     int fd = mkstemp(tmp);
     if (fd < 0)
         return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot create a temporary file beside it: %s", name, strerror(errno));
-    memcpy(cleanup_path, tmp, sizeof tmp);
-    cleanup_armed = 1;
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    const int slot = tmp_arm(tmp);
+    fchmod(fd, file_mode());
     FILE *fp = fdopen(fd, "wb");
     if (!fp) {
         r = gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot open a stream: %s", name, strerror(errno));
@@ -399,6 +430,6 @@ int io_save(const char *path, const struct image *im, const struct save_opts *o)
         r = publish(tmp, path, o->force);
     if (r)
         unlink(tmp);
-    cleanup_armed = 0;
+    tmp_disarm(slot);
     return r;
 }

@@ -1,7 +1,7 @@
 /* gpuimg: reading and writing image files. Loading reads the whole file (or stdin), checks the
  * container (formats.h) and the header against the pixel limit before any large allocation,
- * then decodes with stb_image (8 or 16 bits kept). Saving writes PNG with libpng and JPEG, BMP
- * and TGA with stb_image_write, always into a temporary file beside the output that is renamed
+ * then decodes with stb_image (8 or 16 bits kept). Saving writes PNG with pngenc (a zlib stream
+ * deflated on several threads, in libpng's container) and JPEG, BMP and TGA with stb_image_write, always into a temporary file beside the output that is renamed
  * into place only when complete; nothing is left behind on failure. */
 #ifndef GPUIMG_IO_H
 #define GPUIMG_IO_H
@@ -19,6 +19,7 @@ struct save_opts {
     int png_level;         /* zlib level 0..9 */
     int jpeg_quality;      /* 1..100 */
     int force;             /* replace an existing output */
+    int threads;           /* threads the PNG encoder may use (0 or 1: one) */
 };
 
 /* "-" is stdin / stdout. Both return a gpuimg_status. */
@@ -34,7 +35,12 @@ int io_format_from_path(const char *path, enum out_format *f);
 int io_format_from_name(const char *name, enum out_format *f);
 const char *io_format_name(enum out_format f);
 
-/* Remove a half-written temporary output if the process is killed by SIGINT/SIGTERM/SIGHUP. */
+/* Remove half-written temporary outputs (every writer's) if the process is killed by SIGINT,
+ * SIGTERM, SIGHUP or SIGPIPE. Call once before starting threads. */
 void io_install_signal_cleanup(void);
+/* Create the directories above path (mkdir -p of its dirname). */
+int io_make_dirs(const char *path);
+/* 1 if both paths exist and are the same file (same device and inode). */
+int io_same_file(const char *a, const char *b);
 
 #endif

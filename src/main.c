@@ -65,7 +65,7 @@ int main(int argc, char **argv)
             return fail(gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel (it has: %s)", kernel_names[o.kernel],
                                     pl.steps[i].op->name, kernel_names[o.kernel], kl));
         }
-    struct save_opts so = { o.format, o.png_level, o.jpeg_quality, o.force };
+    struct save_opts so = { o.format, o.png_level, o.jpeg_quality, o.force, 0 };
     if ((st = io_check_output(o.output, &so)))
         return fail(st);
 #ifdef _OPENMP
@@ -76,6 +76,7 @@ int main(int argc, char **argv)
     int threads = 1;
 #endif
     io_install_signal_cleanup();
+    so.threads = threads;
 
     struct run_report rep;
     timing_report_init(&rep);

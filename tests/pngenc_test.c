@@ -1,0 +1,163 @@
+/* gpuimg tests: the multi-threaded PNG encoder. Every layout, 8 and 16 bit, odd sizes and sizes
+ * cut into many strips, several thread counts and zlib levels: the file is read back with libpng's
+ * own reader (CRCs and Adler-32 checked, nothing of ours) and must give the same samples; the
+ * threaded file must be as small as one deflate stream within 1% and, for one thread, within 2% of
+ * what libpng writes itself at the same level. */
+#include <config.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pngenc.h"
+#include "testutil.h"
+
+static int failures;
+
+struct mem { uint8_t *p; size_t n, off; };
+
+static void mem_read(png_structp png, png_bytep out, size_t n)
+{
+    struct mem *m = png_get_io_ptr(png);
+    if (m->off + n > m->n)
+        png_error(png, "read past the end");
+    memcpy(out, m->p + m->off, n);
+    m->off += n;
+}
+
+/* Decode buf with libpng into im (16-bit samples in host order); 0 on success. */
+static int libpng_read(uint8_t *buf, size_t n, struct image *im)
+{
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    png_bytep *rows = NULL;
+    if (setjmp(png_jmpbuf(png))) {
+        free(rows);
+        png_destroy_read_struct(&png, &info, NULL);
+        return -1;
+    }
+    struct mem m = { buf, n, 0 };
+    png_set_read_fn(png, &m, mem_read);
+    png_read_info(png, info);
+    const int ct = png_get_color_type(png, info);
+    const int c = ct == PNG_COLOR_TYPE_GRAY ? 1 : ct == PNG_COLOR_TYPE_GRAY_ALPHA ? 2 : ct == PNG_COLOR_TYPE_RGB ? 3 : 4;
+    struct geom g = { (int)png_get_image_width(png, info), (int)png_get_image_height(png, info), c,
+                      png_get_bit_depth(png, info) };
+    const uint16_t one = 1;
+    if (g.depth == 16 && *(const uint8_t *)&one == 1)
+        png_set_swap(png);
+    if (image_alloc(im, &g))
+        png_error(png, "alloc");
+    rows = malloc(sizeof *rows * (size_t)g.h);
+    for (int y = 0; y < g.h; y++)
+        rows[y] = im->data + (size_t)y * im->stride;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    return 0;
+}
+
+/* libpng's own serial writer, for the size comparison. */
+static size_t libpng_size(const struct image *im, int level)
+{
+    static const int ctype[5] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                  PNG_COLOR_TYPE_RGB_ALPHA };
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png))) {
+        fprintf(stderr, "libpng write failed\n");
+        exit(1);
+    }
+    png_init_io(png, f);
+    png_set_compression_level(png, level);
+    png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, im->depth, ctype[im->c], PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    const uint16_t one = 1;
+    if (im->depth == 16 && *(const uint8_t *)&one == 1)
+        png_set_swap(png);
+    for (int y = 0; y < im->h; y++)
+        png_write_row(png, im->data + (size_t)y * im->stride);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    fclose(f);
+    free(buf);
+    return n;
+}
+
+static size_t encode(const struct image *im, int level, int threads, uint8_t **out)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (pngenc_write(f, "test", im, level, threads)) {
+        fprintf(stderr, "pngenc_write failed\n");
+        exit(1);
+    }
+    fclose(f);
+    *out = (uint8_t *)buf;
+    return n;
+}
+
+static void check(const struct geom *g, int level, const int *threads, int nthreads, int size_check)
+{
+    struct image im, back;
+    test_make_image(&im, g, (uint32_t)(g->w * 31 + g->h * 7 + g->c + g->depth));
+    size_t one = 0;
+    for (int t = 0; t < nthreads; t++) {
+        uint8_t *buf;
+        size_t n = encode(&im, level, threads[t], &buf);
+        const char *what = NULL;
+        if (libpng_read(buf, n, &back))
+            what = "libpng cannot read it";
+        else {
+            if (!test_equal(&im, &back))
+                what = "samples differ";
+            image_free(&back);
+        }
+        if (t == 0)
+            one = n;
+        else if (size_check && (double)n > one * 1.01)
+            what = "threaded file over 1% larger than one stream";
+        if (!what && t == 0 && size_check) {
+            size_t ref = libpng_size(&im, level);
+            if ((double)n > ref * 1.02) {
+                fprintf(stderr, "  (libpng %zu bytes, ours %zu)\n", ref, n);
+                what = "over 2% larger than libpng's";
+            }
+        }
+        if (what) {
+            fprintf(stderr, "FAIL %dx%d c%d %d-bit level %d threads %d: %s (%zu bytes)\n", g->w, g->h, g->c, g->depth,
+                    level, threads[t], what, n);
+            failures++;
+        }
+        free(buf);
+    }
+    image_free(&im);
+}
+
+int main(void)
+{
+    static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 1600, 1000 } };
+    static const int threads[] = { 1, 3, 8 };
+    int runs = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int c = 1; c <= 4; c++)
+            for (int d = 8; d <= 16; d += 8) {
+                struct geom g = { sizes[s][0], sizes[s][1], c, d };
+                const int big = g.w * g.h >= 600000, huge = g.w * g.h > 1000000;
+                static const int levels_small[] = { 0, 1, 6, 9 }, levels_big[] = { 1, 6 };
+                const int *lv = big ? levels_big : levels_small;
+                const int nl = huge ? 1 : big ? 2 : 4;   /* the largest only at level 1 (time) */
+                for (int l = 0; l < nl; l++) {
+                    /* sizes are compared where there is data enough for the filters to matter */
+                    check(&g, lv[l], threads, 3, big && lv[l] > 0);
+                    runs += 3;
+                }
+            }
+    printf("pngenc: %d encodes read back by libpng, %d failures\n", runs, failures);
+    return failures ? 1 : 0;
+}
