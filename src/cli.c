@@ -18,7 +18,8 @@
 
 enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
-    OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE,
+    OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
+    OPT_JOBS,
 };
 
 static const struct option longopts[] = {
@@ -38,6 +39,12 @@ static const struct option longopts[] = {
     { "compare", no_argument, NULL, OPT_COMPARE },
     { "no-fuse", no_argument, NULL, OPT_NO_FUSE },
     { "repeat", required_argument, NULL, OPT_REPEAT },
+    { "output", required_argument, NULL, 'o' },
+    { "from-list", required_argument, NULL, OPT_FROM_LIST },
+    { "shard", required_argument, NULL, OPT_SHARD },
+    { "progress", no_argument, NULL, OPT_PROGRESS },
+    { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "jobs", required_argument, NULL, OPT_JOBS },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -64,12 +71,13 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     o->list_format = "text";
     o->kernel = -1;
     o->repeat = 10;
+    o->progress = -1;
     opterr = 0;
     optind = 1;
     int c;
     long long v;
     int r;
-    while ((c = getopt_long(argc, argv, ":hVj:fqv", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hVj:fqvo:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o->action = ACT_HELP; return GPUIMG_OK;
         case 'V': o->action = ACT_VERSION; return GPUIMG_OK;
@@ -133,6 +141,32 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             if ((r = parse_int("--repeat", optarg, 1, 10000, &v))) return r;
             o->repeat = (int)v;
             break;
+        case 'o':
+            if (!*optarg || !strcmp(optarg, "-"))
+                return gpuimg_fail(GPUIMG_EUSAGE, "-o: TEMPLATE must name files (batch outputs cannot go to stdout)");
+            o->template = optarg;
+            break;
+        case OPT_FROM_LIST: o->from_list = optarg; break;
+        case OPT_SHARD: {
+            long long k, n;
+            const char *slash = strchr(optarg, '/');
+            char kbuf[32];
+            if (!slash || (size_t)(slash - optarg) >= sizeof kbuf)
+                return gpuimg_fail(GPUIMG_EUSAGE, "--shard: expected K/N such as 0/4, not '%s'", optarg);
+            memcpy(kbuf, optarg, (size_t)(slash - optarg));
+            kbuf[slash - optarg] = 0;
+            if ((r = parse_int("--shard N", slash + 1, 1, 1000000, &n)) || (r = parse_int("--shard K", kbuf, 0, n, &k)))
+                return r;
+            o->shard_n = (int)n;
+            o->shard_k = (int)(k % n);   /* N/N is slice 0: numbering from 1 (Slurm --array=1-N) works too */
+            break;
+        }
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = 0; break;
+        case OPT_JOBS:
+            if ((r = parse_int("--jobs", optarg, 1, 64, &v))) return r;
+            o->jobs = (int)v;
+            break;
         case 'q': o->quiet = 1; break;
         case 'v': o->verbose = 1; break;
         case ':': return gpuimg_fail(GPUIMG_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
@@ -143,8 +177,28 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         }
     }
     int nargs = argc - optind;
+    if (o->template) {
+        if (nargs < 1)
+            return gpuimg_fail(GPUIMG_EUSAGE, "missing PIPELINE (and INPUT files or --from-list)");
+        if (nargs < 2 && !o->from_list)
+            return gpuimg_fail(GPUIMG_EUSAGE, "-o %s: no INPUT files (name them or give --from-list)", o->template);
+        if (o->compare)
+            return gpuimg_fail(GPUIMG_EUSAGE, "--compare takes one INPUT and OUTPUT, not -o");
+        o->pipeline = argv[optind];
+        o->inputs = argv + optind + 1;
+        o->ninputs = nargs - 1;
+        for (int i = 0; i < o->ninputs; i++)
+            if (!strcmp(o->inputs[i], "-"))
+                return gpuimg_fail(GPUIMG_EUSAGE, "-o: '-' (stdin) cannot be one of a batch's inputs");
+        o->output = o->template;
+        return o->quiet && o->verbose ? gpuimg_fail(GPUIMG_EUSAGE, "-q and -v contradict each other") : GPUIMG_OK;
+    }
+    if (o->from_list || o->shard_n || o->jobs || o->progress >= 0)
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s works on a batch: give -o TEMPLATE",
+                           o->from_list ? "--from-list" : o->shard_n ? "--shard" : o->jobs ? "--jobs" : "--progress");
     if (nargs > 3)
-        return gpuimg_fail(GPUIMG_EUSAGE, "too many arguments (%d; expected PIPELINE INPUT OUTPUT)", nargs);
+        return gpuimg_fail(GPUIMG_EUSAGE, "too many arguments (%d; expected PIPELINE INPUT OUTPUT, or -o TEMPLATE for many "
+                           "inputs)", nargs);
     if (nargs < 3)
         return gpuimg_fail(GPUIMG_EUSAGE, "missing %s",
                            nargs == 0 ? "PIPELINE, INPUT and OUTPUT" : nargs == 1 ? "INPUT and OUTPUT" : "OUTPUT");
@@ -170,6 +224,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 void cli_usage(FILE *f)
 {
     fprintf(f, "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+               "   or: gpuimg [OPTION]... -o TEMPLATE PIPELINE INPUT... [--from-list=FILE]\n"
                "Try 'gpuimg --help' for more information.\n");
 }
 
@@ -191,6 +246,7 @@ void cli_help(FILE *f)
 {
     fprintf(f,
             "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+            "   or: gpuimg [OPTION]... -o TEMPLATE PIPELINE INPUT... [--from-list=FILE] [--shard=K/N]\n"
             "   or: gpuimg tune [--size=WxH] [--repeat=N] [--device=N] [--quick] [--no-save]\n"
             "Process an image through a pipeline of operations, on the GPU when one is usable and on\n"
             "the CPU (OpenMP) otherwise, and print how long each stage took.\n"
@@ -228,17 +284,27 @@ void cli_help(FILE *f)
             "  -f, --force             replace OUTPUT if it exists\n"
             "      --max-pixels=N      refuse images (input or any step's result) over N pixels (default 2^28)\n"
             "      --json=FILE         write the timings as JSON to FILE ('-' for stdout)\n"
+            "  -o, --output=TEMPLATE   batch: write each INPUT to TEMPLATE, where %%s is its name without\n"
+            "                          extension, %%e the extension, %%d its directory, %%i its place in\n"
+            "                          the list from 1 (%%4i: zero-padded), %%%% a percent sign; missing\n"
+            "                          directories are made, existing outputs skipped unless --force\n"
+            "      --from-list=FILE    batch: also read input paths from FILE, one a line ('-': stdin)\n"
+            "      --shard=K/N         batch: only inputs K, K+N, K+2N... of the list (K from 0 to N-1)\n"
+            "      --jobs=N            batch: files in flight at once (default: one a thread)\n"
+            "      --progress, --no-progress  batch: progress on stderr (default: when a terminal)\n"
             "  -q, --quiet             print nothing but errors\n"
             "  -v, --verbose           also print sizes, per-step times and peak memory\n"
             "\n"
             "After each run one line on stderr gives decode, (gpu init, upload,) process or kernels,\n"
-            "(download,) encode and total times in ms, and the backend. Exit status: 0 success, 1 a file\n"
-            "could not be read, processed or written, 2 usage.\n"
+            "(download,) encode and total times in ms, and the backend; a batch ends with counts, images/s\n"
+            "and each stage's busy time. A failing file of a batch is reported and the rest go on.\n"
+            "Exit status: 0 success, 1 a file could not be read, processed or written, 2 usage.\n"
             "Examples:\n"
             "  gpuimg gray photo.jpg gray.png\n"
             "  gpuimg gray,resize=50%%,blur=2,transpose in.png out.png\n"
             "  gpuimg resize=800x:filter=area - thumb.jpg < in.png\n"
-            "  gpuimg --compare --repeat=30 gray big.png gray.png\n"
+            "  gpuimg --compare --repeat=30 gray big.png gray.png\n"            "  gpuimg -o out/%%s.png gray,resize=50%% photos/*.jpg\n"
+            "  find photos -name '*.jpg' | gpuimg -o small/%%d/%%s.jpg --from-list=- resize=25%%\n"
             "gpuimg tune measures every kernel variant and launch shape on this GPU, checks each\n"
             "against the CPU, and stores the fastest per operation and layout for --kernel=auto\n"
             "($XDG_CACHE_HOME/gpuimg/; GPUIMG_TUNE_CACHE=FILE|off overrides).\n"

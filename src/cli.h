@@ -26,6 +26,14 @@ struct cli_opts {
     int kernel;                   /* KV_* for every step, or -1: auto */
     int compare, repeat;
     int nofuse;
+    /* batch: -o TEMPLATE with INPUT... and/or --from-list */
+    const char *template;         /* NULL: the single-file form PIPELINE INPUT OUTPUT */
+    const char *from_list;        /* a file of input paths, one a line ("-": stdin), or NULL */
+    char **inputs;                /* the INPUT words */
+    int ninputs;
+    int shard_k, shard_n;         /* --shard=K/N (N = 0: no sharding); K in 0..N-1 */
+    int progress;                 /* -1: when stderr is a terminal; 0 never; 1 always */
+    int jobs;                     /* files in flight (0: automatic) */
 };
 
 int cli_parse(int argc, char **argv, struct cli_opts *o);

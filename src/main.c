@@ -1,6 +1,8 @@
-/* gpuimg: the program. argv -> options and plan -> decode -> backend -> encode -> report.
- * This is the only place that prints errors: one line, "gpuimg: " and the recorded detail,
- * then the exit status from the error's class (0 ok, 1 failure on a file, 2 usage). */
+/* gpuimg: the program. argv -> options and plan -> decode -> backend -> encode -> report, for
+ * one file here or for many through batch_main().
+ * Errors are printed here (one line, "gpuimg: " and the recorded detail, then the exit status
+ * from the error's class: 0 ok, 1 failure on a file, 2 usage) and, for the files of a batch, by
+ * batch_main on this same thread. */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,11 +10,13 @@
 #include <omp.h>
 #endif
 #include "backend.h"
+#include "batch.h"
 #include "cli.h"
 #include "compare.h"
 #include "error.h"
 #include "io.h"
 #include "plan.h"
+#include "run.h"
 #include "timing.h"
 #include "tune.h"
 
@@ -65,9 +69,6 @@ int main(int argc, char **argv)
             return fail(gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel (it has: %s)", kernel_names[o.kernel],
                                     pl.steps[i].op->name, kernel_names[o.kernel], kl));
         }
-    struct save_opts so = { o.format, o.png_level, o.jpeg_quality, o.force, 0 };
-    if ((st = io_check_output(o.output, &so)))
-        return fail(st);
 #ifdef _OPENMP
     if (o.threads)
         omp_set_num_threads(o.threads);
@@ -76,64 +77,56 @@ int main(int argc, char **argv)
     int threads = 1;
 #endif
     io_install_signal_cleanup();
-    so.threads = threads;
 
-    struct run_report rep;
-    timing_report_init(&rep);
-    rep.input = o.input;
-    rep.output = o.output;
-    rep.pipeline = o.pipeline;
-    rep.threads = threads;
-
-    double t0 = timing_now_ms();
-    struct image img;
-    struct load_opts lo = { o.max_pixels };
-    if ((st = io_load(o.input, &lo, &img)))
+    struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse }, o.max_pixels,
+                           { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL };
+    if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
         return fail(st);
-    rep.decode_ms = timing_now_ms() - t0;
-    rep.in = image_geom(&img);
-
-    if ((st = plan_resolve(&pl, &rep.in, o.max_pixels))) {
-        image_free(&img);
-        return fail(st);
-    }
-    static struct compare_table tab;
-    if (o.compare) {
-        struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, o.device };
-        double tc = timing_now_ms();
-        st = compare_run(&pl, &co, &img, &rep, &tab);
-        if (tab.nrows)
-            timing_print_compare(strcmp(o.output, "-") ? stdout : stderr, &rep);
-        fflush(stdout);
-        rep.process_ms = timing_now_ms() - tc;
-        rep.backend = "compare";
-        rep.nsteps = 0;
-    } else {
+    if (!o.compare) {
         struct backend_choice bc;
-        if ((st = backend_select(o.backend, &pl, o.device, &bc))) {
-            image_free(&img);
+        if ((st = backend_select(o.backend, &pl, o.device, &bc)))
             return fail(st);
-        }
         if (bc.note[0] && o.verbose)
             fprintf(stderr, "gpuimg: %s\n", bc.note);
         if (bc.note_is_fallback)   /* said once, in the timing line */
-            rep.fallback = "no usable GPU";
-        struct gpu_run_opts go = { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse };
-        st = bc.kind == BACKEND_GPU ? backend_gpu_run(&pl, &go, &img, &rep) : backend_cpu_run(&pl, &img, &rep);
+            ctx.fallback = "no usable GPU";
+        ctx.kind = bc.kind;
     }
-    if (st) {
-        image_free(&img);
-        return fail(st);
+    if (o.template) {
+        int code = 0;
+        return (st = batch_main(&o, &ctx, threads, &code)) ? fail(st) : code;
     }
-    rep.out = image_geom(&img);
 
-    double te = timing_now_ms();
-    st = io_save(o.output, &img, &so);
-    image_free(&img);
+    struct run_report rep;
+    timing_report_init(&rep);
+    rep.pipeline = o.pipeline;
+    rep.threads = threads;
+    if (!o.compare)
+        st = run_file(&ctx, o.input, o.output, &rep);
+    else {
+        /* --compare: the OpenMP path and every GPU variant on the decoded image, then the save */
+        double t0 = timing_now_ms();
+        struct image img;
+        struct plan rpl;
+        if (!(st = run_load(&ctx, o.input, o.output, &img, &rpl, &rep))) {
+            static struct compare_table tab;
+            struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, o.device };
+            double tc = timing_now_ms();
+            st = compare_run(&rpl, &co, &img, &rep, &tab);
+            if (tab.nrows)
+                timing_print_compare(strcmp(o.output, "-") ? stdout : stderr, &rep);
+            fflush(stdout);
+            rep.process_ms = timing_now_ms() - tc;
+            rep.backend = "compare";
+            rep.nsteps = 0;
+            if (!st)
+                st = run_save(&ctx, o.output, &img, &rep);
+            image_free(&img);
+        }
+        rep.total_ms = timing_now_ms() - t0;
+    }
     if (st)
         return fail(st);
-    rep.encode_ms = timing_now_ms() - te;
-    rep.total_ms = timing_now_ms() - t0;
     rep.peak_rss_kb = timing_peak_rss_kb();
 
     if (!o.quiet)

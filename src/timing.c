@@ -145,6 +145,76 @@ void timing_write_json(FILE *f, const struct run_report *r)
     fprintf(f, "  \"peak_rss_kib\": %ld\n}\n", r->peak_rss_kb);
 }
 
+static const char *const stage_names[STAGE_COUNT] = { "decode", "upload", "process", "download", "encode" };
+
+double timing_stage_ms(const struct run_report *r, int stage)
+{
+    const double v[STAGE_COUNT] = { r->decode_ms, r->upload_ms, r->process_ms, r->download_ms, r->encode_ms };
+    return v[stage] > 0 ? v[stage] : 0;
+}
+
+static double batch_busy_total(const struct batch_report *b)
+{
+    double t = 0;
+    for (int i = 0; i < STAGE_COUNT; i++)
+        t += b->busy_ms[i];
+    return t;
+}
+
+void timing_print_batch(FILE *f, const struct batch_report *b)
+{
+    const double s = b->wall_ms / 1e3;
+    fprintf(f, "gpuimg: batch: %ld done, %ld failed, %ld skipped of %ld", b->done, b->failed, b->skipped, b->selected);
+    if (b->shard_n)
+        fprintf(f, " (shard %d/%d of %ld)", b->shard_k, b->shard_n, b->listed);
+    fprintf(f, " in %.2f s, %.2f images/s [%s", s, s > 0 ? b->done / s : 0.0, b->backend);
+    if (b->device)
+        fprintf(f, " %s", b->device);
+    fprintf(f, ", %d job%s x %d thread%s", b->jobs, b->jobs == 1 ? "" : "s", b->threads_per_job,
+            b->threads_per_job == 1 ? "" : "s");
+    if (b->fallback)
+        fprintf(f, ", %s", b->fallback);
+    fprintf(f, "]\n");
+    if (b->skipped)
+        fprintf(f, "gpuimg: %ld output%s existed and %s skipped (--force replaces them)\n", b->skipped,
+                b->skipped == 1 ? "" : "s", b->skipped == 1 ? "was" : "were");
+    const double total = batch_busy_total(b);
+    if (total <= 0)
+        return;
+    fprintf(f, "gpuimg: busy:");
+    const int gpu = b->backend && !strcmp(b->backend, "gpu");
+    for (int i = 0; i < STAGE_COUNT; i++)
+        if (gpu || (i != STAGE_UPLOAD && i != STAGE_DOWNLOAD))
+            fprintf(f, "%s %s %.2f s (%.0f%%)", i ? "," : "", gpu && i == STAGE_PROCESS ? "kernels" : stage_names[i],
+                    b->busy_ms[i] / 1e3, 100 * b->busy_ms[i] / total);
+    fprintf(f, "; summed over files, stages of different files overlap\n");
+}
+
+void timing_write_batch_json(FILE *f, const struct batch_report *b)
+{
+    fprintf(f, "{\n  \"pipeline\": ");
+    json_str(f, b->pipeline);
+    fprintf(f, ",\n  \"output_template\": ");
+    json_str(f, b->template);
+    fprintf(f, ",\n  \"files\": {\"listed\": %ld, \"selected\": %ld, \"done\": %ld, \"failed\": %ld, \"skipped\": %ld},\n",
+            b->listed, b->selected, b->done, b->failed, b->skipped);
+    if (b->shard_n)
+        fprintf(f, "  \"shard\": {\"k\": %d, \"n\": %d},\n", b->shard_k, b->shard_n);
+    fprintf(f, "  \"backend\": ");
+    json_str(f, b->backend);
+    fprintf(f, ",\n  \"device\": ");
+    if (b->device)
+        json_str(f, b->device);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\n  \"jobs\": %d,\n  \"threads_per_job\": %d,\n", b->jobs, b->threads_per_job);
+    fprintf(f, "  \"wall_ms\": %.3f,\n  \"images_per_s\": %.3f,\n  \"busy_ms\": {", b->wall_ms,
+            b->wall_ms > 0 ? b->done / (b->wall_ms / 1e3) : 0.0);
+    for (int i = 0; i < STAGE_COUNT; i++)
+        fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", stage_names[i], b->busy_ms[i]);
+    fprintf(f, "},\n  \"peak_rss_kib\": %ld\n}\n", b->peak_rss_kb);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

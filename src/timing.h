@@ -39,6 +39,21 @@ struct run_report {
     const struct compare_table *compare;   /* --compare's table, or NULL */
 };
 
+/* A batch: counts, wall time and each stage's busy time summed over the files (the stages of
+ * different files overlap, so the sums can exceed the wall time). */
+enum { STAGE_DECODE, STAGE_UPLOAD, STAGE_PROCESS, STAGE_DOWNLOAD, STAGE_ENCODE, STAGE_COUNT };
+struct batch_report {
+    const char *pipeline, *template;
+    long listed, selected;        /* inputs named, and those in this shard */
+    int shard_k, shard_n;         /* n = 0: no sharding */
+    long done, failed, skipped;
+    double wall_ms;
+    int jobs, threads_per_job;
+    const char *backend, *device, *fallback;
+    double busy_ms[STAGE_COUNT];
+    long peak_rss_kb;
+};
+
 double timing_now_ms(void);
 long timing_peak_rss_kb(void);
 void timing_report_init(struct run_report *r);
@@ -47,6 +62,12 @@ void timing_report_init(struct run_report *r);
  * verbose adds the per-step times and the sizes. */
 void timing_print_line(FILE *f, const struct run_report *r, int verbose);
 void timing_write_json(FILE *f, const struct run_report *r);
+/* "gpuimg: batch: 98 done, 2 failed, 0 skipped of 100 in 12.0 s, 8.2 images/s [cpu, 2 jobs x 1 thread]"
+ * and the busy time of every stage with its share. */
+void timing_print_batch(FILE *f, const struct batch_report *b);
+void timing_write_batch_json(FILE *f, const struct batch_report *b);
+/* The stage's field of a single run's report (upload and download are -1 on the CPU). */
+double timing_stage_ms(const struct run_report *r, int stage);
 /* The --compare table, one row per line, aligned. */
 void timing_print_compare(FILE *f, const struct run_report *r);
 double timing_median(double *v, int n);

@@ -10,14 +10,14 @@
  * shape; the texture variant (not exact) is measured but never chosen. */
 #include <config.h>
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "backend.h"
+#include "io.h"
 #include "compare.h"
 #include "error.h"
 #include "plan.h"
@@ -75,9 +75,11 @@ static struct {
     int loaded, n;
     struct tune_entry e[TUNE_MAX];
 } cache;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;   /* the workers of a batch look up at once */
 
 int tune_lookup(const char *op, int c, int depth, int *variant, struct gpu_shape *shape)
 {
+    pthread_mutex_lock(&cache_lock);
     if (!cache.loaded) {
         cache.loaded = 1;
         char path[1024], line[256];
@@ -90,6 +92,7 @@ int tune_lookup(const char *op, int c, int depth, int *variant, struct gpu_shape
         if (f)
             fclose(f);
     }
+    pthread_mutex_unlock(&cache_lock);
     for (int i = 0; i < cache.n; i++)
         if (!strcmp(cache.e[i].op, op) && cache.e[i].c == c && cache.e[i].depth == depth) {
             *variant = cache.e[i].variant;
@@ -275,25 +278,14 @@ done:
     return r;
 }
 
-static int mkdirs(const char *path)
-{
-    char d[1024];
-    snprintf(d, sizeof d, "%s", path);
-    for (char *p = d + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(d, 0755) && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return 0;
-}
-
 static int save_cache(const char *path, const char *dev, const struct tune_opts *o, const struct best *b, int n)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = mkdirs(path) == 0 ? fopen(tmp, "w") : NULL;
+    int st = io_make_dirs(path);
+    if (st)
+        return st;
+    FILE *f = fopen(tmp, "w");
     if (!f)
         return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the tune cache", path);
     fprintf(f, "# gpuimg tune cache: %s, %dx%d, median of %d\n# op channels depth variant BXxBY ppt ms\n", dev, o->w,

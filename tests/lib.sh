@@ -19,7 +19,7 @@ run() {
 }
 
 # expect_fail CODE REGEX ARGS...: exit status CODE, no signal, exactly one stderr line (then,
-# for usage errors, the two usage lines), matching REGEX
+# for usage errors, the three usage lines), matching REGEX
 expect_fail() {
     code=$1 re=$2
     shift 2
@@ -30,7 +30,7 @@ expect_fail() {
     fi
     lines=$(wc -l <"$ERR")
     want=1
-    [ "$code" -eq 2 ] && want=3
+    [ "$code" -eq 2 ] && want=4
     if [ "$lines" -ne "$want" ]; then
         bad "gpuimg $*: $lines lines on stderr, want $want: $(cat "$ERR")"
         return

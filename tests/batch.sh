@@ -1,0 +1,139 @@
+# gpuimg tests: the batch form (-o TEMPLATE, --from-list, --shard, skipping, failures going on,
+# the checks made before any work, the summary and JSON, and an interrupted batch leaving no
+# partial files).
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+
+mkdir -p "$T/in/a" "$T/in/b"
+"$MKIMG" 31 17 3 8 "$T/in/a/one.png" 1 || exit 99
+"$MKIMG" 20 40 1 8 "$T/in/a/two.png" 2 || exit 99
+"$MKIMG" 13 42 4 16 "$T/in/b/three.png" 3 || exit 99
+"$MKIMG" 7 3 2 8 "$T/in/b/four.png" 4 || exit 99
+printf 'not an image' >"$T/in/b/bad.png"
+cd "$T" || exit 99
+
+# every output equals the single-file command's (one thread each: the same PNG bytes)
+expect_ok -j 2 --jobs=2 -o 'out/%s.png' gray,resize=50% in/a/one.png in/a/two.png in/b/three.png in/b/four.png
+grep -q '^gpuimg: batch: 4 done, 0 failed, 0 skipped of 4 in ' "$ERR" && ok || bad "summary: $(cat "$ERR")"
+grep -q '^gpuimg: busy: decode .*encode' "$ERR" && ok || bad "no busy line: $(cat "$ERR")"
+[ "$(wc -l <"$ERR")" -eq 2 ] && ok || bad "a clean batch printed more than the summary: $(cat "$ERR")"
+for f in a/one a/two b/three b/four; do
+    "$GPUIMG" -q -j 1 gray,resize=50% "in/$f.png" single.png && cmp -s single.png "out/${f#*/}.png" && ok ||
+        bad "out/${f#*/}.png differs from the single-file result"
+    rm -f single.png
+done
+
+# existing outputs are skipped (untouched), --force redoes them
+cp out/one.png keep.png
+touch -d '2001-01-01' out/one.png
+expect_ok -o 'out/%s.png' gray,resize=50% in/a/one.png in/a/two.png
+grep -q 'batch: 0 done, 0 failed, 2 skipped of 2' "$ERR" && ok || bad "rerun: $(cat "$ERR")"
+grep -q '2 outputs existed and were skipped (--force replaces them)' "$ERR" && ok || bad "no skip note: $(cat "$ERR")"
+[ "$(stat -c %Y out/one.png)" = "$(date -d 2001-01-01 +%s)" ] && ok || bad "a skipped output was rewritten"
+expect_ok -v -o 'out/%s.png' gray,resize=50% in/a/one.png in/a/two.png
+grep -q 'out/one.png: output exists, skipped' "$ERR" && ok || bad "-v does not name skipped files: $(cat "$ERR")"
+expect_ok --force -o 'out/%s.png' gray,resize=50% in/a/one.png in/a/two.png
+grep -q 'batch: 2 done, 0 failed, 0 skipped' "$ERR" && ok || bad "--force: $(cat "$ERR")"
+cmp -s keep.png out/one.png && ok || bad "--force gave a different image"
+
+# a failing file is reported on one line and the rest go on; exit 1
+run -o 'out2/%s.png' blur=1 in/a/one.png in/b/bad.png in/b/missing.png in/b/four.png
+[ "$RC" -eq 1 ] && ok || bad "a failed file: exit $RC, want 1"
+grep -q '^gpuimg: in/b/bad.png: not an image' "$ERR" && ok || bad "bad.png not reported: $(cat "$ERR")"
+grep -q '^gpuimg: in/b/missing.png: cannot open' "$ERR" && ok || bad "missing.png not reported: $(cat "$ERR")"
+grep -q 'batch: 2 done, 2 failed, 0 skipped of 4' "$ERR" && ok || bad "summary with failures: $(cat "$ERR")"
+[ -f out2/one.png ] && [ -f out2/four.png ] && [ ! -e out2/bad.png ] && [ ! -e out2/missing.png ] && ok ||
+    bad "outputs after failures: $(ls out2)"
+[ -z "$(find out2 -name '.*')" ] && ok || bad "temporary files left: $(find out2 -name '.*')"
+
+# template fields; directories are made
+expect_ok -q -o 'tpl/%d/x-%s.%e' flip=h in/a/one.png in/b/four.png
+[ -f tpl/in/a/x-one.png ] && [ -f tpl/in/b/x-four.png ] && ok || bad "%d/%s.%e: $(find tpl -type f)"
+expect_ok -q -o 'tpl/%3i_%i%%.jpg' flip=h in/a/one.png in/b/four.png
+[ -f tpl/001_1%.jpg ] && [ -f tpl/002_2%.jpg ] && ok || bad "%3i_%i%%: $(find tpl -type f)"
+[ "$(dims tpl/001_1%.jpg)" = "31x17 c3 d8" ] && ok || bad "the .jpg output is not a 31x17 RGB JPEG"
+
+# checked before any work: nothing is written
+expect_fail 2 'in/a/one.png and in/b/one.png would both be written to col/one.png' \
+    -o 'col/%s.png' gray in/a/one.png in/b/one.png
+cp in/a/one.png in/b/one.png
+expect_fail 2 'in/a/one.png and in/b/one.png would both be written to col/one.png' \
+    -o 'col/%s.png' gray in/a/one.png in/b/one.png
+[ ! -e col ] && ok || bad "a refused batch made its output directory"
+expect_fail 2 'would overwrite the input in/a/two.png' -o '%d/%s.png' gray in/a/two.png
+expect_fail 2 'unknown %q' -o 'x/%q.png' gray in/a/one.png
+expect_fail 2 'only %i takes a width' -o 'x/%3s.png' gray in/a/one.png
+expect_fail 2 'unknown output format for in/a/one.png' -o 'x/%s.webp' gray in/a/one.png
+expect_fail 2 "'-' \\(stdin\\) cannot be one of a batch's inputs" -o 'x/%s.png' gray -
+expect_fail 2 'no INPUT files' -o 'x/%s.png' gray
+expect_fail 2 'batch outputs cannot go to stdout' -o - gray in/a/one.png
+expect_fail 2 '--compare takes one INPUT and OUTPUT' --compare -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--from-list works on a batch' --from-list=l.txt gray in/a/one.png x.png
+expect_fail 2 '--shard works on a batch' --shard=0/2 gray in/a/one.png x.png
+expect_fail 2 '--shard: expected K/N' --shard=1 -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--shard K: expected a whole number from 0 to 3' --shard=4/3 -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--shard N: expected a whole number' --shard=0/0 -o 'x/%s.png' gray in/a/one.png
+[ ! -e x ] && ok || bad "a refused batch wrote something"
+expect_fail 1 'nolist.txt: cannot open' -o 'x/%s.png' --from-list=nolist.txt gray
+printf '\n\n' >empty.txt
+expect_fail 2 'empty.txt: no input files' -o 'x/%s.png' --from-list=empty.txt gray
+
+# --from-list (a file, stdin), --shard: every input exactly once over the shards, K = N is 0
+rm -f in/b/one.png
+i=0
+: >list.txt
+while [ $i -lt 7 ]; do
+    "$MKIMG" $((9 + i)) 5 3 8 "in/s$i.png" $((10 + i)) || exit 99
+    printf 'in/s%d.png\n' $i >>list.txt
+    [ $i -eq 3 ] && printf '\n' >>list.txt   # empty lines are ignored
+    i=$((i + 1))
+done
+total=0
+for k in 0 1 2; do
+    expect_ok -q --shard=$k/3 --json=shard$k.json -o "sh/%s.png" --from-list=list.txt gray
+    n=$(json_field shard$k.json done)
+    total=$((total + n))
+done
+[ $total -eq 7 ] && ok || bad "3 shards did $total files, want 7"
+[ "$(ls sh | wc -l)" -eq 7 ] && ok || bad "3 shards wrote $(ls sh | wc -l) files, want 7"
+[ "$(json_field shard0.json selected)" -eq 3 ] && [ "$(json_field shard2.json selected)" -eq 2 ] && ok ||
+    bad "shard sizes: $(cat shard0.json shard2.json)"
+expect_ok -q --shard=3/3 --json=shard3.json -o "sh3/%s.png" --from-list=- gray <list.txt
+[ "$(json_field shard3.json done)" -eq 3 ] && [ -f sh3/s0.png ] && [ -f sh3/s3.png ] && [ -f sh3/s6.png ] && ok ||
+    bad "--shard=3/3 is not slice 0: $(ls sh3)"
+grep -q '"busy_ms": {"decode": [0-9.]*, "upload": [0-9.]*, "process": [0-9.]*, "download": [0-9.]*, "encode": [0-9.]*}' \
+    shard3.json && ok || bad "JSON lacks busy_ms: $(cat shard3.json)"
+# inputs named on the command line come first in the list, then the file's
+expect_ok -q --json=mix.json -o 'mix/%i.png' --from-list=list.txt gray in/a/one.png
+[ "$(json_field mix.json done)" -eq 8 ] && [ "$(dims mix/1.png)" = "31x17 c1 d8" ] && ok || bad "argv then list: $(ls mix)"
+
+# progress: none on a pipe by default; -q: nothing at all
+expect_ok --no-progress -o 'p1/%s.png' gray in/a/one.png
+[ "$(wc -l <"$ERR")" -eq 2 ] && ok || bad "--no-progress printed: $(cat "$ERR")"
+expect_ok -q -o 'p2/%s.png' gray in/a/one.png
+[ ! -s "$ERR" ] && ok || bad "-q printed: $(cat "$ERR")"
+
+# an interrupted batch leaves no partial file, and the finished ones are whole
+i=0
+: >big.txt
+while [ $i -lt 6 ]; do
+    "$MKIMG" 1500 1500 3 16 "in/big$i.png" $((20 + i)) 0 || exit 99
+    printf 'in/big%d.png\n' $i >>big.txt
+    i=$((i + 1))
+done
+"$GPUIMG" -q --png-level=9 --jobs=2 -o 'int/%s.png' --from-list=big.txt blur=3 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ $rc -eq 0 ]; then
+    echo "note: the batch finished before the interrupt; the cleanup was not exercised"
+else
+    [ $rc -eq 130 ] && ok || bad "interrupted batch: exit $rc, want 130 (SIGINT)"
+fi
+[ -z "$(find int -name '.*' 2>/dev/null)" ] && ok || bad "temporary files left: $(find int -name '.*')"
+for f in int/*.png; do
+    [ -e "$f" ] || continue
+    [ "$(dims "$f")" = "1500x1500 c3 d16" ] && ok || bad "$f is not whole after the interrupt"
+done
+finish
