@@ -53,6 +53,12 @@ extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t er
     return 0;
 }
 
+extern "C" int gpu_use_device(int device, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaSetDevice(device), err, errlen);
+    return 0;
+}
+
 /* ---- memory, copies, timers ---------------------------------------------------------------- */
 
 extern "C" int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen)

@@ -71,6 +71,12 @@ int gpu_last_launch(struct gpu_launch_info *info, char *err, size_t errlen);
 
 /* Is device usable? Counts devices, makes a context and runs a tiny kernel. */
 int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen);
+/* nvJPEG (HAVE_NVJPEG builds): decode a w x h JPEG of c = 1 (grey) or 3 (RGB, interleaved)
+ * channels, 8 bits, into dst on the device. 0: done; -1: nvJPEG does not take this one (CMYK,
+ * a header that disagrees): decode it on the CPU; > 0: failed (err says why). */
+int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, char *err, size_t errlen);
+/* Make device the calling thread's current one (each worker thread of a batch calls it). */
+int gpu_use_device(int device, char *err, size_t errlen);
 
 int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen);
 void gpu_free(void *p);

@@ -4,10 +4,12 @@
 #ifndef GPUIMG_BACKEND_H
 #define GPUIMG_BACKEND_H
 #include "image.h"
+#include "io.h"
 #include "plan.h"
 #include "timing.h"
 
 enum backend_kind { BACKEND_AUTO, BACKEND_CPU, BACKEND_GPU };
+#define GPU_MAX_DEVICES 16   /* devices a batch can spread over (--devices) */
 
 struct backend_choice {
     enum backend_kind kind;   /* CPU or GPU after selection */
@@ -28,6 +30,11 @@ struct gpu_run_opts {
  * per-step times go into r. */
 int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r);
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r);
+/* The same from a JPEG's bytes, decoded on the GPU by nvJPEG (adds its time to r->decode_ms);
+ * *out receives the result. GPUIMG_EUNSUPPORTED with no message recorded: this build has no
+ * nvJPEG or it does not take this file (CMYK): decode it on the CPU instead. */
+int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+                         struct image *out, struct run_report *r);
 
 /* 1 if every step of pl has a GPU implementation. */
 int backend_gpu_supports(const struct plan *pl, const char **missing);
@@ -35,6 +42,7 @@ int backend_gpu_supports(const struct plan *pl, const char **missing);
  * The first call makes the context; its cost is kept for the report (backend_gpu_init_ms). */
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen);
 const char *backend_gpu_name(void);
+int backend_gpu_count(void);   /* devices the runtime shows, once one has been probed; else 0 */
 int backend_gpu_cc(void);   /* compute capability of the probed GPU as 10 * major + minor, or 0 */
 double backend_gpu_init_ms(void);
 /* The pinning default: GPUIMG_PIN=0/1 in the environment, else the measured choice. */

@@ -3,6 +3,7 @@
  * buffers sized once for the whole plan, and downloads once; the context is made by the probe,
  * whose cost is reported apart and never inside an operation's time. */
 #include <config.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,32 +26,48 @@ int backend_gpu_supports(const struct plan *pl, const char **missing)
 
 #ifdef HAVE_CUDA
 
-static struct {
-    int done, device, status;
+/* One probe per device, made once and then read by every worker thread of a batch. */
+static struct probe {
+    int done, status;
     struct gpu_info info;
     char why[256];
-} probe;
+} probes[GPU_MAX_DEVICES];
+static int last_probed = -1;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
 {
-    if (!probe.done || probe.device != device) {
-        probe.done = 1;
-        probe.device = device;
-        probe.status = gpu_probe(device, &probe.info, probe.why, sizeof probe.why) ? GPUIMG_ENOGPU : GPUIMG_OK;
+    if (device < 0 || device >= GPU_MAX_DEVICES) {
+        snprintf(why, whylen, "device %d: gpuimg uses devices 0 to %d", device, GPU_MAX_DEVICES - 1);
+        return GPUIMG_ENOGPU;
     }
-    if (probe.status) {
-        snprintf(why, whylen, "%s", probe.why);
-        return probe.status;
+    pthread_mutex_lock(&probe_lock);
+    struct probe *p = &probes[device];
+    if (!p->done) {
+        p->status = gpu_probe(device, &p->info, p->why, sizeof p->why) ? GPUIMG_ENOGPU : GPUIMG_OK;
+        p->done = 1;
     }
-    const struct gpu_info *i = &probe.info;
+    if (last_probed < 0 || !p->status)
+        last_probed = device;
+    pthread_mutex_unlock(&probe_lock);
+    if (p->status) {
+        snprintf(why, whylen, "%s", p->why);
+        return p->status;
+    }
+    const struct gpu_info *i = &p->info;
     snprintf(name, namelen, "device %d of %d: %s (sm_%d%d, %.1f GiB), context and first launch %.1f ms", i->device,
              i->count, i->name, i->cc_major, i->cc_minor, i->mem_total / 1073741824.0, i->init_ms);
     return GPUIMG_OK;
 }
 
-const char *backend_gpu_name(void) { return probe.done && !probe.status ? probe.info.name : NULL; }
-int backend_gpu_cc(void) { return probe.done && !probe.status ? 10 * probe.info.cc_major + probe.info.cc_minor : 0; }
-double backend_gpu_init_ms(void) { return probe.done && !probe.status ? probe.info.init_ms : -1; }
+static const struct probe *last_ok(void)
+{
+    return last_probed >= 0 && probes[last_probed].done && !probes[last_probed].status ? &probes[last_probed] : NULL;
+}
+const char *backend_gpu_name(void) { return last_ok() ? last_ok()->info.name : NULL; }
+int backend_gpu_cc(void) { return last_ok() ? 10 * last_ok()->info.cc_major + last_ok()->info.cc_minor : 0; }
+double backend_gpu_init_ms(void) { return last_ok() ? last_ok()->info.init_ms : -1; }
+int backend_gpu_count(void) { return last_ok() ? last_ok()->info.count : 0; }
 
 int backend_gpu_pin_default(void)
 {
@@ -204,11 +221,16 @@ int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step
     return GPUIMG_OK;
 }
 
-int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+/* From the host image img, or (jpeg not NULL) from a JPEG's bytes decoded by nvJPEG straight
+ * into the first device buffer; *img becomes the result. */
+static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg, struct image *img,
+                   struct run_report *r)
 {
     char err[256], desc[512], why[256];
     if (backend_gpu_probe(o->device, desc, sizeof desc, why, sizeof why))
         return gpuimg_fail(GPUIMG_ENOGPU, "no usable GPU: %s", why);
+    if (gpu_use_device(o->device, err, sizeof err))   /* the current device is per thread */
+        return cuda_fail("selecting the GPU", err);
     r->backend = "gpu";
     r->device = backend_gpu_name();
     r->gpu_init_ms = backend_gpu_init_ms();
@@ -221,12 +243,27 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     size_t in_bytes, out_bytes;
     geom_bytes(&pl->in, &in_bytes);
     geom_bytes(&pl->out, &out_bytes);
-    int pinned = o->pin && gpu_pin(img->data, in_bytes, err, sizeof err) == 0;
-    if (gpu_upload(gp.buf[0], img->data, in_bytes, err, sizeof err))
-        st = cuda_fail("uploading the image", err);
-    if (pinned)
-        gpu_unpin(img->data);
-    r->upload_ms = timing_now_ms() - t0;
+    if (jpeg) {   /* upload: the pipeline's buffers and tables; decode: nvJPEG, the bytes' copy included */
+        r->upload_ms = timing_now_ms() - t0;
+        const double td = timing_now_ms();
+#ifdef HAVE_NVJPEG
+        int jr = gpu_jpeg_decode(jpeg->buf, jpeg->len, gp.buf[0], jpeg->g.w, jpeg->g.h, jpeg->g.c, err, sizeof err);
+#else
+        int jr = -1;
+#endif
+        r->decode_ms += timing_now_ms() - td;
+        if (jr) {
+            gpu_pipeline_close(&gp, pl);
+            return jr < 0 ? GPUIMG_EUNSUPPORTED : gpuimg_fail(GPUIMG_EDECODE, "%s: nvJPEG: %s", jpeg->name, err);
+        }
+    } else {
+        int pinned = o->pin && gpu_pin(img->data, in_bytes, err, sizeof err) == 0;
+        if (gpu_upload(gp.buf[0], img->data, in_bytes, err, sizeof err))
+            st = cuda_fail("uploading the image", err);
+        if (pinned)
+            gpu_unpin(img->data);
+        r->upload_ms = timing_now_ms() - t0;
+    }
 
     float step_ms[PLAN_MAX_STEPS], total = 0;
     int cur = 0;
@@ -257,7 +294,7 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     if (!st)
         st = image_alloc(&out, &pl->out);
     if (!st) {
-        pinned = o->pin && gpu_pin(out.data, out_bytes, err, sizeof err) == 0;
+        const int pinned = o->pin && gpu_pin(out.data, out_bytes, err, sizeof err) == 0;
         if (gpu_download(out.data, gp.buf[cur], out_bytes, err, sizeof err))
             st = cuda_fail("downloading the result", err);
         if (pinned)
@@ -274,6 +311,22 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     return GPUIMG_OK;
 }
 
+int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+{
+    return gpu_run(pl, o, NULL, img, r);
+}
+
+int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+                         struct image *out, struct run_report *r)
+{
+#ifdef HAVE_NVJPEG
+    memset(out, 0, sizeof *out);
+    return gpu_run(pl, o, jpeg, out, r);
+#else
+    return GPUIMG_EUNSUPPORTED;
+#endif
+}
+
 #else /* CPU-only build */
 
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
@@ -282,12 +335,18 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
     return GPUIMG_ENOGPU;
 }
 const char *backend_gpu_name(void) { return NULL; }
+int backend_gpu_count(void) { return 0; }
 int backend_gpu_cc(void) { return 0; }
 double backend_gpu_init_ms(void) { return -1; }
 int backend_gpu_pin_default(void) { return 0; }
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");
+}
+int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+                         struct image *out, struct run_report *r)
+{
+    return GPUIMG_EUNSUPPORTED;
 }
 
 #endif

@@ -4,7 +4,8 @@
  * shard's slice is taken, existing outputs are skipped, and JOBS worker threads each carry one
  * file at a time through decode -> upload -> kernels -> download -> encode (run_file), so the
  * stages of different files overlap and at most JOBS images are in memory. On the GPU each worker
- * has its own stream (nvcc --default-stream per-thread). A failing file is reported and the rest
+ * has its own stream (nvcc --default-stream per-thread); with --devices the workers take the GPUs
+ * in turn. A failing file is reported and the rest
  * go on. Only this thread prints: failures as they come, progress, then the summary. */
 #include <config.h>
 #include <errno.h>
@@ -218,6 +219,7 @@ struct shared {
     pthread_cond_t cv;
     long *finished, nfinished;    /* item indices in the order they finished */
     const char *device;
+    int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
 };
 
 static void *worker(void *arg)
@@ -228,6 +230,9 @@ static void *worker(void *arg)
 #endif
     struct run_ctx ctx = *sh->ctx;
     ctx.save.threads = sh->inner;     /* and for the PNG encoder */
+    const int w = __atomic_fetch_add(&sh->nworkers, 1, __ATOMIC_RELAXED);
+    if (sh->ndevices)
+        ctx.gpu.device = sh->devices[w % sh->ndevices];
     for (;;) {
         const long i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
         if (i >= sh->n)
@@ -299,6 +304,27 @@ static void progress_clear(const struct progress *p)
 
 /* ---- the batch -------------------------------------------------------------------------------- */
 
+/* The GPUs of --devices (all: every one that answers), each probed once here. */
+static int pick_devices(const struct cli_opts *o, const struct run_ctx *ctx, struct shared *sh)
+{
+    char name[512], why[256];
+    if (ctx->kind != BACKEND_GPU)
+        return GPUIMG_OK;
+    if (o->ndevices == -1) {
+        const int n = backend_gpu_count() < GPU_MAX_DEVICES ? backend_gpu_count() : GPU_MAX_DEVICES;
+        for (int d = 0; d < n; d++)
+            if (backend_gpu_probe(d, name, sizeof name, why, sizeof why) == GPUIMG_OK)
+                sh->devices[sh->ndevices++] = d;
+        return GPUIMG_OK;
+    }
+    for (int k = 0; k < o->ndevices; k++) {
+        if (backend_gpu_probe(o->devices[k], name, sizeof name, why, sizeof why))
+            return gpuimg_fail(GPUIMG_ENOGPU, "--devices: GPU %d is not usable: %s", o->devices[k], why);
+        sh->devices[sh->ndevices++] = o->devices[k];
+    }
+    return GPUIMG_OK;
+}
+
 int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *exit_code)
 {
     struct list l = { 0 };
@@ -355,10 +381,14 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         n++;
     }
 
-    int jobs = o->jobs ? o->jobs : threads;
+    struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose };
+    if (!st)
+        st = pick_devices(o, ctx, &sh);
+    int jobs = o->jobs ? o->jobs : threads > sh.ndevices ? threads : sh.ndevices;
+    if (jobs > 64)
+        jobs = 64;   /* --jobs's limit */
     if (jobs > n)
         jobs = n > 0 ? (int)n : 1;
-    struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose };
     sh.inner = threads / jobs > 1 ? threads / jobs : 1;
     sh.finished = st ? NULL : malloc(sizeof *sh.finished * (size_t)(n ? n : 1));
     if (!st && !sh.finished)
@@ -424,6 +454,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         rep.threads_per_job = sh.inner;
         rep.backend = ctx->kind == BACKEND_GPU ? "gpu" : "cpu";
         rep.device = sh.device;
+        rep.ndevices = sh.ndevices;
         rep.fallback = ctx->fallback;
         rep.peak_rss_kb = timing_peak_rss_kb();
         if (!o->quiet)

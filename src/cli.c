@@ -19,7 +19,7 @@
 enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
-    OPT_JOBS,
+    OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER,
 };
 
 static const struct option longopts[] = {
@@ -45,6 +45,8 @@ static const struct option longopts[] = {
     { "progress", no_argument, NULL, OPT_PROGRESS },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "jobs", required_argument, NULL, OPT_JOBS },
+    { "devices", required_argument, NULL, OPT_DEVICES },
+    { "jpeg-decoder", required_argument, NULL, OPT_JPEG_DECODER },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -167,6 +169,40 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             if ((r = parse_int("--jobs", optarg, 1, 64, &v))) return r;
             o->jobs = (int)v;
             break;
+        case OPT_JPEG_DECODER:
+            if (!strcmp(optarg, "auto")) o->jpeg_decoder = 0;
+            else if (!strcmp(optarg, "stb")) o->jpeg_decoder = 1;
+            else if (!strcmp(optarg, "nvjpeg")) o->jpeg_decoder = 2;
+            else return gpuimg_fail(GPUIMG_EUSAGE, "--jpeg-decoder must be auto, stb or nvjpeg, not '%s'", optarg);
+#ifndef HAVE_NVJPEG
+            if (o->jpeg_decoder == 2)
+                return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=nvjpeg: this gpuimg was built without nvJPEG");
+#endif
+            break;
+        case OPT_DEVICES:
+            if (!strcmp(optarg, "all")) {
+                o->ndevices = -1;
+                break;
+            }
+            o->ndevices = 0;
+            for (const char *p = optarg; *p;) {
+                char num[16];
+                size_t len = strcspn(p, ",");
+                if (len == 0 || len >= sizeof num || o->ndevices == GPU_MAX_DEVICES)
+                    return gpuimg_fail(GPUIMG_EUSAGE, "--devices: expected all or a list such as 0,1, not '%s'", optarg);
+                memcpy(num, p, len);
+                num[len] = 0;
+                if ((r = parse_int("--devices", num, 0, GPU_MAX_DEVICES - 1, &v)))
+                    return r;
+                for (int k = 0; k < o->ndevices; k++)
+                    if (o->devices[k] == v)
+                        return gpuimg_fail(GPUIMG_EUSAGE, "--devices: %lld is listed twice", v);
+                o->devices[o->ndevices++] = (int)v;
+                p += len + (p[len] == ',');
+                if (p[-1] == ',' && !*p)
+                    return gpuimg_fail(GPUIMG_EUSAGE, "--devices: expected all or a list such as 0,1, not '%s'", optarg);
+            }
+            break;
         case 'q': o->quiet = 1; break;
         case 'v': o->verbose = 1; break;
         case ':': return gpuimg_fail(GPUIMG_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
@@ -193,9 +229,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         o->output = o->template;
         return o->quiet && o->verbose ? gpuimg_fail(GPUIMG_EUSAGE, "-q and -v contradict each other") : GPUIMG_OK;
     }
-    if (o->from_list || o->shard_n || o->jobs || o->progress >= 0)
+    if (o->from_list || o->shard_n || o->jobs || o->progress >= 0 || o->ndevices)
         return gpuimg_fail(GPUIMG_EUSAGE, "%s works on a batch: give -o TEMPLATE",
-                           o->from_list ? "--from-list" : o->shard_n ? "--shard" : o->jobs ? "--jobs" : "--progress");
+                           o->from_list ? "--from-list" : o->shard_n ? "--shard" : o->jobs ? "--jobs"
+                           : o->ndevices ? "--devices" : "--progress");
     if (nargs > 3)
         return gpuimg_fail(GPUIMG_EUSAGE, "too many arguments (%d; expected PIPELINE INPUT OUTPUT, or -o TEMPLATE for many "
                            "inputs)", nargs);
@@ -277,6 +314,8 @@ void cli_help(FILE *f)
             "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
             "                          that they agree, and print a table of times, GB/s and speedups\n"
             "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"
+            "      --jpeg-decoder=D    auto (default: nvJPEG on the GPU when the pipeline runs there and this\n"
+            "                          build has it, else stb_image), stb or nvjpeg\n"
             "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
             "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
             "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
@@ -291,6 +330,7 @@ void cli_help(FILE *f)
             "      --from-list=FILE    batch: also read input paths from FILE, one a line ('-': stdin)\n"
             "      --shard=K/N         batch: only inputs K, K+N, K+2N... of the list (K from 0 to N-1)\n"
             "      --jobs=N            batch: files in flight at once (default: one a thread)\n"
+            "      --devices=all|0,1,..  batch: spread the files over these GPUs (jobs take turns)\n"
             "      --progress, --no-progress  batch: progress on stderr (default: when a terminal)\n"
             "  -q, --quiet             print nothing but errors\n"
             "  -v, --verbose           also print sizes, per-step times and peak memory\n"
@@ -330,7 +370,14 @@ void cli_version(FILE *f)
     fprintf(f, "CUDA: no (CPU-only build)\n");
 #endif
     fprintf(f, "libpng: %s\n", png_get_libpng_ver(NULL));
-    fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR, PIC); encoders: libpng, stb_image_write\n");
+    fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR, PIC)%s; encoders: PNG on all threads "
+               "(zlib, libpng's container), stb_image_write\n",
+#ifdef HAVE_NVJPEG
+            ", nvJPEG (JPEG on the GPU)"
+#else
+            ""
+#endif
+    );
 }
 
 static void roff_text(FILE *f, const char *s)

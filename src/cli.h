@@ -26,6 +26,7 @@ struct cli_opts {
     int kernel;                   /* KV_* for every step, or -1: auto */
     int compare, repeat;
     int nofuse;
+    int jpeg_decoder;             /* 0 auto (nvJPEG on the GPU path where built), 1 stb_image, 2 nvJPEG */
     /* batch: -o TEMPLATE with INPUT... and/or --from-list */
     const char *template;         /* NULL: the single-file form PIPELINE INPUT OUTPUT */
     const char *from_list;        /* a file of input paths, one a line ("-": stdin), or NULL */
@@ -34,6 +35,8 @@ struct cli_opts {
     int shard_k, shard_n;         /* --shard=K/N (N = 0: no sharding); K in 0..N-1 */
     int progress;                 /* -1: when stderr is a terminal; 0 never; 1 always */
     int jobs;                     /* files in flight (0: automatic) */
+    int devices[GPU_MAX_DEVICES]; /* --devices=0,1,...: the GPUs a batch spreads over */
+    int ndevices;                 /* 0: only --device; -1: --devices=all */
 };
 
 int cli_parse(int argc, char **argv, struct cli_opts *o);

@@ -95,8 +95,9 @@ static const char *stb_reason(void)
     return r;
 }
 
-int io_load(const char *path, const struct load_opts *o, struct image *out)
+int io_read(const char *path, const struct load_opts *o, struct io_input *in)
 {
+    memset(in, 0, sizeof *in);
     const char *name = display_name(path, 0);
     uint8_t *buf;
     size_t len;
@@ -112,7 +113,8 @@ int io_load(const char *path, const struct load_opts *o, struct image *out)
         return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file of %zu bytes is larger than the decoder takes (2 GiB)", name, len);
     }
     uint32_t hw = 0, hh = 0;
-    switch (sniff_kind(buf, len)) {
+    const enum file_kind kind = sniff_kind(buf, len);
+    switch (kind) {
     case KIND_PNG: st = png_check(name, buf, len, &hw, &hh); break;
     case KIND_JPEG: st = jpeg_check(name, buf, len, &hw, &hh); break;
     default: break;
@@ -135,15 +137,39 @@ int io_load(const char *path, const struct load_opts *o, struct image *out)
         free(buf);
         return st;
     }
-    int is16 = stbi_is_16_bit_from_memory(buf, (int)len);
-    void *px = is16 ? (void *)stbi_load_16_from_memory(buf, (int)len, &w, &h, &comp, 0)
-                    : (void *)stbi_load_from_memory(buf, (int)len, &w, &h, &comp, 0);
-    free(buf);
+    in->buf = buf;
+    in->len = len;
+    in->name = name;
+    in->jpeg = kind == KIND_JPEG;
+    in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
+    return GPUIMG_OK;
+}
+
+void io_input_free(struct io_input *in)
+{
+    free(in->buf);
+    in->buf = NULL;
+}
+
+int io_decode(struct io_input *in, struct image *out)
+{
+    int w, h, comp;
+    const int is16 = in->g.depth == 16;
+    void *px = is16 ? (void *)stbi_load_16_from_memory(in->buf, (int)in->len, &w, &h, &comp, 0)
+                    : (void *)stbi_load_from_memory(in->buf, (int)in->len, &w, &h, &comp, 0);
+    io_input_free(in);
     if (!px)
-        return gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode: %s", name, stb_reason());
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode: %s", in->name, stb_reason());
     struct geom g = { w, h, comp, is16 ? 16 : 8 };
     image_wrap(out, &g, px);
     return GPUIMG_OK;
+}
+
+int io_load(const char *path, const struct load_opts *o, struct image *out)
+{
+    struct io_input in;
+    int st = io_read(path, o, &in);
+    return st ? st : io_decode(&in, out);
 }
 
 /* ---- formats -------------------------------------------------------------------------------- */

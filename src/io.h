@@ -24,6 +24,19 @@ struct save_opts {
 
 /* "-" is stdin / stdout. Both return a gpuimg_status. */
 int io_load(const char *path, const struct load_opts *o, struct image *out);
+/* io_load in two halves: read the file and check its container and header (geometry known,
+ * nothing decoded), then decode with stb_image (which frees the bytes). Between the two a
+ * caller may hand a JPEG's bytes to another decoder instead (then io_input_free). */
+struct io_input {
+    uint8_t *buf;
+    size_t len;
+    const char *name;    /* for messages */
+    int jpeg;            /* the bytes are a JPEG (checked: complete marker structure) */
+    struct geom g;       /* from the header */
+};
+int io_read(const char *path, const struct load_opts *o, struct io_input *in);
+int io_decode(struct io_input *in, struct image *out);
+void io_input_free(struct io_input *in);
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
 
 /* Checks worth doing before decoding: the output's directory exists, the output does not

@@ -79,7 +79,10 @@ int main(int argc, char **argv)
     io_install_signal_cleanup();
 
     struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse }, o.max_pixels,
-                           { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL };
+                           { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL, 0 };
+#ifdef HAVE_NVJPEG
+    ctx.gpu_jpeg = o.jpeg_decoder != 1;
+#endif
     if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
         return fail(st);
     if (!o.compare) {

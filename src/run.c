@@ -4,8 +4,9 @@
 #include "error.h"
 #include "run.h"
 
-int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
-             struct run_report *r)
+/* Read and check in (nothing decoded yet) and resolve the plan for its geometry. */
+static int load_header(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
+                       struct run_report *r)
 {
     r->input = in;
     r->output = out;
@@ -14,15 +15,31 @@ int run_load(const struct run_ctx *c, const char *in, const char *out, struct im
         return gpuimg_fail(GPUIMG_EWRITE, "%s: the output is the input file; refusing to overwrite it", out);
     double t0 = timing_now_ms();
     struct load_opts lo = { c->max_pixels };
-    int st = io_load(in, &lo, img);
+    int st = io_read(in, &lo, raw);
     if (st)
         return st;
     r->decode_ms = timing_now_ms() - t0;
-    r->in = image_geom(img);
+    r->in = raw->g;
     *pl = *c->plan;
     if ((st = plan_resolve(pl, &r->in, c->max_pixels)))
-        image_free(img);
+        io_input_free(raw);
     return st;
+}
+
+static int decode(struct io_input *raw, struct image *img, struct run_report *r)
+{
+    double t0 = timing_now_ms();
+    int st = io_decode(raw, img);
+    r->decode_ms += timing_now_ms() - t0;
+    return st;
+}
+
+int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
+             struct run_report *r)
+{
+    struct io_input raw;
+    int st = load_header(c, in, out, &raw, pl, r);
+    return st ? st : decode(&raw, img, r);
 }
 
 int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r)
@@ -41,12 +58,23 @@ int run_save(const struct run_ctx *c, const char *out, const struct image *img, 
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
 {
     double t0 = timing_now_ms();
-    struct image img;
+    struct io_input raw;
     struct plan pl;
-    int st = run_load(c, in, out, &img, &pl, r);
+    int st = load_header(c, in, out, &raw, &pl, r);
     if (st)
         return st;
-    st = c->kind == BACKEND_GPU ? backend_gpu_run(&pl, &c->gpu, &img, r) : backend_cpu_run(&pl, &img, r);
+    struct image img = { 0 };
+    int done = 0;
+    if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
+        st = backend_gpu_run_jpeg(&pl, &c->gpu, &raw, &img, r);
+        done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: stb_image below */
+        if (done)
+            io_input_free(&raw);
+        else
+            st = GPUIMG_OK;
+    }
+    if (!done && !(st = decode(&raw, &img, r)))
+        st = c->kind == BACKEND_GPU ? backend_gpu_run(&pl, &c->gpu, &img, r) : backend_cpu_run(&pl, &img, r);
     if (!st)
         st = run_save(c, out, &img, r);
     image_free(&img);

@@ -16,6 +16,7 @@ struct run_ctx {
     struct save_opts save;        /* save.fmt is the format of every output unless per_file_format */
     int per_file_format;          /* take each output's format from its extension */
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
+    int gpu_jpeg;                 /* on the GPU, decode 8-bit grey/RGB JPEGs there with nvJPEG */
 };
 
 /* Decode in and resolve the plan for it (into *pl), timing the decode. Refuses an output that

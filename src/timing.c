@@ -170,6 +170,8 @@ void timing_print_batch(FILE *f, const struct batch_report *b)
     fprintf(f, " in %.2f s, %.2f images/s [%s", s, s > 0 ? b->done / s : 0.0, b->backend);
     if (b->device)
         fprintf(f, " %s", b->device);
+    if (b->ndevices > 1)
+        fprintf(f, " x%d", b->ndevices);
     fprintf(f, ", %d job%s x %d thread%s", b->jobs, b->jobs == 1 ? "" : "s", b->threads_per_job,
             b->threads_per_job == 1 ? "" : "s");
     if (b->fallback)
@@ -207,7 +209,8 @@ void timing_write_batch_json(FILE *f, const struct batch_report *b)
         json_str(f, b->device);
     else
         fprintf(f, "null");
-    fprintf(f, ",\n  \"jobs\": %d,\n  \"threads_per_job\": %d,\n", b->jobs, b->threads_per_job);
+    fprintf(f, ",\n  \"gpus\": %d,\n  \"jobs\": %d,\n  \"threads_per_job\": %d,\n", b->ndevices, b->jobs,
+            b->threads_per_job);
     fprintf(f, "  \"wall_ms\": %.3f,\n  \"images_per_s\": %.3f,\n  \"busy_ms\": {", b->wall_ms,
             b->wall_ms > 0 ? b->done / (b->wall_ms / 1e3) : 0.0);
     for (int i = 0; i < STAGE_COUNT; i++)

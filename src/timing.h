@@ -50,6 +50,7 @@ struct batch_report {
     double wall_ms;
     int jobs, threads_per_job;
     const char *backend, *device, *fallback;
+    int ndevices;                 /* GPUs the batch was spread over (0 or 1: one) */
     double busy_ms[STAGE_COUNT];
     long peak_rss_kb;
 };

@@ -69,6 +69,10 @@ expect_fail 2 'batch outputs cannot go to stdout' -o - gray in/a/one.png
 expect_fail 2 '--compare takes one INPUT and OUTPUT' --compare -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--from-list works on a batch' --from-list=l.txt gray in/a/one.png x.png
 expect_fail 2 '--shard works on a batch' --shard=0/2 gray in/a/one.png x.png
+expect_fail 2 '--devices works on a batch' --devices=all gray in/a/one.png x.png
+expect_fail 2 '--devices: 0 is listed twice' --devices=0,0 -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--devices: expected all or a list' --devices=0, -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--devices: expected a whole number from 0 to 15' --devices=16 -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--shard: expected K/N' --shard=1 -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--shard K: expected a whole number from 0 to 3' --shard=4/3 -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--shard N: expected a whole number' --shard=0/0 -o 'x/%s.png' gray in/a/one.png

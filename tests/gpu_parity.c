@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "backend.h"
 #include "error.h"
+#include "io.h"
 #include "plan.h"
 #include "testutil.h"
 
@@ -90,6 +92,92 @@ static int fusion_plan(const char *pipe, int w, int h, int c, int depth, const c
 #endif
 }
 
+/* nvJPEG (HAVE_NVJPEG builds) against stb_image: JPEGs written by stb_image_write (quality 95:
+ * 4:4:4, 75: 4:2:0 chroma), grey and colour, odd sizes, and the sample photograph, decoded through
+ * the production path (backend_gpu_run_jpeg, with an identity pipeline) and by stb_image. The two
+ * decoders' IDCT and chroma upsampling differ: the stated tolerance is JPEG_TOL_MAX levels on any
+ * sample and JPEG_TOL_MEAN on average. */
+#define JPEG_TOL_MAX 16
+#define JPEG_TOL_MEAN 1.0
+#ifdef HAVE_NVJPEG
+static int jpeg_case(const char *path, const char *what)
+{
+    struct load_opts lo = { 0 };
+    struct image want, got = { 0 };
+    struct io_input raw;
+    struct plan pl;
+    struct run_report r;
+    timing_report_init(&r);
+    gpuimg_clear_error();
+    if (io_load(path, &lo, &want) || io_read(path, &lo, &raw) || plan_parse("transpose,transpose", &pl) ||
+        plan_resolve(&pl, &raw.g, 0)) {
+        printf("FAIL jpeg %s: %s\n", what, gpuimg_errmsg());
+        return 1;
+    }
+    struct gpu_run_opts o = { 0, -1, 0, 0 };
+    int st = backend_gpu_run_jpeg(&pl, &o, &raw, &got, &r);
+    io_input_free(&raw);
+    if (st) {
+        printf("FAIL jpeg %s: nvJPEG path: %s\n", what, gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
+        image_free(&want);
+        return 1;
+    }
+    long maxd = 0;
+    double sum = 0;
+    const size_t n = (size_t)want.w * want.h * want.c;
+    int geom_ok = got.w == want.w && got.h == want.h && got.c == want.c && got.depth == 8;
+    for (size_t i = 0; geom_ok && i < n; i++) {
+        long d = labs((long)want.data[i] - (long)got.data[i]);
+        maxd = d > maxd ? d : maxd;
+        sum += (double)d;
+    }
+    const double mean = n ? sum / (double)n : 0;
+    const int bad = !geom_ok || maxd > JPEG_TOL_MAX || mean > JPEG_TOL_MEAN;
+    printf("%s jpeg %s %dx%d c%d: nvJPEG vs stb_image max %ld, mean %.3f\n", bad ? "FAIL" : "ok", what, want.w, want.h,
+           want.c, maxd, mean);
+    image_free(&want);
+    image_free(&got);
+    return bad;
+}
+#endif
+
+static int jpeg_checks(void)
+{
+#ifdef HAVE_NVJPEG
+    static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 640, 400 } };
+    int bad = 0;
+    char path[] = "/tmp/gpuimg-parity-XXXXXX.jpg";
+    int fd = mkstemps(path, 4);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int c = 1; c <= 3; c += 2)
+            for (int q = 75; q <= 95; q += 20) {
+                struct geom g = { sizes[s][0], sizes[s][1], c, 8 };
+                struct image im;
+                struct save_opts so = { FMT_JPEG, 6, q, 1, 1 };
+                char what[64];
+                snprintf(what, sizeof what, "q%d", q);
+                if (test_make_image(&im, &g, (uint32_t)(s * 7 + c + q)) || io_save(path, &im, &so)) {
+                    unlink(path);
+                    return 1;
+                }
+                image_free(&im);
+                bad += jpeg_case(path, what);
+            }
+    unlink(path);
+    const char *top = getenv("TOP_SRCDIR");
+    char sample[1024];
+    snprintf(sample, sizeof sample, "%s/samples/path-640x400.jpg", top ? top : ".");
+    bad += jpeg_case(sample, "samples/path-640x400.jpg");
+    return bad;
+#else
+    printf("jpeg: this build has no nvJPEG\n");
+    return 0;
+#endif
+}
+
 int main(void)
 {
     const int require = getenv("GPUIMG_REQUIRE_GPU") && atoi(getenv("GPUIMG_REQUIRE_GPU")) == 1;
@@ -117,7 +205,7 @@ int main(void)
               + fusion_plan("gray,resize=50%", 1001, 626, 3, 8, "--")       /* not exactly 2:1 */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "--")         /* alpha: two-pass blur */
               + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--");
-    if (bad)
+    if (bad || jpeg_checks())
         return 1;
     static const int full[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 4097, 3 }, { 1001, 626 }, { 1000, 626 } };
     static const int small[][2] = { { 7, 3 }, { 37, 45 }, { 14, 42 }, { 517, 37 } };

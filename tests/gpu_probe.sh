@@ -2,8 +2,9 @@
 # GPUIMG_REQUIRE_GPU=1 a missing GPU is a failure. Where one is usable: --version names it,
 # --backend=auto and --backend=gpu run there with the stages of the GPU timing line, every
 # --kernel gives the CPU's bytes, --compare agrees, fused and unfused pipelines give the CPU's
-# bytes and -v names the fused steps, gpuimg tune writes its cache and auto uses it, and a
-# --device out of range fails.
+# bytes and -v names the fused steps, gpuimg tune writes its cache and auto uses it, a batch on
+# the GPU gives the CPU batch's bytes and spreads over --devices, and a --device out of range
+# fails.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 skip_or_fail() {
@@ -59,5 +60,24 @@ run -v --backend=gpu transpose "$T/in.png" "$T/tuned.png"
 [ "$RC" -eq 0 ] && grep -q 'transpose \[perpixel 32x2\]' "$ERR" && cmp -s "$T/tuned.png" "$T/t-cpu.png" \
     && ok || bad "cached choice not used: $(cat "$ERR")"
 unset GPUIMG_TUNE_CACHE
+# a batch on the GPU: 4 jobs at once (each its own stream), every layout and depth; the same
+# bytes as the CPU batch with the same threads; --devices=all spreads over every GPU
+i=0
+for lay in "1 8" "2 8" "3 8" "4 8" "1 16" "3 16" "4 16" "3 8"; do
+    set -- $lay
+    "$MKIMG" $((37 + 11 * i)) $((19 + 7 * i)) "$1" "$2" "$T/b$i.png" $((40 + i)) || exit 99
+    i=$((i + 1))
+done
+expect_ok -q -j 4 --jobs=4 --backend=gpu -o "$T/bg/%s.png" gray,resize=50%,blur=1,rotate=90 "$T"/b?.png
+expect_ok -q -j 4 --jobs=4 --backend=cpu -o "$T/bc/%s.png" gray,resize=50%,blur=1,rotate=90 "$T"/b?.png
+for f in "$T"/bc/*.png; do
+    cmp -s "$f" "$T/bg/$(basename "$f")" && ok || bad "GPU batch: $(basename "$f") differs from the CPU batch"
+done
+expect_ok --backend=gpu --devices=all -o "$T/bd/%s.png" blur=2 "$T"/b?.png
+want="\\[gpu $name"
+[ "$n" -gt 1 ] && want="$want x$n"
+grep -q "batch: 8 done, 0 failed, 0 skipped of 8 .*$want, " "$ERR" && ok || bad "--devices=all: $(cat "$ERR")"
+expect_fail 1 "--devices: GPU $n is not usable: device $n requested" --backend=gpu --devices="$n" -o "$T/be/%s.png" \
+    blur=2 "$T/b0.png"
 expect_fail 1 "no usable GPU: device $n requested, $n present" --backend=gpu --device="$n" gray "$T/in.png" "$T/o2.png"
 finish
