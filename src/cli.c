@@ -314,8 +314,8 @@ void cli_help(FILE *f)
             "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
             "                          that they agree, and print a table of times, GB/s and speedups\n"
             "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"
-            "      --jpeg-decoder=D    auto (default: nvJPEG on the GPU when the pipeline runs there and this\n"
-            "                          build has it, else stb_image), stb or nvjpeg\n"
+            "      --jpeg-decoder=D    auto (default, stb_image: measured faster), stb, or nvjpeg: decode\n"
+            "                          JPEGs on the GPU when the pipeline runs there (builds with nvJPEG)\n"
             "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
             "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
             "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
@@ -373,7 +373,7 @@ void cli_version(FILE *f)
     fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR, PIC)%s; encoders: PNG on all threads "
                "(zlib, libpng's container), stb_image_write\n",
 #ifdef HAVE_NVJPEG
-            ", nvJPEG (JPEG on the GPU)"
+            ", nvJPEG (JPEG on the GPU, --jpeg-decoder=nvjpeg)"
 #else
             ""
 #endif

@@ -26,7 +26,7 @@ struct cli_opts {
     int kernel;                   /* KV_* for every step, or -1: auto */
     int compare, repeat;
     int nofuse;
-    int jpeg_decoder;             /* 0 auto (nvJPEG on the GPU path where built), 1 stb_image, 2 nvJPEG */
+    int jpeg_decoder;             /* 0 auto (stb_image), 1 stb_image, 2 nvJPEG on the GPU path */
     /* batch: -o TEMPLATE with INPUT... and/or --from-list */
     const char *template;         /* NULL: the single-file form PIPELINE INPUT OUTPUT */
     const char *from_list;        /* a file of input paths, one a line ("-": stdin), or NULL */

@@ -93,14 +93,17 @@ static int fusion_plan(const char *pipe, int w, int h, int c, int depth, const c
 }
 
 /* nvJPEG (HAVE_NVJPEG builds) against stb_image: JPEGs written by stb_image_write (quality 95:
- * 4:4:4, 75: 4:2:0 chroma), grey and colour, odd sizes, and the sample photograph, decoded through
- * the production path (backend_gpu_run_jpeg, with an identity pipeline) and by stb_image. The two
- * decoders' IDCT and chroma upsampling differ: the stated tolerance is JPEG_TOL_MAX levels on any
- * sample and JPEG_TOL_MEAN on average. */
-#define JPEG_TOL_MAX 16
-#define JPEG_TOL_MEAN 1.0
+ * 4:4:4, 75: 4:2:0 chroma) at odd sizes and the sample photograph (4:2:0), decoded through the
+ * production path (backend_gpu_run_jpeg, with an identity pipeline) and by stb_image. The IDCTs
+ * round differently: with full-resolution chroma within JPEG_TOL_MAX levels and JPEG_TOL_MEAN on
+ * average. With 4:2:0 the upsampling differs too (stb_image interpolates the chroma, nvJPEG
+ * replicates it: measured up to 100 levels at the colour edges of the noisy test images, 18 on the
+ * photograph), so there only the average is bounded, by JPEG_TOL_MEAN_420. */
+#define JPEG_TOL_MAX 4
+#define JPEG_TOL_MEAN 0.1
+#define JPEG_TOL_MEAN_420 6.0
 #ifdef HAVE_NVJPEG
-static int jpeg_case(const char *path, const char *what)
+static int jpeg_case(const char *path, const char *what, int sub420)
 {
     struct load_opts lo = { 0 };
     struct image want, got = { 0 };
@@ -132,7 +135,7 @@ static int jpeg_case(const char *path, const char *what)
         sum += (double)d;
     }
     const double mean = n ? sum / (double)n : 0;
-    const int bad = !geom_ok || maxd > JPEG_TOL_MAX || mean > JPEG_TOL_MEAN;
+    const int bad = !geom_ok || (sub420 ? mean > JPEG_TOL_MEAN_420 : maxd > JPEG_TOL_MAX || mean > JPEG_TOL_MEAN);
     printf("%s jpeg %s %dx%d c%d: nvJPEG vs stb_image max %ld, mean %.3f\n", bad ? "FAIL" : "ok", what, want.w, want.h,
            want.c, maxd, mean);
     image_free(&want);
@@ -164,13 +167,13 @@ static int jpeg_checks(void)
                     return 1;
                 }
                 image_free(&im);
-                bad += jpeg_case(path, what);
+                bad += jpeg_case(path, what, q < 90);   /* stb_image_write subsamples below 90 */
             }
     unlink(path);
     const char *top = getenv("TOP_SRCDIR");
     char sample[1024];
     snprintf(sample, sizeof sample, "%s/samples/path-640x400.jpg", top ? top : ".");
-    bad += jpeg_case(sample, "samples/path-640x400.jpg");
+    bad += jpeg_case(sample, "samples/path-640x400.jpg", 1);
     return bad;
 #else
     printf("jpeg: this build has no nvJPEG\n");
