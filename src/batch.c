@@ -121,21 +121,22 @@ int batch_expand(const char *tpl, const char *in, long index, char *out, size_t 
     return GPUIMG_OK;
 }
 
-/* The same file spelled the same way: "./a//b" and "a/b" compare equal. */
-static void normalize(const char *p, char *o, size_t n)
+/* The same file spelled the same way: "./a//b/./c" and "a/b/c" compare equal (empty and "."
+ * segments dropped; ".." is left alone, it may cross a symbolic link). o has room for p. */
+static void normalize(const char *p, char *o)
 {
     size_t k = 0;
-    while (p[0] == '.' && p[1] == '/')
-        p += 2;
-    for (; *p && k + 1 < n; p++) {
-        if (*p == '/' && (p[1] == '/' || (p[1] == '.' && p[2] == '/')))
-            continue;
-        if (*p == '/' && p[1] == '.' && p[2] == 0)
-            break;
-        if (k == 0 || !(*p == '/' && o[k - 1] == '/'))
-            o[k++] = *p;
-        while (*p == '/' && p[1] == '.' && p[2] == '/')
-            p += 2;
+    if (*p == '/')
+        o[k++] = '/';
+    while (*p) {
+        const size_t len = strcspn(p, "/");
+        if (len && !(len == 1 && p[0] == '.')) {
+            if (k && o[k - 1] != '/')
+                o[k++] = '/';
+            memcpy(o + k, p, len);
+            k += len;
+        }
+        p += len + (p[len] == '/');
     }
     o[k] = 0;
 }
@@ -156,7 +157,7 @@ static int make_keys(struct key *k, char *const *paths, long n)
         k[i].path = malloc(len);
         if (!k[i].path)
             return gpuimg_fail(GPUIMG_ENOMEM, "out of memory checking the outputs");
-        normalize(paths[i], k[i].path, len);
+        normalize(paths[i], k[i].path);
         k[i].i = i;
     }
     qsort(k, (size_t)n, sizeof *k, cmp_key);

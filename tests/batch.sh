@@ -59,6 +59,8 @@ cp in/a/one.png in/b/one.png
 expect_fail 2 'in/a/one.png and in/b/one.png would both be written to col/one.png' \
     -o 'col/%s.png' gray in/a/one.png in/b/one.png
 [ ! -e col ] && ok || bad "a refused batch made its output directory"
+expect_fail 2 'in/a/one.png and in/./a//one.png would both be written to col/in/./a//one.png' \
+    -o 'col/%d/%s.png' gray in/a/one.png in/./a//one.png
 expect_fail 2 'would overwrite the input in/a/two.png' -o '%d/%s.png' gray in/a/two.png
 expect_fail 2 'unknown %q' -o 'x/%q.png' gray in/a/one.png
 expect_fail 2 'only %i takes a width' -o 'x/%3s.png' gray in/a/one.png
