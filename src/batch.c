@@ -460,16 +460,8 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         rep.peak_rss_kb = timing_peak_rss_kb();
         if (!o->quiet)
             timing_print_batch(stderr, &rep);
-        if (o->json) {
-            FILE *f = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
-            if (!f)
-                st = gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", o->json);
-            else {
-                timing_write_batch_json(f, &rep);
-                if ((f == stdout ? fflush(f) : fclose(f)) != 0)
-                    st = gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", o->json);
-            }
-        }
+        if (o->json)
+            st = timing_json_to(o->json, NULL, &rep);
         *exit_code = st ? gpuimg_exit_code(st) : rep.failed ? 1 : 0;
     }
     free(sh.finished);

@@ -274,17 +274,23 @@ void io_install_signal_cleanup(void)
     }
 }
 
+/* The directory part of path: "." without a slash, "/" for a file in the root. */
+static int dir_of(const char *path, char *dir, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    const size_t len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    if (len >= n)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", path);
+    memcpy(dir, slash ? path : ".", len ? len : 1);
+    dir[len ? len : 1] = 0;
+    return GPUIMG_OK;
+}
+
 int io_make_dirs(const char *path)
 {
     char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path)
-        return GPUIMG_OK;
-    if ((size_t)(slash - path) >= sizeof dir)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", path);
-    memcpy(dir, path, (size_t)(slash - path));
-    dir[slash - path] = 0;
-    for (char *p = dir + 1;; p++) {
+    int r = dir_of(path, dir, sizeof dir);
+    for (char *p = dir + 1; !r; p++) {   /* mkdir -p: each prefix ending at a slash, then the whole */
         const int end = *p == 0;
         if (*p == '/' || end) {
             *p = 0;
@@ -298,7 +304,7 @@ int io_make_dirs(const char *path)
             *p = '/';
         }
     }
-    return GPUIMG_OK;
+    return r;
 }
 
 int io_same_file(const char *a, const char *b)
@@ -323,16 +329,9 @@ int io_check_output(const char *path, const struct save_opts *o)
     }
     /* The directory must exist and be writable: find it out now rather than after the work. */
     char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == path)
-        strcpy(dir, "/");
-    else if ((size_t)(slash - path) < sizeof dir) {
-        memcpy(dir, path, (size_t)(slash - path));
-        dir[slash - path] = 0;
-    } else
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", path);
+    int r = dir_of(path, dir, sizeof dir);
+    if (r)
+        return r;
     if (stat(dir, &st) != 0)
         return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: directory %s: %s", path, dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))

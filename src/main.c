@@ -29,19 +29,6 @@ static int fail(int st)
     return gpuimg_exit_code(st);
 }
 
-static int write_json(const char *dest, const struct run_report *r)
-{
-    if (!strcmp(dest, "-")) {
-        timing_write_json(stdout, r);
-        return fflush(stdout) == 0 ? GPUIMG_OK : gpuimg_fail(GPUIMG_EWRITE, "<stdout>: cannot write the JSON report");
-    }
-    FILE *f = fopen(dest, "w");
-    if (!f)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", dest);
-    timing_write_json(f, r);
-    return fclose(f) == 0 ? GPUIMG_OK : gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", dest);
-}
-
 int main(int argc, char **argv)
 {
     struct cli_opts o;
@@ -132,7 +119,7 @@ int main(int argc, char **argv)
 
     if (!o.quiet)
         timing_print_line(stderr, &rep, o.verbose);
-    if (o.json && (st = write_json(o.json, &rep)))
+    if (o.json && (st = timing_json_to(o.json, &rep, NULL)))
         return fail(st);
     return 0;
 }

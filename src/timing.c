@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "error.h"
 #include "timing.h"
 
 double timing_now_ms(void)
@@ -216,6 +217,21 @@ void timing_write_batch_json(FILE *f, const struct batch_report *b)
     for (int i = 0; i < STAGE_COUNT; i++)
         fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", stage_names[i], b->busy_ms[i]);
     fprintf(f, "},\n  \"peak_rss_kib\": %ld\n}\n", b->peak_rss_kb);
+}
+
+int timing_json_to(const char *dest, const struct run_report *r, const struct batch_report *b)
+{
+    const int out = !strcmp(dest, "-");
+    FILE *f = out ? stdout : fopen(dest, "w");
+    if (!f)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", dest);
+    if (r)
+        timing_write_json(f, r);
+    else
+        timing_write_batch_json(f, b);
+    if ((out ? fflush(f) : fclose(f)) != 0)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", out ? "<stdout>" : dest);
+    return GPUIMG_OK;
 }
 
 static int cmp_double(const void *a, const void *b)
