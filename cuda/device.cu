@@ -61,17 +61,69 @@ extern "C" int gpu_use_device(int device, char *err, size_t errlen)
 
 /* ---- memory, copies, timers ---------------------------------------------------------------- */
 
-extern "C" int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen)
+/* --gpu-mem-limit: each thread counts what it holds; a pointer's size is kept in a small table
+ * (a pipeline holds two buffers and a table block per step). */
+static size_t g_mem_limit;
+static thread_local size_t t_mem_used;
+static thread_local struct { void *p; size_t bytes; } t_allocs[2 * 32 + 8];
+
+extern "C" void gpu_set_mem_limit(size_t bytes) { g_mem_limit = bytes; }
+
+extern "C" int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, char *err, size_t errlen)
 {
-    *p = nullptr;
-    CUDA_TRY(cudaMalloc(p, bytes ? bytes : 1), err, errlen);
+    CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes), err, errlen);
     return 0;
 }
 
-extern "C" void gpu_free(void *p)
+static int dev_alloc(void **p, size_t bytes, char *err, size_t errlen)
 {
-    if (p)
-        cudaFree(p);
+    *p = nullptr;
+    bytes = bytes ? bytes : 1;
+    if (g_mem_limit && (bytes > g_mem_limit || t_mem_used > g_mem_limit - bytes)) {
+        std::snprintf(err, errlen, "cudaMalloc(%zu bytes): over --gpu-mem-limit (%zu bytes, %zu held)", bytes,
+                      g_mem_limit, t_mem_used);
+        return GPU_ERR_NOMEM;
+    }
+    CUDA_TRY(cudaMalloc(p, bytes), err, errlen);
+    for (auto &a : t_allocs)
+        if (!a.p) {
+            a.p = *p;
+            a.bytes = bytes;
+            t_mem_used += bytes;
+            break;
+        }
+    return 0;
+}
+
+static void dev_free(void *p)
+{
+    if (!p)
+        return;
+    for (auto &a : t_allocs)
+        if (a.p == p) {
+            t_mem_used -= a.bytes;
+            a.p = nullptr;
+            break;
+        }
+    cudaFree(p);
+}
+
+extern "C" int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen)
+{
+    return dev_alloc(p, bytes, err, errlen);
+}
+
+extern "C" void gpu_free(void *p) { dev_free(p); }
+
+extern "C" int gpu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows, int dir,
+                          char *err, size_t errlen)
+{
+    static const cudaMemcpyKind kinds[] = { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+    if (dir == GPU_D2D)
+        CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, kinds[dir], 0), err, errlen);
+    else
+        CUDA_TRY(cudaMemcpy2D(dst, dpitch, src, spitch, width, rows, kinds[dir]), err, errlen);
+    return 0;
 }
 
 extern "C" int gpu_upload(void *dst, const void *src, size_t bytes, char *err, size_t errlen)
@@ -121,7 +173,8 @@ extern "C" int gpu_tables_upload(struct gpu_tables *t, int nparts, const void *c
         total += (bytes[i] + 511) & ~(size_t)511;   /* each part 512-byte aligned (textures need it) */
     }
     t->block = nullptr;
-    CUDA_TRY(cudaMalloc(&t->block, total ? total : 1), err, errlen);
+    if (int r = dev_alloc(&t->block, total, err, errlen))
+        return r;
     for (int i = 0; i < nparts; i++) {
         t->part[i] = (char *)t->block + off[i];
         if (host[i] && bytes[i])
@@ -132,8 +185,7 @@ extern "C" int gpu_tables_upload(struct gpu_tables *t, int nparts, const void *c
 
 extern "C" void gpu_tables_free(struct gpu_tables *t)
 {
-    if (t->block)
-        cudaFree(t->block);
+    dev_free(t->block);
     t->block = nullptr;
 }
 

@@ -78,8 +78,18 @@ int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int
 /* Make device the calling thread's current one (each worker thread of a batch calls it). */
 int gpu_use_device(int device, char *err, size_t errlen);
 
+/* Device memory. Allocations fail with GPU_ERR_NOMEM when the device has no room or when this
+ * thread's allocations would pass the limit set by gpu_set_mem_limit (bytes, 0: none), which
+ * stands for a smaller device (--gpu-mem-limit): set it before any worker starts. */
+#define GPU_ERR_NOMEM 2   /* cudaErrorMemoryAllocation */
+void gpu_set_mem_limit(size_t bytes);
+int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, char *err, size_t errlen);
 int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen);
 void gpu_free(void *p);
+/* rows x width bytes between pitched images; dir: GPU_H2D, GPU_D2H or GPU_D2D */
+enum { GPU_H2D, GPU_D2H, GPU_D2D };
+int gpu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows, int dir, char *err,
+               size_t errlen);
 int gpu_upload(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 int gpu_download(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 int gpu_copy_d2d(void *dst, const void *src, size_t bytes, char *err, size_t errlen);

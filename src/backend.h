@@ -45,6 +45,10 @@ const char *backend_gpu_name(void);
 int backend_gpu_count(void);   /* devices the runtime shows, once one has been probed; else 0 */
 int backend_gpu_cc(void);   /* compute capability of the probed GPU as 10 * major + minor, or 0 */
 double backend_gpu_init_ms(void);
+/* --gpu-mem-limit: the device memory one image's pipeline may use (0: all there is). Past it
+ * (or past what the device has) the pipeline runs in tiles (tile.h) or, where a step cannot be
+ * tiled, fails with GPUIMG_ENODEVMEM, and run_file() runs it on the CPU with a note. */
+void backend_gpu_set_mem_limit(uint64_t bytes);
 /* The pinning default: GPUIMG_PIN=0/1 in the environment, else the measured choice. */
 int backend_gpu_pin_default(void);
 

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "gpu.h"
 #include "ops.h"
+#include "tile.h"
 #include "tune.h"
 
 int backend_gpu_supports(const struct plan *pl, const char **missing)
@@ -68,6 +69,8 @@ const char *backend_gpu_name(void) { return last_ok() ? last_ok()->info.name : N
 int backend_gpu_cc(void) { return last_ok() ? 10 * last_ok()->info.cc_major + last_ok()->info.cc_minor : 0; }
 double backend_gpu_init_ms(void) { return last_ok() ? last_ok()->info.init_ms : -1; }
 int backend_gpu_count(void) { return last_ok() ? last_ok()->info.count : 0; }
+
+void backend_gpu_set_mem_limit(uint64_t bytes) { gpu_set_mem_limit((size_t)bytes); }
 
 int backend_gpu_pin_default(void)
 {
@@ -157,31 +160,51 @@ void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
     memset(gp, 0, sizeof *gp);
 }
 
+/* The kernel step st runs: --kernel's (variant >= 0), else the one gpuimg tune stored for this
+ * GPU, else the operation's own choice; *shape: a tuned launch shape or zeros. */
+static int step_variant(const struct step *st, int variant, int *v, struct gpu_shape *shape)
+{
+    memset(shape, 0, sizeof *shape);
+    *v = variant >= 0 ? variant : st->op->gpu_auto_for ? st->op->gpu_auto_for(&st->in) : st->op->gpu_auto;
+    int tv;
+    struct gpu_shape sh;
+    if (variant < 0 && tune_lookup(st->op->name, st->in.c, st->in.depth, &tv, &sh) && (st->op->gpu_variants & KV_BIT(tv))) {
+        *v = tv;
+        *shape = sh;
+    }
+    if (!(st->op->gpu_variants & KV_BIT(*v)))
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s has no %s kernel", st->op->name, kernel_names[*v]);
+    return GPUIMG_OK;
+}
+
+/* Two image buffers of bytes each, poisoned (0xA5): a pixel no kernel writes is never silently
+ * zero. GPUIMG_ENODEVMEM when the device (or --gpu-mem-limit) has no room for them. */
+static int alloc_buffers(void *buf[2], size_t bytes)
+{
+    char err[256];
+    int rc = 0;
+    buf[0] = buf[1] = NULL;
+    if ((rc = gpu_malloc(&buf[0], bytes, err, sizeof err)) || (rc = gpu_malloc(&buf[1], bytes, err, sizeof err))
+        || (rc = gpu_fill(buf[0], 0xA5, bytes, err, sizeof err)) || (rc = gpu_fill(buf[1], 0xA5, bytes, err, sizeof err))) {
+        gpu_free(buf[0]);
+        gpu_free(buf[1]);
+        buf[0] = buf[1] = NULL;
+        return rc == GPU_ERR_NOMEM ? (int)gpuimg_fail(GPUIMG_ENODEVMEM, "two buffers of %zu bytes: %s", bytes, err)
+                                   : cuda_fail("allocating the device pipeline", err);
+    }
+    return GPUIMG_OK;
+}
+
 int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant, int nofuse)
 {
     char err[256];
     memset(gp, 0, sizeof *gp);
-    int r = GPUIMG_OK;
-    /* fresh buffers are poisoned (0xA5): a pixel no kernel writes is never silently zero */
-    if (gpu_malloc(&gp->buf[0], pl->max_bytes, err, sizeof err) || gpu_malloc(&gp->buf[1], pl->max_bytes, err, sizeof err)
-        || gpu_fill(gp->buf[0], 0xA5, pl->max_bytes, err, sizeof err)
-        || gpu_fill(gp->buf[1], 0xA5, pl->max_bytes, err, sizeof err)
-        || gpu_timer_create(&gp->timer, err, sizeof err) || gpu_timer_create(&gp->step_timer, err, sizeof err))
-        r = cuda_fail("allocating the device pipeline", err);
+    int r = alloc_buffers(gp->buf, pl->max_bytes);
+    if (!r && (gpu_timer_create(&gp->timer, err, sizeof err) || gpu_timer_create(&gp->step_timer, err, sizeof err)))
+        r = cuda_fail("creating timers", err);
     for (int i = 0; !r && i < pl->nsteps; i++) {
         const struct step *st = &pl->steps[i];
-        gp->variant[i] = variant >= 0                 ? variant
-                         : st->op->gpu_auto_for ? st->op->gpu_auto_for(&st->in)
-                                                : st->op->gpu_auto;
-        int tv;   /* auto: the choice gpuimg tune stored for this GPU, when it has one */
-        struct gpu_shape sh;
-        if (variant < 0 && tune_lookup(st->op->name, st->in.c, st->in.depth, &tv, &sh) && (st->op->gpu_variants & KV_BIT(tv))) {
-            gp->variant[i] = tv;
-            gp->shape[i] = sh;
-        }
-        if (!(st->op->gpu_variants & KV_BIT(gp->variant[i])))
-            r = gpuimg_fail(GPUIMG_EUSAGE, "%s has no %s kernel", st->op->name, kernel_names[gp->variant[i]]);
-        else if (st->op->gpu_prepare)
+        if (!(r = step_variant(st, variant, &gp->variant[i], &gp->shape[i])) && st->op->gpu_prepare)
             r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->variant[i], &gp->tables[i]);
     }
     if (!r && variant < 0 && !nofuse)
@@ -221,6 +244,144 @@ int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step
     return GPUIMG_OK;
 }
 
+/* One output tile t: upload its source rectangle, run each step on it (with that step's tables
+ * made for the tile) keeping what the next step needs, download into out. Step times add into
+ * step_ms. */
+static int run_tile(const struct plan *pl, const struct tile_chain *tc, const int *variant, const struct gpu_shape *shape,
+                    void *buf[2], const struct image *img, struct image *out, const struct rect *t,
+                    struct gpu_timer *timer, float *step_ms, struct run_report *r)
+{
+    char err[256];
+    const size_t ibpp = image_bpp(img), obpp = image_bpp(out);
+    double t0 = timing_now_ms();
+    if (gpu_copy2d(buf[0], tc->src.w * ibpp, img->data + (size_t)tc->src.y * img->stride + (size_t)tc->src.x * ibpp,
+                   img->stride, tc->src.w * ibpp, tc->src.h, GPU_H2D, err, sizeof err))
+        return cuda_fail("uploading a tile", err);
+    r->upload_ms += timing_now_ms() - t0;
+    int cur = 0, st = GPUIMG_OK;
+    for (int k = 0; !st && k < tc->nsteps; k++) {
+        const struct step *s = &tc->steps[k];
+        struct gpu_tables tables;
+        memset(&tables, 0, sizeof tables);
+        if (s->op->gpu_prepare && (st = s->op->gpu_prepare(&s->args, &s->in, &s->out, variant[k], &tables)))
+            break;
+        float ms = 0;
+        if (gpu_timer_start(timer, err, sizeof err))
+            st = cuda_fail("timer", err);
+        gpu_set_shape(&shape[k]);
+        if (!st)
+            st = gpu_step_launch(s, &tables, variant[k], buf[cur], buf[cur ^ 1]);
+        gpu_set_shape(NULL);
+        cur ^= 1;
+        /* keep the part the next step needs, packed, in the other buffer */
+        const struct rect *kp = &tc->keep[k];
+        const size_t bpp = geom_bpp(&s->out);
+        if (!st && (kp->w != s->out.w || kp->h != s->out.h)
+            && gpu_copy2d(buf[cur ^ 1], kp->w * bpp, (char *)buf[cur] + ((size_t)kp->y * s->out.w + kp->x) * bpp,
+                          s->out.w * bpp, kp->w * bpp, kp->h, GPU_D2D, err, sizeof err) == 0)
+            cur ^= 1;
+        else if (!st && (kp->w != s->out.w || kp->h != s->out.h))
+            st = cuda_fail("cropping a tile", err);
+        if (!st && gpu_timer_stop(timer, &ms, err, sizeof err))
+            st = op_cuda_fail(s->op, variant[k], err);
+        step_ms[k] += ms;
+        gpu_tables_free(&tables);
+    }
+    if (st)
+        return st;
+    t0 = timing_now_ms();
+    if (gpu_copy2d(out->data + (size_t)t->y * out->stride + (size_t)t->x * obpp, out->stride, buf[cur], t->w * obpp,
+                   t->w * obpp, t->h, GPU_D2H, err, sizeof err))
+        return cuda_fail("downloading a tile", err);
+    r->download_ms += timing_now_ms() - t0;
+    return GPUIMG_OK;
+}
+
+#define TILE_MIN_PIXELS 4096
+
+/* The pipeline in tiles, after the whole image did not fit: the tile's longer side is halved
+ * until its buffers and tables fit (tile.h). Each operation's kernel is the one it would run on
+ * the whole image, so the result is the same byte for byte. */
+static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+{
+    const char *which;
+    if (!tile_supported(pl, &which))
+        return gpuimg_fail(GPUIMG_ENODEVMEM, "the pipeline does not fit in device memory and %s cannot run in tiles",
+                           which);
+    int variant[PLAN_MAX_STEPS];
+    struct gpu_shape shape[PLAN_MAX_STEPS];
+    for (int i = 0; i < pl->nsteps; i++) {
+        int st = step_variant(&pl->steps[i], o->variant, &variant[i], &shape[i]);
+        if (st)
+            return st;
+    }
+    static _Thread_local struct tile_chain tc;
+    char err[256];
+    struct gpu_timer *timer = NULL;
+    struct image out = { 0 };
+    int st = image_alloc(&out, &pl->out);
+    if (!st && gpu_timer_create(&timer, err, sizeof err))
+        st = cuda_fail("creating a timer", err);
+    int tw = pl->out.w, th = pl->out.h, done = 0;
+    float step_ms[PLAN_MAX_STEPS];
+    while (!st && !done) {
+        /* below 64x64 pixels a tile costs more in launches and halo than the CPU takes */
+        const int pw = tw, ph = th;
+        if (!tile_shrink(&tw, &th) || (int64_t)tw * th < TILE_MIN_PIXELS) {
+            st = gpuimg_fail(GPUIMG_ENODEVMEM, "the pipeline does not fit in device memory even in tiles of %dx%d pixels",
+                             pw, ph);
+            break;
+        }
+        uint64_t bytes;
+        int count;
+        void *buf[2];
+        if ((st = tile_grid_bytes(pl, tw, th, &bytes, &count)))
+            break;
+        if ((st = alloc_buffers(buf, bytes)) == GPUIMG_ENODEVMEM) {
+            gpuimg_clear_error();
+            st = GPUIMG_OK;
+            continue;
+        }
+        if (st)
+            break;
+        r->upload_ms = r->download_ms = 0;
+        memset(step_ms, 0, sizeof step_ms);
+        for (int y = 0; !st && y < pl->out.h; y += th)
+            for (int x = 0; !st && x < pl->out.w; x += tw) {
+                struct rect t = { x, y, tw < pl->out.w - x ? tw : pl->out.w - x, th < pl->out.h - y ? th : pl->out.h - y };
+                if (!(st = tile_chain(pl, &t, &tc)))
+                    st = run_tile(pl, &tc, variant, shape, buf, img, &out, &t, timer, step_ms, r);
+            }
+        gpu_free(buf[0]);
+        gpu_free(buf[1]);
+        if (st == GPUIMG_ENODEVMEM) {   /* a step's tables did not fit beside the buffers: smaller tiles */
+            gpuimg_clear_error();
+            st = GPUIMG_OK;
+            continue;
+        }
+        done = 1;
+        r->tiles = count;
+        r->tile_w = tw;
+        r->tile_h = th;
+    }
+    gpu_timer_destroy(timer);
+    if (st) {
+        image_free(&out);
+        return st;
+    }
+    r->process_ms = 0;
+    r->nsteps = 0;
+    for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
+        snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.60s [%s, tiles]", pl->steps[i].text,
+                 kernel_names[variant[i]]);
+        r->steps[r->nsteps++].ms = step_ms[i];
+        r->process_ms += step_ms[i];
+    }
+    image_free(img);
+    *img = out;
+    return GPUIMG_OK;
+}
+
 /* From the host image img, or (jpeg not NULL) from a JPEG's bytes decoded by nvJPEG straight
  * into the first device buffer; *img becomes the result. */
 static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg, struct image *img,
@@ -238,6 +399,10 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
     double t0 = timing_now_ms();
     struct gpu_pipeline gp;
     int st = gpu_pipeline_open(&gp, pl, o->variant, o->nofuse);
+    if (st == GPUIMG_ENODEVMEM) {   /* the whole image does not fit: in tiles, from a decoded image */
+        gpuimg_clear_error();
+        return jpeg ? GPUIMG_EUNSUPPORTED : gpu_run_tiled(pl, o, img, r);
+    }
     if (st)
         return st;
     size_t in_bytes, out_bytes;
@@ -339,6 +504,7 @@ int backend_gpu_count(void) { return 0; }
 int backend_gpu_cc(void) { return 0; }
 double backend_gpu_init_ms(void) { return -1; }
 int backend_gpu_pin_default(void) { return 0; }
+void backend_gpu_set_mem_limit(uint64_t bytes) {}
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");

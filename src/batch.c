@@ -164,8 +164,9 @@ static int make_keys(struct key *k, char *const *paths, long n)
     return GPUIMG_OK;
 }
 
-/* Before any work: no two inputs map to one output, no output is one of the inputs. */
-static int check_outputs(char *const *in, char *const *out, long n)
+/* Before any work: no two inputs map to one output, no output is one of the inputs (with force,
+ * a file may replace its own input, never another's: that one might not have been read yet). */
+static int check_outputs(char *const *in, char *const *out, long n, int force)
 {
     struct key *ko = calloc((size_t)n, sizeof *ko), *ki = calloc((size_t)n, sizeof *ki);
     int st = ko && ki ? GPUIMG_OK : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory checking the outputs");
@@ -186,8 +187,9 @@ static int check_outputs(char *const *in, char *const *out, long n)
             else
                 hi = mid;
         }
-        if (lo < n && !strcmp(ki[lo].path, ko[i].path))
-            st = gpuimg_fail(GPUIMG_EUSAGE, "-o: %s would overwrite the input %s", out[ko[i].i], in[ki[lo].i]);
+        if (lo < n && !strcmp(ki[lo].path, ko[i].path) && !(force && ki[lo].i == ko[i].i))
+            st = gpuimg_fail(GPUIMG_EUSAGE, "-o: %s would overwrite the input %s%s", out[ko[i].i], in[ki[lo].i],
+                             ki[lo].i == ko[i].i ? " (--force replaces each input with its result)" : "");
     }
     for (long i = 0; i < n; i++) {
         if (ko)
@@ -252,12 +254,15 @@ static void *worker(void *arg)
         } else {
             for (int s = 0; s < STAGE_COUNT; s++)
                 x->ms[s] = (float)timing_stage_ms(&r, s);
-            if (sh->verbose) {
+            if (sh->verbose || r.note[0]) {   /* the note (no room on the GPU) even without -v */
                 size_t len;
                 FILE *f = open_memstream(&x->msg, &len);
                 if (f) {
+                    if (r.note[0])
+                        fprintf(f, "gpuimg: %s\n", r.note);
                     r.pipeline = NULL;
-                    timing_print_line(f, &r, 1);
+                    if (sh->verbose)
+                        timing_print_line(f, &r, 1);
                     fclose(f);
                 }
             }
@@ -356,7 +361,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
             st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of outputs");
     }
     if (!st)
-        st = check_outputs(l.v, out, l.n);
+        st = check_outputs(l.v, out, l.n, ctx->save.force);
     ctx->per_file_format = !o->have_format;
 
     /* this shard's slice (round robin over the list: every N-th file from K), minus existing outputs */

@@ -19,7 +19,7 @@
 enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
-    OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER,
+    OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT,
 };
 
 static const struct option longopts[] = {
@@ -47,6 +47,7 @@ static const struct option longopts[] = {
     { "jobs", required_argument, NULL, OPT_JOBS },
     { "devices", required_argument, NULL, OPT_DEVICES },
     { "jpeg-decoder", required_argument, NULL, OPT_JPEG_DECODER },
+    { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -60,6 +61,27 @@ static int parse_int(const char *opt, const char *s, long long lo, long long hi,
     if (!*s || *end || errno || v < lo || v > hi)
         return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected a whole number from %lld to %lld, not '%s'", opt, lo, hi, s);
     *out = v;
+    return GPUIMG_OK;
+}
+
+/* A byte count: digits and an optional K, M or G (KiB, MiB, GiB; "KiB", "MB"... also taken). */
+static int parse_bytes(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (*end == 'k' || *end == 'K') shift = 10;
+    else if (*end == 'm' || *end == 'M') shift = 20;
+    else if (*end == 'g' || *end == 'G') shift = 30;
+    if (shift) {
+        end++;
+        if (!strcmp(end, "iB") || !strcmp(end, "B"))
+            end += strlen(end);
+    }
+    if (!*s || *s == '-' || *end || errno || v == 0 || v > (1ull << 50) >> shift)
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected a size such as 512M, 2G or 1048576 (bytes), not '%s'", opt, s);
+    *out = (uint64_t)v << shift;
     return GPUIMG_OK;
 }
 
@@ -120,6 +142,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             break;
         case OPT_JSON: o->json = optarg; break;
         case 'f': o->force = 1; break;
+        case OPT_GPU_MEM_LIMIT:
+            if ((r = parse_bytes("--gpu-mem-limit", optarg, &o->gpu_mem_limit))) return r;
+            break;
         case OPT_MAX_PIXELS:
             if ((r = parse_int("--max-pixels", optarg, 1, (long long)1 << 40, &v))) return r;
             o->max_pixels = (uint64_t)v;
@@ -316,6 +341,9 @@ void cli_help(FILE *f)
             "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"
             "      --jpeg-decoder=D    auto (default, stb_image: measured faster), stb, or nvjpeg: decode\n"
             "                          JPEGs on the GPU when the pipeline runs there (builds with nvJPEG)\n"
+            "      --gpu-mem-limit=SIZE  device memory one image's pipeline may use (e.g. 512M, 2G; default:\n"
+            "                          what the GPU has). Over it, the pipeline runs in tiles, or on the CPU\n"
+            "                          where a step cannot be tiled (resize), said on stderr\n"
             "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
             "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
             "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
@@ -370,7 +398,7 @@ void cli_version(FILE *f)
     fprintf(f, "CUDA: no (CPU-only build)\n");
 #endif
     fprintf(f, "libpng: %s\n", png_get_libpng_ver(NULL));
-    fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR, PIC)%s; encoders: PNG on all threads "
+    fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR)%s; encoders: PNG on all threads "
                "(zlib, libpng's container), stb_image_write\n",
 #ifdef HAVE_NVJPEG
             ", nvJPEG (JPEG on the GPU, --jpeg-decoder=nvjpeg)"

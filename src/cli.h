@@ -23,6 +23,7 @@ struct cli_opts {
     int quiet, verbose, force;
     const char *json;             /* NULL, "-" or a path */
     uint64_t max_pixels;
+    uint64_t gpu_mem_limit;       /* --gpu-mem-limit in bytes (0: the device's memory) */
     int kernel;                   /* KV_* for every step, or -1: auto */
     int compare, repeat;
     int nofuse;

@@ -22,6 +22,7 @@ static const char *const names[GPUIMG_NSTATUS] = {
     [GPUIMG_ENOGPU] = "no usable GPU",
     [GPUIMG_ECUDA] = "CUDA error",
     [GPUIMG_EUNSUPPORTED] = "not supported by this build",
+    [GPUIMG_ENODEVMEM] = "not enough device memory",
     [GPUIMG_EINTERNAL] = "internal error",
 };
 

@@ -19,6 +19,7 @@ enum gpuimg_status {
     GPUIMG_ENOGPU,      /* no usable GPU where one was required */
     GPUIMG_ECUDA,       /* a CUDA call failed */
     GPUIMG_EUNSUPPORTED,/* the request is valid but this build cannot do it */
+    GPUIMG_ENODEVMEM,   /* not enough device memory (or over --gpu-mem-limit), even in tiles */
     GPUIMG_EINTERNAL,
     GPUIMG_NSTATUS
 };

@@ -17,8 +17,16 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
 {
     if (len >= 8 && memcmp(buf, png_sig, 8) == 0)
         return KIND_PNG;
-    if (len >= 3 && buf[0] == 0xFF && buf[1] == 0xD8 && buf[2] == 0xFF)
-        return KIND_JPEG;
+    /* as stb_image finds the start of image: 0xFF, any fill bytes 0xFF, then 0xD8 */
+    if (len >= 2 && buf[0] == 0xFF) {
+        size_t i = 1;
+        while (i < len && buf[i] == 0xFF)
+            i++;
+        if (i < len && buf[i] == 0xD8)
+            return KIND_JPEG;
+    }
+    if (len >= 2 && buf[0] == 'P' && (buf[1] == '5' || buf[1] == '6'))
+        return KIND_PNM;
     return KIND_UNKNOWN;
 }
 
@@ -67,11 +75,57 @@ int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, ui
     }
 }
 
+/* A DHT segment's tables: stb_image writes a table's code lengths and symbols into arrays of
+ * 257 and 256 entries without checking that the 16 counts sum to at most 256 (found by
+ * tests/fuzz; tests/crashers/load/jpeg-dht-overflow.jpg). */
+static int dht_check(const char *name, const uint8_t *p, size_t n, size_t at, unsigned defined[2])
+{
+    size_t i = 0;
+    while (i < n) {
+        if (n - i < 17 || (p[i] >> 4) > 1 || (p[i] & 15) > 3)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: bad Huffman table in the segment at byte %zu", name, at);
+        size_t count = 0;
+        for (int k = 1; k <= 16; k++)
+            count += p[i + k];
+        if (count > 256 || count > n - i - 17)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: Huffman table with %zu codes in the segment at byte %zu",
+                               name, count, at);
+        defined[p[i] >> 4] |= 1u << (p[i] & 15);
+        i += 17 + count;
+    }
+    return GPUIMG_OK;
+}
+
+/* A scan (SOS) must use only Huffman tables defined before it: stb_image allocates its decoder
+ * without clearing it and would decode with whatever the memory held (found by tests/fuzz).
+ * Baseline scans use both tables of each component; a progressive DC scan its DC table (none
+ * when refining), an AC scan its AC table. */
+static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, int progressive, const unsigned defined[2])
+{
+    if (n < 1 || n < 1 + 2 * (size_t)p[0] + 3)
+        return GPUIMG_OK;   /* stb refuses a short scan header itself */
+    const int ns = p[0];
+    const uint8_t ss = p[1 + 2 * ns], ah = p[3 + 2 * ns] >> 4;
+    for (int i = 0; i < ns; i++) {
+        const int td = p[2 + 2 * i] >> 4, ta = p[2 + 2 * i] & 15;
+        const int need_dc = !progressive || (ss == 0 && ah == 0), need_ac = !progressive || ss != 0;
+        if ((need_dc && td < 4 && !(defined[0] >> td & 1)) || (need_ac && ta < 4 && !(defined[1] >> ta & 1)))
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: the scan at byte %zu uses a Huffman table never defined",
+                               name, at);
+    }
+    return GPUIMG_OK;
+}
+
 /* Walk JPEG markers from SOI to EOI, skipping entropy-coded data after each SOS. A file without
  * EOI was cut short: stb would fill the missing rows with grey and report success. */
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
 {
-    size_t pos = 2;
+    size_t pos = 1;
+    int st, progressive = 0;
+    unsigned defined[2] = { 0, 0 };   /* Huffman tables seen: DC, AC (bit = table id) */
+    while (buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
+        pos++;
+    pos++;
     for (;;) {
         if (pos >= len)
             break;
@@ -101,6 +155,12 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             *ph = (uint32_t)buf[pos + 3] << 8 | buf[pos + 4];
             *pw = (uint32_t)buf[pos + 5] << 8 | buf[pos + 6];
         }
+        if (m == 0xC2)
+            progressive = 1;
+        if (m == 0xC4 && (st = dht_check(name, buf + pos + 2, seg - 2, pos - 2, defined)))
+            return st;
+        if (m == 0xDA && (st = sos_check(name, buf + pos + 2, seg - 2, pos - 2, progressive, defined)))
+            return st;
         pos += seg;
         if (m == 0xDA) { /* entropy-coded data runs to the next marker that is not RSTn or a stuffed 0 */
             while (pos + 1 < len) {
@@ -115,4 +175,34 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
     }
     return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated JPEG: the file ends at byte %zu without an end-of-image marker",
                        name, len);
+}
+
+/* Binary PGM/PPM: stb_image reads the width, height and maximum value as ints with no overflow
+ * check (undefined behaviour past 2^31, found by tests/fuzz). The same tokens, read here first:
+ * whitespace and '#' comments, then digits. */
+int pnm_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
+{
+    static const char *const what[3] = { "width", "height", "maximum value" };
+    uint64_t v[3] = { 0, 0, 0 };
+    size_t pos = 2;
+    for (int k = 0; k < 3; k++) {
+        for (;;) {
+            while (pos < len && (buf[pos] == ' ' || (buf[pos] >= '\t' && buf[pos] <= '\r')))
+                pos++;
+            if (pos >= len || buf[pos] != '#')
+                break;
+            while (pos < len && buf[pos] != '\n' && buf[pos] != '\r')
+                pos++;
+        }
+        size_t digits = 0;
+        for (; pos < len && buf[pos] >= '0' && buf[pos] <= '9'; pos++, digits++)
+            if (digits < 12)
+                v[k] = v[k] * 10 + (uint64_t)(buf[pos] - '0');
+        if (digits > 9 || v[k] > (k < 2 ? (uint64_t)1 << 24 : 65535))
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid PNM header: the %s (%s%llu) is out of range", name, what[k],
+                               digits > 12 ? "more than " : "", (unsigned long long)v[k]);
+    }
+    *pw = (uint32_t)v[0];
+    *ph = (uint32_t)v[1];
+    return GPUIMG_OK;
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG };
+enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG, KIND_PNM };
 
 enum file_kind sniff_kind(const uint8_t *buf, size_t len);
 /* Each returns a gpuimg_status; `name` is used in the message. The image size in the header
@@ -14,5 +14,6 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len);
  * applied before the decoder is asked anything: stb refuses to describe very large images. */
 int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
+int pnm_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
 
 #endif

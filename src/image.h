@@ -11,6 +11,9 @@ struct geom {
     int depth;  /* bits per sample: 8 or 16 */
 };
 
+/* A rectangle of pixels: columns [x, x + w), rows [y, y + h). */
+struct rect { int x, y, w, h; };
+
 struct image {
     int w, h, c, depth;
     size_t stride;    /* bytes per row; rows are packed (stride = w * c * depth / 8) */

@@ -91,19 +91,23 @@ static const char *stb_reason(void)
     if (!r)
         return "unknown decoder error";
     if (strcmp(r, "Image not of any known type, or corrupt") == 0 || strcmp(r, "unknown image type") == 0)
-        return "not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR, PIC)";
+        return "not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR)";
     return r;
 }
 
 int io_read(const char *path, const struct load_opts *o, struct io_input *in)
 {
     memset(in, 0, sizeof *in);
-    const char *name = display_name(path, 0);
     uint8_t *buf;
     size_t len;
     int st = read_file(path, &buf, &len);
-    if (st)
-        return st;
+    return st ? st : io_parse(display_name(path, 0), buf, len, o, in);
+}
+
+int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts *o, struct io_input *in)
+{
+    memset(in, 0, sizeof *in);
+    int st = GPUIMG_OK;
     if (len == 0) {
         free(buf);
         return gpuimg_fail(GPUIMG_EDECODE, "%s: empty file", name);
@@ -117,6 +121,7 @@ int io_read(const char *path, const struct load_opts *o, struct io_input *in)
     switch (kind) {
     case KIND_PNG: st = png_check(name, buf, len, &hw, &hh); break;
     case KIND_JPEG: st = jpeg_check(name, buf, len, &hw, &hh); break;
+    case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
     default: break;
     }
     if (!st && o->max_pixels && (uint64_t)hw * hh > o->max_pixels)
@@ -161,6 +166,13 @@ int io_decode(struct io_input *in, struct image *out)
     if (!px)
         return gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode: %s", in->name, stb_reason());
     struct geom g = { w, h, comp, is16 ? 16 : 8 };
+    /* The plan was resolved on the header's geometry: a decoder that disagrees with its own
+     * header must not hand the operations a buffer of another size. */
+    if (g.w != in->g.w || g.h != in->g.h || g.c != in->g.c) {
+        free(px);
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt image: the header says %dx%d with %d channels, the data %dx%d with %d",
+                           in->name, in->g.w, in->g.h, in->g.c, w, h, comp);
+    }
     image_wrap(out, &g, px);
     return GPUIMG_OK;
 }
@@ -305,14 +317,6 @@ int io_make_dirs(const char *path)
         }
     }
     return r;
-}
-
-int io_same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (!strcmp(a, "-") || !strcmp(b, "-") || stat(a, &sa) != 0 || stat(b, &sb) != 0)
-        return 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int io_check_output(const char *path, const struct save_opts *o)

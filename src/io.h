@@ -35,6 +35,9 @@ struct io_input {
     struct geom g;       /* from the header */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);
+/* io_read's checks on bytes already in memory (buf: malloc'ed, owned by in from now on, freed
+ * on failure); name is for messages and must outlive in. The fuzz targets start here. */
+int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts *o, struct io_input *in);
 int io_decode(struct io_input *in, struct image *out);
 void io_input_free(struct io_input *in);
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
@@ -53,7 +56,5 @@ const char *io_format_name(enum out_format f);
 void io_install_signal_cleanup(void);
 /* Create the directories above path (mkdir -p of its dirname). */
 int io_make_dirs(const char *path);
-/* 1 if both paths exist and are the same file (same device and inode). */
-int io_same_file(const char *a, const char *b);
 
 #endif

@@ -64,6 +64,7 @@ int main(int argc, char **argv)
     int threads = 1;
 #endif
     io_install_signal_cleanup();
+    backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
     struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse }, o.max_pixels,
                            { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL, 0 };
@@ -116,6 +117,8 @@ int main(int argc, char **argv)
     if (st)
         return fail(st);
     rep.peak_rss_kb = timing_peak_rss_kb();
+    if (rep.note[0])   /* the GPU had no room: said even with -q */
+        fprintf(stderr, "gpuimg: %s\n", rep.note);
 
     if (!o.quiet)
         timing_print_line(stderr, &rep, o.verbose);

@@ -46,12 +46,20 @@ int op_tables_upload(const struct op_desc *op, int variant, struct gpu_tables *t
 {
 #ifdef HAVE_CUDA
     char err[256];
-    if (gpu_tables_upload(t, nparts, host, bytes, err, sizeof err)) {
+    int r = gpu_tables_upload(t, nparts, host, bytes, err, sizeof err);
+    if (r) {
         gpu_tables_free(t);
-        return op_cuda_fail(op, variant, err);
+        return r == GPU_ERR_NOMEM ? (int)gpuimg_fail(GPUIMG_ENODEVMEM, "%s: %s", op->name, err) : op_cuda_fail(op, variant, err);
     }
     return GPUIMG_OK;
 #else
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this build has no GPU", op->name);
 #endif
+}
+
+void op_region_point(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                     struct rect *need, struct rect *yields)
+{
+    *need = *want;
+    *yields = *want;
 }

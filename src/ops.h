@@ -74,7 +74,16 @@ struct op_desc {
      * always), and the words --list prints for it. A tune cache entry overrides both. */
     int (*gpu_auto_for)(const struct geom *in);
     const char *gpu_auto_text;
+    /* Tiling (tile.h): for the rectangle *want of the output, the rectangle of the input the
+     * step needs (*need, clipped to the input) and the rectangle of the output that running the
+     * step on *need as a whole image gives (*yields, which contains *want, every pixel of *want
+     * in it exact). NULL: the operation cannot run in tiles. */
+    void (*region)(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                   struct rect *need, struct rect *yields);
 };
+/* region for operations that map each pixel to the same place (gray). */
+void op_region_point(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                     struct rect *need, struct rect *yields);
 /* op->gpu_tolerance, or 0. */
 long op_gpu_tolerance(const struct op_desc *op, const struct op_args *a, const struct geom *in, int variant);
 #define FUSE_GRAY_IN 1u        /* reads RGB through the gray step before it */

@@ -1,5 +1,6 @@
 /* gpuimg: one file through the chain (see run.h). */
 #include <config.h>
+#include <stdio.h>
 #include <string.h>
 #include "error.h"
 #include "run.h"
@@ -11,8 +12,6 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->input = in;
     r->output = out;
     r->fallback = c->fallback;
-    if (io_same_file(in, out))
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: the output is the input file; refusing to overwrite it", out);
     double t0 = timing_now_ms();
     struct load_opts lo = { c->max_pixels };
     int st = io_read(in, &lo, raw);
@@ -75,6 +74,14 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     }
     if (!done && !(st = decode(&raw, &img, r)))
         st = c->kind == BACKEND_GPU ? backend_gpu_run(&pl, &c->gpu, &img, r) : backend_cpu_run(&pl, &img, r);
+    if (st == GPUIMG_ENODEVMEM && img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */
+        snprintf(r->note, sizeof r->note, "%s: %s; ran on the CPU", in, gpuimg_errmsg() ? gpuimg_errmsg() : "no device memory");
+        gpuimg_clear_error();
+        r->device = NULL;
+        r->upload_ms = r->download_ms = -1;
+        r->nsteps = 0;
+        st = backend_cpu_run(&pl, &img, r);
+    }
     if (!st)
         st = run_save(c, out, &img, r);
     image_free(&img);

@@ -19,8 +19,9 @@ struct run_ctx {
     int gpu_jpeg;                 /* on the GPU, decode 8-bit grey/RGB JPEGs there with nvJPEG */
 };
 
-/* Decode in and resolve the plan for it (into *pl), timing the decode. Refuses an output that
- * is the input itself. */
+/* Decode in and resolve the plan for it (into *pl), timing the decode. The input is read whole
+ * before anything is written, so with save.force an output may be the input itself (an existing
+ * output is refused earlier without it: io_check_output, the batch's checks). */
 int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
              struct run_report *r);
 /* Encode img to out (into a temporary file renamed into place), timing it. */

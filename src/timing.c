@@ -60,6 +60,8 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         fprintf(f, " %s", r->device);
     else
         fprintf(f, ", %d thread%s", r->threads, r->threads == 1 ? "" : "s");
+    if (r->tiles)
+        fprintf(f, ", %d tile%s of %dx%d", r->tiles, r->tiles == 1 ? "" : "s", r->tile_w, r->tile_h);
     if (r->fallback)
         fprintf(f, ", %s", r->fallback);
     fprintf(f, "]\n");
@@ -106,6 +108,12 @@ void timing_write_json(FILE *f, const struct run_report *r)
         json_str(f, r->device);
     else
         fprintf(f, "null");
+    if (r->tiles)
+        fprintf(f, ",\n  \"tiles\": {\"count\": %d, \"width\": %d, \"height\": %d}", r->tiles, r->tile_w, r->tile_h);
+    if (r->note[0]) {
+        fprintf(f, ",\n  \"note\": ");
+        json_str(f, r->note);
+    }
     fprintf(f, ",\n  \"ms\": {\"decode\": %.3f, ", r->decode_ms);
     if (r->gpu_init_ms >= 0)
         fprintf(f, "\"gpu_init\": %.3f, ", r->gpu_init_ms);

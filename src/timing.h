@@ -31,6 +31,8 @@ struct run_report {
     int threads;
     const char *device;           /* GPU name, or NULL */
     const char *fallback;         /* why auto ran on the CPU in a CUDA build ("no usable GPU"), or NULL */
+    int tiles, tile_w, tile_h;    /* the GPU ran the pipeline in tiles (0: whole) */
+    char note[320];               /* said on stderr after the run: the GPU had no room, the CPU ran it */
     double decode_ms, upload_ms, process_ms, download_ms, encode_ms, total_ms;
     double gpu_init_ms;           /* context creation + first launch, reported apart; <0: none */
     int nsteps;

@@ -69,6 +69,16 @@ check_bad 1 "exists.png: output exists \(use --force to replace it\)" "$T/good.p
 cmp -s "$T/good.jpg" "$T/out/exists.png" && ok || bad "existing output was modified"
 rm -f "$T/out/exists.png"
 
+# the output is the input: refused and untouched without --force; with it, replaced by the result
+cp "$T/good.png" "$T/self.png"
+sum=$(cksum <"$T/self.png")
+expect_fail 1 "self.png: output exists \(use --force to replace it\)" gray "$T/self.png" "$T/./self.png"
+[ "$sum" = "$(cksum <"$T/self.png")" ] && ok || bad "the input was modified"
+expect_ok -q --force gray "$T/good.png" "$T/self-want.png"
+expect_ok -q --force gray "$T/self.png" "$T/self.png"
+cmp -s "$T/self.png" "$T/self-want.png" && ok || bad "--force in place: not the result"
+rm -f "$T/self.png" "$T/self-want.png"
+
 # stdin that is not an image
 printf 'junk' | "$GPUIMG" -q gray - "$T/out/s.png" 2>"$T/err"
 [ $? -eq 1 ] && grep -q '^gpuimg: <stdin>: not an image' "$T/err" && [ ! -e "$T/out/s.png" ] && ok || bad "junk on stdin: $(cat "$T/err")"

@@ -61,7 +61,14 @@ expect_fail 2 'in/a/one.png and in/b/one.png would both be written to col/one.pn
 [ ! -e col ] && ok || bad "a refused batch made its output directory"
 expect_fail 2 'in/a/one.png and in/./a//one.png would both be written to col/in/./a//one.png' \
     -o 'col/%d/%s.png' gray in/a/one.png in/./a//one.png
-expect_fail 2 'would overwrite the input in/a/two.png' -o '%d/%s.png' gray in/a/two.png
+expect_fail 2 'would overwrite the input in/a/two.png \(--force replaces' -o '%d/%s.png' gray in/a/two.png
+# --force: each file may replace its own input (in place), never another file's input
+mkdir -p inpl && cp in/a/one.png inpl/x.png && cp in/a/two.png inpl/y.png
+expect_ok -q -o 'want/%s.png' gray inpl/x.png inpl/y.png
+expect_ok -q --force -o '%d/%s.png' gray inpl/x.png inpl/y.png
+cmp -s inpl/x.png want/x.png && cmp -s inpl/y.png want/y.png && ok || bad "--force in place: not the results"
+cp in/a/one.png inpl/2.png
+expect_fail 2 'inpl/2.png would overwrite the input inpl/2.png$' --force -o '%d/%i.png' gray inpl/2.png inpl/x.png
 expect_fail 2 'unknown %q' -o 'x/%q.png' gray in/a/one.png
 expect_fail 2 'only %i takes a width' -o 'x/%3s.png' gray in/a/one.png
 expect_fail 2 'unknown output format for in/a/one.png' -o 'x/%s.webp' gray in/a/one.png

@@ -6,7 +6,10 @@
  * thread writes cannot pass. Exit 77 (skip) without a usable GPU, unless GPUIMG_REQUIRE_GPU=1,
  * which makes that a failure. GPUIMG_PARITY_QUICK=1 uses four small sizes instead (7x3, 37x45,
  * 14x42 and 517x37, which cut every tile and halo shape and give the blur's one-pass kernel tiles
- * clear of both edges), for compute-sanitizer runs. */
+ * clear of both edges), for compute-sanitizer runs. Then the tiles: with device memory capped
+ * (--gpu-mem-limit's mechanism) below what the whole image needs, every tileable pipeline and
+ * variant must still equal the OpenMP result exactly, run in several tiles; a pipeline with a
+ * resize must report GPUIMG_ENODEVMEM (the CPU takes it). */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +184,92 @@ static int jpeg_checks(void)
 #endif
 }
 
+/* The tiled GPU path: limit = the whole image's pipeline bytes / div, so the buffers of the whole
+ * image (twice that) never fit. */
+static int tiled_checks(int quick)
+{
+    /* halo 2: a blur whose halo is large beside the image; 1: a blur. Where the halo alone (with
+     * the separable kernel's scratch) is over the limit, no tile of at least 64x64 fits: then
+     * GPUIMG_ENODEVMEM is the right answer (halo 2 always; any blur on the small image of the
+     * quick run or under the tighter limit). */
+    static const struct { const char *pipe; int halo; } tileable[] = {
+        { "gray", 0 }, { "blur=2", 1 }, { "blur=5:border=replicate", 1 }, { "blur=12:border=constant", 2 },
+        { "transpose", 0 }, { "rotate=90", 0 }, { "rotate=270", 0 }, { "flip=h", 0 }, { "flip=v", 0 },
+        { "gray,blur=2,transpose", 1 }, { "blur=2,transpose", 1 }, { "rotate=180,blur=1.5,gray", 1 },
+    };
+    int runs = 0, failed = 0, refused = 0;
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 4; c++) {
+            struct geom g = { quick ? 517 : 1001, quick ? 37 : 626, c, depth };
+            struct image in;
+            if (test_make_image(&in, &g, (uint32_t)(c * 3 + depth)))
+                return 1;
+            for (size_t p = 0; p < sizeof tileable / sizeof *tileable; p++) {
+                struct image want;
+                struct plan pl;
+                const char *pipe = tileable[p].pipe;
+                const int halo = tileable[p].halo;
+                if (test_run_pipeline(pipe, &in, &want) || plan_parse(pipe, &pl) || plan_resolve(&pl, &g, 0))
+                    return 1;
+                for (int div = 1; div <= (quick ? 1 : 8); div *= 8)
+                    for (int v = -1; v < KV_COUNT; v++) {
+                        const int may_refuse = halo == 2 || (halo && (quick || div > 1));
+                        if (v >= 0 && (pl.nsteps > 1 || !(pl.steps[0].op->gpu_variants & KV_BIT(v))))
+                            continue;
+                        struct image got;
+                        struct run_report r;
+                        timing_report_init(&r);
+                        test_copy(&got, &in);
+                        struct gpu_run_opts go = { 0, v, 0, 0 };
+                        backend_gpu_set_mem_limit(pl.max_bytes / div);
+                        int st = backend_gpu_run(&pl, &go, &got, &r);
+                        backend_gpu_set_mem_limit(0);
+                        runs++;
+                        const char *vn = v < 0 ? "auto" : kernel_names[v];
+                        if (st == GPUIMG_ENODEVMEM && may_refuse && test_equal(&got, &in)) {
+                            refused++;
+                            gpuimg_clear_error();
+                        } else if (st) {
+                            printf("FAIL tiled %s %s %dx%d c%d d%d limit %llu: %s\n", pipe, vn, g.w, g.h, c, depth,
+                                   (unsigned long long)(pl.max_bytes / div), gpuimg_errmsg());
+                            gpuimg_clear_error();
+                            failed++;
+                        } else if (r.tiles < 2 || !test_equal(&got, &want)) {
+                            printf("FAIL tiled %s %s %dx%d c%d d%d limit %llu: %d tiles of %dx%d, %s\n", pipe, vn, g.w,
+                                   g.h, c, depth, (unsigned long long)(pl.max_bytes / div), r.tiles, r.tile_w, r.tile_h,
+                                   r.tiles < 2 ? "not tiled" : "differs from the OpenMP result");
+                            failed++;
+                        }
+                        image_free(&got);
+                    }
+                image_free(&want);
+            }
+            /* a resize cannot be tiled: the GPU says so and leaves the image alone */
+            struct plan pl;
+            struct image got;
+            struct run_report r;
+            timing_report_init(&r);
+            plan_parse("gray,resize=50%", &pl);
+            plan_resolve(&pl, &g, 0);
+            test_copy(&got, &in);
+            struct gpu_run_opts go = { 0, -1, 0, 0 };
+            backend_gpu_set_mem_limit(pl.max_bytes);
+            int st = backend_gpu_run(&pl, &go, &got, &r);
+            backend_gpu_set_mem_limit(0);
+            runs++;
+            if (st != GPUIMG_ENODEVMEM || !test_equal(&got, &in)) {
+                printf("FAIL gray,resize=50%% over the limit: status %d (%s), want %d and the input kept\n", st,
+                       gpuimg_errmsg() ? gpuimg_errmsg() : "", GPUIMG_ENODEVMEM);
+                failed++;
+            }
+            gpuimg_clear_error();
+            image_free(&got);
+            image_free(&in);
+        }
+    printf("gpu parity, tiled: %d runs, %d failed, %d refused as not fitting even in tiles\n", runs, failed, refused);
+    return failed;
+}
+
 int main(void)
 {
     const int require = getenv("GPUIMG_REQUIRE_GPU") && atoi(getenv("GPUIMG_REQUIRE_GPU")) == 1;
@@ -252,5 +341,6 @@ int main(void)
                 image_free(&in);
             }
     printf("gpu parity: %d runs, %d failed\n", runs, failed);
+    failed += tiled_checks(quick);
     return failed ? 1 : 0;
 }

@@ -3,8 +3,9 @@
 # --backend=auto and --backend=gpu run there with the stages of the GPU timing line, every
 # --kernel gives the CPU's bytes, --compare agrees, fused and unfused pipelines give the CPU's
 # bytes and -v names the fused steps, gpuimg tune writes its cache and auto uses it, a batch on
-# the GPU gives the CPU batch's bytes and spreads over --devices, and a --device out of range
-# fails.
+# the GPU gives the CPU batch's bytes and spreads over --devices, a --device out of range
+# fails, and under --gpu-mem-limit pipelines run in tiles with the same bytes, or on the CPU
+# with one line saying so.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 skip_or_fail() {
@@ -80,4 +81,29 @@ grep -q "batch: 8 done, 0 failed, 0 skipped of 8 .*$want, " "$ERR" && ok || bad 
 expect_fail 1 "--devices: GPU $n is not usable: device $n requested" --backend=gpu --devices="$n" -o "$T/be/%s.png" \
     blur=2 "$T/b0.png"
 expect_fail 1 "no usable GPU: device $n requested, $n present" --backend=gpu --device="$n" gray "$T/in.png" "$T/o2.png"
+# --gpu-mem-limit: below what the whole image needs, tileable pipelines run in tiles (the timing
+# line says how many) and give the bytes of the whole run; a resize cannot be tiled, and a limit
+# no tile fits both run on the CPU with one line saying so, and give the CPU's bytes
+"$MKIMG" 1001 626 4 16 "$T/big.png" 5 || exit 99
+for pipe in blur=3 gray,blur=2,transpose rotate=90,blur=1.5:border=constant,flip=h transpose; do
+    expect_ok -q --backend=gpu --png-level=1 "$pipe" "$T/big.png" "$T/whole.png"
+    run --backend=gpu --png-level=1 --gpu-mem-limit=3M "$pipe" "$T/big.png" "$T/tiles.png"
+    [ "$RC" -eq 0 ] && grep -Eq "\[gpu $name, [0-9]+ tiles of [0-9]+x[0-9]+\]$" "$ERR" && [ "$(wc -l <"$ERR")" -eq 1 ] \
+        && cmp -s "$T/whole.png" "$T/tiles.png" && ok || bad "--gpu-mem-limit=3M $pipe: $(cat "$ERR")"
+    rm -f "$T/whole.png" "$T/tiles.png"
+done
+expect_ok -q --backend=cpu --png-level=1 gray,resize=50% "$T/big.png" "$T/r-cpu.png"
+run --backend=gpu --png-level=1 --gpu-mem-limit=1M gray,resize=50% "$T/big.png" "$T/r-gpu.png"
+[ "$RC" -eq 0 ] && grep -q "^gpuimg: $T/big.png: the pipeline does not fit in device memory and resize cannot run in tiles; ran on the CPU$" "$ERR" \
+    && cmp -s "$T/r-cpu.png" "$T/r-gpu.png" && ok || bad "resize over --gpu-mem-limit: $(cat "$ERR")"
+expect_ok -q --backend=cpu --png-level=1 blur=2 "$T/big.png" "$T/b-cpu.png"
+run -q --backend=gpu --png-level=1 --gpu-mem-limit=100 blur=2 "$T/big.png" "$T/b-gpu.png"
+[ "$RC" -eq 0 ] && grep -Eq "^gpuimg: $T/big.png: the pipeline does not fit in device memory even in tiles of [0-9]+x[0-9]+ pixels; ran on the CPU$" "$ERR" \
+    && cmp -s "$T/b-cpu.png" "$T/b-gpu.png" && ok || bad "blur under a 100-byte limit: $(cat "$ERR")"
+# a batch of 2 jobs under the limit: each file tiled, the bytes of the CPU batch
+expect_ok -q --jobs=2 --backend=gpu --gpu-mem-limit=64K -o "$T/bt/%s.png" blur=1,transpose "$T"/b?.png
+expect_ok -q --jobs=2 --backend=cpu -o "$T/bu/%s.png" blur=1,transpose "$T"/b?.png
+for f in "$T"/bu/*.png; do
+    cmp -s "$f" "$T/bt/$(basename "$f")" && ok || bad "tiled GPU batch: $(basename "$f") differs from the CPU batch"
+done
 finish

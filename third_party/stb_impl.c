@@ -2,6 +2,15 @@
  * libstb-dev headers. Nothing of stb's code is copied into this repository. */
 #include <config.h>
 #define STBI_FAILURE_USERMSG
+/* No Softimage PIC: stb_image's PIC decoder converts a NULL buffer after a failed decode, a
+ * crash on damaged files (found by tests/fuzz; tests/crashers/load/pic-null-convert.pic). */
+#define STBI_NO_PIC
+/* stb_image does not clear its decoder state (JPEG Huffman tables, for one): cleared memory
+ * makes whatever a damaged file leaves undefined decode the same way every time. */
+#include <stdlib.h>
+#define STBI_MALLOC(sz) calloc(1, (sz))
+#define STBI_REALLOC(p, newsz) realloc((p), (newsz))
+#define STBI_FREE(p) free(p)
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
 #define STB_IMAGE_WRITE_IMPLEMENTATION

@@ -193,6 +193,19 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 }
 #endif
 
+/* A tile needs its halo of ksize / 2 pixels, clipped at the image's edges: where it is clipped
+ * the tile's edge is the image's, so the border rule gives what it gives without tiles. */
+static void region(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                   struct rect *need, struct rect *yields)
+{
+    const int rad = blur_kernel_size(a->v[P_SIGMA].num, in->depth) / 2;
+    const int x0 = want->x - rad < 0 ? 0 : want->x - rad, y0 = want->y - rad < 0 ? 0 : want->y - rad;
+    const int x1 = want->x + want->w + rad > in->w ? in->w : want->x + want->w + rad;
+    const int y1 = want->y + want->h + rad > in->h ? in->h : want->y + want->h + rad;
+    *need = (struct rect){ x0, y0, x1 - x0, y1 - y0 };
+    *yields = *need;
+}
+
 const struct op_desc op_blur = {
     .name = "blur",
     .summary = "gaussian blur with standard deviation sigma (blur=2, blur=2:border=replicate)",
@@ -208,6 +221,7 @@ const struct op_desc op_blur = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
+    .region = region,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE), KV_TILED,
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),

@@ -112,21 +112,43 @@ static int run_map(enum map m, const struct image *in, struct image *out)
     return GPUIMG_OK;
 }
 
+/* The six maps as source (x, y) = (ax x' + bx y' + cx, ay x' + by y' + cy) for output (x', y'),
+ * on an input of w x h: the kernels' form, and the tiles' (region). */
+static struct gpu_map map_coeffs(enum map m, int w, int h)
+{
+    const int w1 = w - 1, h1 = h - 1;
+    switch (m) {
+    case M_TRANSPOSE: return (struct gpu_map){ 0, 1, 0, 1, 0, 0 };
+    case M_ROT90: return (struct gpu_map){ 0, 1, 0, -1, 0, h1 };
+    case M_ROT180: return (struct gpu_map){ -1, 0, w1, 0, -1, h1 };
+    case M_ROT270: return (struct gpu_map){ 0, -1, w1, 1, 0, 0 };
+    case M_FLIPH: return (struct gpu_map){ -1, 0, w1, 0, 1, 0 };
+    case M_FLIPV: return (struct gpu_map){ 1, 0, 0, 0, -1, h1 };
+    }
+    return (struct gpu_map){ 1, 0, 0, 0, 1, 0 };
+}
+
+/* A rectangle of the output comes from the rectangle its corners map to, and that rectangle,
+ * mapped as a whole image, gives exactly the rectangle asked for. */
+static void map_region(enum map m, const struct geom *in, const struct rect *want, struct rect *need,
+                       struct rect *yields)
+{
+    const struct gpu_map g = map_coeffs(m, in->w, in->h);
+    const int x0 = want->x, y0 = want->y, x1 = want->x + want->w - 1, y1 = want->y + want->h - 1;
+    const int sx0 = g.ax * x0 + g.bx * y0 + g.cx, sx1 = g.ax * x1 + g.bx * y1 + g.cx;
+    const int sy0 = g.ay * x0 + g.by * y0 + g.cy, sy1 = g.ay * x1 + g.by * y1 + g.cy;
+    need->x = sx0 < sx1 ? sx0 : sx1;
+    need->y = sy0 < sy1 ? sy0 : sy1;
+    need->w = (sx0 < sx1 ? sx1 - sx0 : sx0 - sx1) + 1;
+    need->h = (sy0 < sy1 ? sy1 - sy0 : sy0 - sy1) + 1;
+    *yields = *want;
+}
+
 #ifdef HAVE_CUDA
-/* The same six maps for the kernels, in pixel coordinates of the input (w x h). */
 static int gpu_run_map(const struct op_desc *op, enum map m, int variant, const struct gpu_image *in,
                        const struct gpu_image *out)
 {
-    const int w1 = in->w - 1, h1 = in->h - 1;
-    struct gpu_map g = { 1, 0, 0, 0, 1, 0 };
-    switch (m) {
-    case M_TRANSPOSE: g = (struct gpu_map){ 0, 1, 0, 1, 0, 0 }; break;
-    case M_ROT90: g = (struct gpu_map){ 0, 1, 0, -1, 0, h1 }; break;
-    case M_ROT180: g = (struct gpu_map){ -1, 0, w1, 0, -1, h1 }; break;
-    case M_ROT270: g = (struct gpu_map){ 0, -1, w1, 1, 0, 0 }; break;
-    case M_FLIPH: g = (struct gpu_map){ -1, 0, w1, 0, 1, 0 }; break;
-    case M_FLIPV: g = (struct gpu_map){ 1, 0, 0, 0, -1, h1 }; break;
-    }
+    const struct gpu_map g = map_coeffs(m, in->w, in->h);
     char err[256];
     return gpu_remap(variant, in, out, &g, err, sizeof err) ? op_cuda_fail(op, variant, err) : GPUIMG_OK;
 }
@@ -142,6 +164,11 @@ static int transpose_cpu(const struct op_args *a, const struct image *in, struct
 {
     return run_map(M_TRANSPOSE, in, out);
 }
+static void transpose_region(const struct op_args *a, const struct geom *in, const struct geom *out,
+                             const struct rect *want, struct rect *need, struct rect *yields)
+{
+    map_region(M_TRANSPOSE, in, want, need, yields);
+}
 #ifdef HAVE_CUDA
 static int transpose_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
                          const struct gpu_image *out)
@@ -155,6 +182,7 @@ const struct op_desc op_transpose = {
     .definition = "out(x, y) = in(y, x); a WxH image becomes HxW. Exact.",
     .resolve = transpose_resolve,
     .cpu = transpose_cpu,
+    .region = transpose_region,
     GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, transpose_gpu),
 };
 
@@ -175,6 +203,11 @@ static int rotate_cpu(const struct op_args *a, const struct image *in, struct im
 {
     return run_map(rotate_map(a), in, out);
 }
+static void rotate_region(const struct op_args *a, const struct geom *in, const struct geom *out,
+                          const struct rect *want, struct rect *need, struct rect *yields)
+{
+    map_region(rotate_map(a), in, want, need, yields);
+}
 #ifdef HAVE_CUDA
 static int rotate_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
                       const struct gpu_image *out)
@@ -191,6 +224,7 @@ const struct op_desc op_rotate = {
     .nparams = 1,
     .resolve = rotate_resolve,
     .cpu = rotate_cpu,
+    .region = rotate_region,
     GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, rotate_gpu),
 };
 
@@ -205,6 +239,11 @@ static int flip_resolve(struct op_args *a, const struct geom *in, struct geom *o
 static int flip_cpu(const struct op_args *a, const struct image *in, struct image *out)
 {
     return run_map(a->v[0].choice ? M_FLIPV : M_FLIPH, in, out);
+}
+static void flip_region(const struct op_args *a, const struct geom *in, const struct geom *out,
+                        const struct rect *want, struct rect *need, struct rect *yields)
+{
+    map_region(a->v[0].choice ? M_FLIPV : M_FLIPH, in, want, need, yields);
 }
 #ifdef HAVE_CUDA
 static int flip_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
@@ -221,5 +260,6 @@ const struct op_desc op_flip = {
     .nparams = 1,
     .resolve = flip_resolve,
     .cpu = flip_cpu,
+    .region = flip_region,
     GPU_FIELDS(GEOMETRY_KERNELS, KV_COALESCED, NULL, flip_gpu),
 };

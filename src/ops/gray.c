@@ -140,5 +140,6 @@ const struct op_desc op_gray = {
     .nparams = 1,
     .resolve = resolve,
     .cpu = cpu,
+    .region = op_region_point,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_VECTOR), KV_VECTOR, NULL, gpu_launch),
 };

@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""gpuimg: write the seed corpus of the fuzz targets (tests/fuzz/corpus/{load,parse,pipeline}).
+
+Small images in every format and layout stb_image reads: PNG (1/2/4/8/16-bit, grey, grey+alpha,
+RGB, RGBA, palette, tRNS, interlaced) and JPEG (baseline, progressive, grey) and BMP and PNM and
+HDR from OpenCV (python3-opencv); GIF, TGA (raw and RLE), PSD (raw and RLE, 8 and 16 bit) and
+Softimage PIC (which gpuimg refuses: a seed for the refusal) are written by hand here from their
+published layouts. The parse corpus is
+pipeline texts; the pipeline corpus is "PIPELINE\\n" followed by a small image. Run from anywhere:
+    /usr/bin/python3 tests/fuzz/make_corpus.py
+"""
+import os
+import struct
+import zlib
+
+import cv2
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(20261121)
+
+
+def out(kind, name, data):
+    d = os.path.join(HERE, "corpus", kind)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def img(w, h, c, dtype=np.uint8):
+    hi = 256 if dtype == np.uint8 else 65536
+    a = rng.integers(0, hi, size=(h, w, c) if c > 1 else (h, w), dtype=np.int64)
+    return a.astype(dtype)
+
+
+def enc(ext, a, params=()):
+    ok, b = cv2.imencode(ext, a, list(params))
+    assert ok
+    return b.tobytes()
+
+
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+
+
+def png_raw(w, h, bitdepth, ctype, rows, plte=None, trns=None, interlace=0):
+    """A PNG from already packed rows (filter 0), for layouts OpenCV does not write."""
+    s = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, bitdepth, ctype, 0, 0, interlace))
+    if plte:
+        s += chunk(b"PLTE", plte)
+    if trns:
+        s += chunk(b"tRNS", trns)
+    return s + chunk(b"IDAT", zlib.compress(b"".join(b"\0" + r for r in rows))) + chunk(b"IEND", b"")
+
+
+def gif(w, h):
+    """A 4-colour GIF; LZW codes stay 9 bits wide because a clear code comes every 200 pixels."""
+    pal = bytes(rng.integers(0, 256, 256 * 3, dtype=np.uint8))
+    px = rng.integers(0, 4, w * h)
+    codes, bits, nbits, data = [256], 0, 0, bytearray()
+    for i, p in enumerate(px):
+        if i and i % 200 == 0:
+            codes.append(256)
+        codes.append(int(p))
+    codes.append(257)
+    for c in codes:
+        bits |= c << nbits
+        nbits += 9
+        while nbits >= 8:
+            data.append(bits & 255)
+            bits >>= 8
+            nbits -= 8
+    if nbits:
+        data.append(bits)
+    sub = b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255] for i in range(0, len(data), 255))
+    return (b"GIF89a" + struct.pack("<HHBBB", w, h, 0xF7, 0, 0) + pal
+            + b"\x2c" + struct.pack("<HHHHB", 0, 0, w, h, 0) + b"\x08" + sub + b"\x00\x3b")
+
+
+def tga(w, h, c, rle):
+    a = img(w, h, c)
+    s = struct.pack("<BBBHHBHHHHBB", 0, 0, 10 if rle else 2, 0, 0, 0, 0, 0, w, h, 8 * c, 0x20 | (8 if c == 4 else 0))
+    rows = a.reshape(h, w, c)[:, :, ::-1] if c >= 3 else a.reshape(h, w, c)
+    if c == 1:
+        s = s[:2] + bytes([11 if rle else 3]) + s[3:]
+    px = [bytes(rows[y, x]) for y in range(h) for x in range(w)]
+    if not rle:
+        return s + b"".join(px)
+    body, i = bytearray(), 0
+    while i < len(px):   # alternate a repeat packet of 3 and a raw packet of up to 4
+        n = min(3, len(px) - i)
+        body += bytes([0x80 | (n - 1)]) + px[i]
+        i += n
+        n = min(4, len(px) - i)
+        if n:
+            body += bytes([n - 1]) + b"".join(px[i:i + n])
+            i += n
+    return s + bytes(body)
+
+
+def psd(w, h, c, depth, rle):
+    s = b"8BPS" + struct.pack(">H6xHIIHH", 1, c, h, w, depth, 3) + struct.pack(">I", 0) * 3
+    planes = [img(w, h, 1, np.uint8 if depth == 8 else np.uint16) for _ in range(c)]
+    if not rle or depth == 16:
+        s += struct.pack(">H", 0)
+        return s + b"".join(p.astype(">u2" if depth == 16 else np.uint8).tobytes() for p in planes)
+    lines = []
+    for p in planes:
+        for y in range(h):
+            row = p[y].tobytes()   # PackBits: literal runs of up to 128
+            lines.append(b"".join(bytes([len(row[i:i + 128]) - 1]) + row[i:i + 128] for i in range(0, len(row), 128)))
+    return s + struct.pack(">H", 1) + b"".join(struct.pack(">H", len(l)) for l in lines) + b"".join(lines)
+
+
+def pic(w, h, alpha, mixed):
+    s = b"\x53\x80\xF6\x34" + b"\0" * 84 + b"PICT" + struct.pack(">HHfHH", w, h, 1.0, 3, 0)
+    s += bytes([1 if alpha else 0, 8, 2 if mixed else 0, 0xE0])
+    if alpha:
+        s += bytes([0, 8, 0, 0x10])
+    body = bytearray()
+    for y in range(h):
+        rgb = img(w, 1, 3).reshape(w, 3)
+        if mixed:   # one repeat run of the first pixel, then the rest raw
+            body += bytes([128 + 1]) + bytes(rgb[0]) + bytes([w - 3]) + b"".join(bytes(p) for p in rgb[2:])
+        else:
+            body += b"".join(bytes(p) for p in rgb)
+        if alpha:
+            body += bytes(img(w, 1, 1).reshape(w))
+    return s + bytes(body)
+
+
+def main():
+    load = {}
+    for c in (1, 3, 4):
+        for dt, tag in ((np.uint8, "8"), (np.uint16, "16")):
+            load[f"png-{c}ch-{tag}.png"] = enc(".png", img(7, 5, c, dt))
+    load["png-1x1.png"] = enc(".png", img(1, 1, 3))
+    load["png-ga8.png"] = png_raw(5, 3, 8, 4, [bytes(img(10, 1, 1).reshape(-1)) for _ in range(3)])
+    load["png-ga16.png"] = png_raw(3, 2, 16, 4, [bytes(img(12, 1, 1).reshape(-1)) for _ in range(2)])
+    for bd in (1, 2, 4):
+        rowb = (9 * bd + 7) // 8
+        load[f"png-grey{bd}.png"] = png_raw(9, 4, bd, 0, [bytes(img(rowb, 1, 1).reshape(-1)) for _ in range(4)])
+        load[f"png-pal{bd}.png"] = png_raw(9, 4, bd, 3, [bytes(img(rowb, 1, 1).reshape(-1)) for _ in range(4)],
+                                           plte=bytes(img(3 << bd, 1, 1).reshape(-1)), trns=b"\x00\x80")
+    # Adam7 on 8x8 RGB: passes of 1x1, 1x1, 2x1, 2x2, 4x2, 4x4, 8x4 pixels, each row filtered
+    adam7 = [(1, 1), (1, 1), (2, 1), (2, 2), (4, 2), (4, 4), (8, 4)]
+    load["png-interlaced.png"] = png_raw(8, 8, 8, 2, [bytes(img(3 * pw, 1, 1).reshape(-1)) for pw, ph in adam7
+                                                      for _ in range(ph)], interlace=1)
+    load["jpeg-rgb.jpg"] = enc(".jpg", img(13, 9, 3), (cv2.IMWRITE_JPEG_QUALITY, 80))
+    load["jpeg-grey.jpg"] = enc(".jpg", img(9, 13, 1))
+    load["jpeg-progressive.jpg"] = enc(".jpg", img(17, 8, 3), (cv2.IMWRITE_JPEG_PROGRESSIVE, 1))
+    load["jpeg-q100.jpg"] = enc(".jpg", img(8, 8, 3), (cv2.IMWRITE_JPEG_QUALITY, 100))
+    load["bmp-24.bmp"] = enc(".bmp", img(7, 3, 3))
+    load["bmp-8.bmp"] = enc(".bmp", img(5, 4, 1))
+    load["bmp-32.bmp"] = enc(".bmp", img(3, 3, 4))
+    load["pnm-p6.ppm"] = enc(".ppm", img(6, 4, 3))
+    load["pnm-p5.pgm"] = enc(".pgm", img(6, 4, 1))
+    load["pnm-p5-16.pgm"] = enc(".pgm", img(4, 3, 1, np.uint16))
+    load["hdr.hdr"] = enc(".hdr", rng.random((4, 5, 3), dtype=np.float32) * 4)
+    load["gif.gif"] = gif(11, 7)
+    for c in (1, 3, 4):
+        load[f"tga-{c}ch.tga"] = tga(5, 3, c, False)
+        load[f"tga-{c}ch-rle.tga"] = tga(6, 4, c, True)
+    load["psd-rgb8.psd"] = psd(5, 3, 3, 8, False)
+    load["psd-rgba8-rle.psd"] = psd(6, 2, 4, 8, True)
+    load["psd-rgb16.psd"] = psd(3, 2, 3, 16, False)
+    load["pic-rgb.pic"] = pic(5, 3, False, False)
+    load["pic-rgba-mixed.pic"] = pic(6, 2, True, True)
+    for k, v in load.items():
+        out("load", k, v)
+
+    pipes = ["gray", "resize=50%", "resize=7x3:filter=nearest", "resize=x9:filter=area", "resize=200%:filter=bilinear",
+             "blur=2", "blur=0.7:border=replicate", "blur=3:border=constant", "transpose", "rotate=90", "rotate=270",
+             "flip=h", "flip=v", "gray,resize=50%,blur=2,transpose", "resize=13x42,blur=1.5,rotate=180",
+             "gray:standard=709", "flip", "blur=1e9", "resize=0%", "gray,,blur", "resize=99999x99999"]
+    for i, p in enumerate(pipes):
+        out("parse", f"{i:02d}", p.encode())
+    seeds = [("gray", "png-4ch-16.png"), ("resize=50%", "jpeg-rgb.jpg"), ("blur=1", "png-ga8.png"),
+             ("transpose", "tga-3ch-rle.tga"), ("rotate=90,flip=h", "gif.gif"), ("resize=3x2:filter=area", "psd-rgb16.psd"),
+             ("gray,resize=200%,blur=0.8,transpose", "bmp-24.bmp"), ("blur=2:border=replicate", "psd-rgba8-rle.psd"),
+             ("resize=11x1,rotate=180", "png-pal2.png"), ("flip=v", "hdr.hdr"), ("gray", "pnm-p5-16.pgm")]
+    for i, (p, f) in enumerate(seeds):
+        out("pipeline", f"{i:02d}", p.encode() + b"\n" + load[f])
+
+
+if __name__ == "__main__":
+    main()

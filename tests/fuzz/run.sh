@@ -1,0 +1,32 @@
+#!/bin/sh
+# gpuimg: fuzz every target with libFuzzer for SECONDS each (a build configured with
+# ./configure CC=clang --enable-fuzzing --without-cuda; run from its top directory):
+#   sh tests/fuzz/run.sh [SECONDS] [TARGET...]
+# New corpus entries go to tests/fuzz/work/TARGET (not committed); a crash stops the run with
+# its input in tests/fuzz/crash-*; copy it into tests/crashers/TARGET/ with the fix.
+# Prints one line a target: executions, corpus size, time.
+set -u
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+targets=${*:-load parse pipeline}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+src=$(sed -n 's/^abs_top_srcdir = //p' "$top/Makefile" 2>/dev/null)
+src=${src:-$top}
+status=0
+for t in $targets; do
+    bin="$top/tests/fuzz/fuzz_$t"
+    [ -x "$bin" ] || make -C "$top" "tests/fuzz/fuzz_$t" >/dev/null || exit 1
+    work="$top/tests/fuzz/work/$t"
+    mkdir -p "$work"
+    log="$top/tests/fuzz/work/$t.log"
+    OMP_NUM_THREADS=1 "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 -max_len=16384 \
+        -print_final_stats=1 -artifact_prefix="$top/tests/fuzz/crash-$t-" "$work" "$src/tests/fuzz/corpus/$t" >"$log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    echo "fuzz_$t: exit $rc, ${execs:-?} executions in ${secs} s, corpus $(ls "$work" | wc -l) files"
+    if [ "$rc" -ne 0 ]; then
+        grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -n 5
+        status=1
+    fi
+done
+exit $status

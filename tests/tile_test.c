@@ -1,0 +1,92 @@
+/* gpuimg tests: the tiling (src/tile.c) that the GPU uses when a pipeline does not fit in device
+ * memory, checked on the OpenMP path: every tileable pipeline, run in tiles of many shapes (1x1,
+ * thin strips, odd sizes, tiles smaller than the blur's halo, one tile), equals the same
+ * pipeline run whole, byte for byte, for every layout, both depths and the odd sizes. Also: a
+ * pipeline with a step that cannot be tiled (resize) is named, and tile_shrink halves. */
+#include <config.h>
+#include <stdio.h>
+#include <string.h>
+#include "backend.h"
+#include "error.h"
+#include "testutil.h"
+#include "tile.h"
+
+static int failures, checks;
+
+static void check(const char *pipeline, const struct image *src, int tw, int th)
+{
+    static struct plan pl;
+    struct image whole, tiled;
+    struct run_report r;
+    checks++;
+    if (plan_parse(pipeline, &pl) || plan_resolve(&pl, &(struct geom){ src->w, src->h, src->c, src->depth }, 0)
+        || test_copy(&whole, src)) {
+        failures++;
+        fprintf(stderr, "FAIL %s: %s\n", pipeline, gpuimg_errmsg());
+        return;
+    }
+    timing_report_init(&r);
+    if (backend_cpu_run(&pl, &whole, &r) || test_copy(&tiled, src)) {
+        failures++;
+        fprintf(stderr, "FAIL %s: %s\n", pipeline, gpuimg_errmsg());
+        image_free(&whole);
+        return;
+    }
+    if (tile_run_cpu(&pl, tw, th, &tiled)) {
+        failures++;
+        fprintf(stderr, "FAIL %s in %dx%d tiles: %s\n", pipeline, tw, th, gpuimg_errmsg());
+        gpuimg_clear_error();
+    } else if (!test_equal(&whole, &tiled)) {
+        failures++;
+        fprintf(stderr, "FAIL %s on %dx%d c%d d%d in %dx%d tiles differs from the whole run\n", pipeline, src->w, src->h,
+                src->c, src->depth, tw, th);
+    }
+    image_free(&whole);
+    image_free(&tiled);
+}
+
+int main(void)
+{
+    static const char *const pipes[] = {
+        "gray", "blur=2", "blur=0.6:border=replicate", "blur=3:border=constant", "blur=9", "transpose", "rotate=90",
+        "rotate=180", "rotate=270", "flip=h", "flip=v", "gray,blur=2,transpose", "blur=1.5,rotate=90,blur=1,flip=h",
+        "rotate=270,blur=2:border=replicate,transpose,gray",
+    };
+    static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 } };
+    static const int tiles[][2] = { { 1, 1 }, { 3, 2 }, { 5, 17 }, { 64, 1 }, { 1, 64 }, { 100, 37 }, { 256, 256 }, { 4096, 4096 } };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int c = 1; c <= 4; c++)
+            for (int depth = 8; depth <= 16; depth += 8) {
+                struct image im;
+                struct geom g = { sizes[s][0], sizes[s][1], c, depth };
+                if (test_make_image(&im, &g, (uint32_t)(s * 131 + c * 7 + depth))) {
+                    failures++;
+                    continue;
+                }
+                for (size_t p = 0; p < sizeof pipes / sizeof pipes[0]; p++)
+                    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+                        /* small tiles of the large image would take minutes: blocks there */
+                        if (g.w * g.h > 100000 && (tiles[t][0] * tiles[t][1] < 3000 || tiles[t][0] > g.w))
+                            continue;
+                        check(pipes[p], &im, tiles[t][0], tiles[t][1]);
+                    }
+                image_free(&im);
+            }
+
+    static struct plan pl;
+    const char *which = NULL;
+    checks++;
+    if (plan_parse("gray,resize=50%,blur=2", &pl) || tile_supported(&pl, &which) || !which || strcmp(which, "resize")) {
+        failures++;
+        fprintf(stderr, "FAIL resize is not reported as the step that cannot be tiled\n");
+    }
+    int tw = 5, th = 9, ok = tile_shrink(&tw, &th) && tw == 5 && th == 5 && tile_shrink(&tw, &th) && tw == 3 && th == 5;
+    tw = th = 1;
+    checks++;
+    if (!ok || tile_shrink(&tw, &th)) {
+        failures++;
+        fprintf(stderr, "FAIL tile_shrink\n");
+    }
+    printf("tile_test: %d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
