@@ -150,6 +150,88 @@ extern "C" int gpu_fill(void *dst, int byte, size_t bytes, char *err, size_t err
     return 0;
 }
 
+/* ---- staged copies ------------------------------------------------------------------------- */
+
+#define STAGE_CHUNK ((size_t)4 << 20)
+static thread_local struct {
+    char *half[2];
+    cudaEvent_t done[2];
+} stage;
+
+static int stage_ready(char *err, size_t errlen)
+{
+    if (stage.half[0])
+        return 0;
+    void *p = nullptr;
+    CUDA_TRY(cudaHostAlloc(&p, 2 * STAGE_CHUNK, cudaHostAllocDefault), err, errlen);
+    cudaError_t e = cudaEventCreateWithFlags(&stage.done[0], cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&stage.done[1], cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        cudaFreeHost(p);
+        std::snprintf(err, errlen, "cudaEventCreate: %s (%d)", cudaGetErrorString(e), (int)e);
+        return (int)e;
+    }
+    stage.half[0] = (char *)p;
+    stage.half[1] = (char *)p + STAGE_CHUNK;
+    return 0;
+}
+
+extern "C" int gpu_upload_staged(void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    if (int r = stage_ready(err, errlen))
+        return r;
+    size_t k = 0;
+    for (size_t off = 0; off < bytes; off += STAGE_CHUNK, k++) {
+        const int h = (int)(k & 1);
+        const size_t n = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
+        if (k >= 2)   /* this half's previous DMA must be done before it is refilled */
+            CUDA_TRY(cudaEventSynchronize(stage.done[h]), err, errlen);
+        std::memcpy(stage.half[h], (const char *)src + off, n);
+        CUDA_TRY(cudaMemcpyAsync((char *)dst + off, stage.half[h], n, cudaMemcpyHostToDevice, cudaStreamPerThread), err,
+                 errlen);
+        CUDA_TRY(cudaEventRecord(stage.done[h], cudaStreamPerThread), err, errlen);
+    }
+    CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_download_staged(void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    if (int r = stage_ready(err, errlen))
+        return r;
+    const size_t chunks = (bytes + STAGE_CHUNK - 1) / STAGE_CHUNK;
+    auto issue = [&](size_t k) -> int {   /* chunk k into half k & 1 */
+        const size_t off = k * STAGE_CHUNK, n = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
+        CUDA_TRY(cudaMemcpyAsync(stage.half[k & 1], (const char *)src + off, n, cudaMemcpyDeviceToHost,
+                                 cudaStreamPerThread), err, errlen);
+        CUDA_TRY(cudaEventRecord(stage.done[k & 1], cudaStreamPerThread), err, errlen);
+        return 0;
+    };
+    if (chunks)
+        if (int r = issue(0))
+            return r;
+    for (size_t k = 0; k < chunks; k++) {
+        if (k + 1 < chunks)   /* the next chunk's DMA runs while this one is copied out */
+            if (int r = issue(k + 1))
+                return r;
+        CUDA_TRY(cudaEventSynchronize(stage.done[k & 1]), err, errlen);
+        const size_t off = k * STAGE_CHUNK, n = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
+        std::memcpy((char *)dst + off, stage.half[k & 1], n);
+    }
+    return 0;
+}
+
+extern "C" void gpu_thread_release(void)
+{
+    if (!stage.half[0])
+        return;
+    cudaEventDestroy(stage.done[0]);
+    cudaEventDestroy(stage.done[1]);
+    cudaFreeHost(stage.half[0]);
+    stage.half[0] = stage.half[1] = nullptr;
+}
+
 extern "C" int gpu_pin(void *p, size_t bytes, char *err, size_t errlen)
 {
     CUDA_TRY(cudaHostRegister(p, bytes, cudaHostRegisterDefault), err, errlen);

@@ -94,6 +94,12 @@ int gpu_upload(void *dst, const void *src, size_t bytes, char *err, size_t errle
 int gpu_download(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 int gpu_copy_d2d(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 int gpu_fill(void *dst, int byte, size_t bytes, char *err, size_t errlen);
+/* Copies through this thread's two pinned 4 MiB staging halves, the host-side memcpy of one chunk
+ * overlapping the DMA of the other: no page-locking of the image, and no driver staging shared
+ * with other threads (a batch's workers). gpu_thread_release frees the halves. */
+int gpu_upload_staged(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+int gpu_download_staged(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+void gpu_thread_release(void);
 /* Page-lock host memory for faster copies (and unlock). */
 int gpu_pin(void *p, size_t bytes, char *err, size_t errlen);
 void gpu_unpin(void *p);

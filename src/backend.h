@@ -24,7 +24,10 @@ struct gpu_run_opts {
     int variant;   /* KV_* for every step, or -1: each operation's automatic choice */
     int pin;       /* page-lock the host image around the copies */
     int nofuse;    /* run every step as its own kernel (fusion needs variant -1) */
+    int stage;     /* copy through this thread's pinned staging buffers (a batch's workers) */
 };
+/* A worker thread that ran GPU work is done: free its staging buffers. */
+void backend_gpu_thread_done(void);
 
 /* Run pl on *img: on success *img is replaced by the result (the input is freed). Stage and
  * per-step times go into r. */

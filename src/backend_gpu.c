@@ -71,6 +71,7 @@ double backend_gpu_init_ms(void) { return last_ok() ? last_ok()->info.init_ms : 
 int backend_gpu_count(void) { return last_ok() ? last_ok()->info.count : 0; }
 
 void backend_gpu_set_mem_limit(uint64_t bytes) { gpu_set_mem_limit((size_t)bytes); }
+void backend_gpu_thread_done(void) { gpu_thread_release(); }
 
 int backend_gpu_pin_default(void)
 {
@@ -423,7 +424,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
         }
     } else {
         int pinned = o->pin && gpu_pin(img->data, in_bytes, err, sizeof err) == 0;
-        if (gpu_upload(gp.buf[0], img->data, in_bytes, err, sizeof err))
+        if ((o->stage && !pinned ? gpu_upload_staged : gpu_upload)(gp.buf[0], img->data, in_bytes, err, sizeof err))
             st = cuda_fail("uploading the image", err);
         if (pinned)
             gpu_unpin(img->data);
@@ -460,7 +461,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
         st = image_alloc(&out, &pl->out);
     if (!st) {
         const int pinned = o->pin && gpu_pin(out.data, out_bytes, err, sizeof err) == 0;
-        if (gpu_download(out.data, gp.buf[cur], out_bytes, err, sizeof err))
+        if ((o->stage && !pinned ? gpu_download_staged : gpu_download)(out.data, gp.buf[cur], out_bytes, err, sizeof err))
             st = cuda_fail("downloading the result", err);
         if (pinned)
             gpu_unpin(out.data);
@@ -505,6 +506,7 @@ int backend_gpu_cc(void) { return 0; }
 double backend_gpu_init_ms(void) { return -1; }
 int backend_gpu_pin_default(void) { return 0; }
 void backend_gpu_set_mem_limit(uint64_t bytes) {}
+void backend_gpu_thread_done(void) {}
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");

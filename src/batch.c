@@ -236,6 +236,9 @@ static void *worker(void *arg)
     const int w = __atomic_fetch_add(&sh->nworkers, 1, __ATOMIC_RELAXED);
     if (sh->ndevices)
         ctx.gpu.device = sh->devices[w % sh->ndevices];
+    /* copies through this worker's own pinned buffers: the driver's staging of pageable copies is
+     * shared, and measured as the bottleneck of a 32-job batch on one H200 (bench/RESULTS.md) */
+    ctx.gpu.stage = !getenv("GPUIMG_NO_STAGE");
     for (;;) {
         const long i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
         if (i >= sh->n)
@@ -275,6 +278,8 @@ static void *worker(void *arg)
         pthread_cond_signal(&sh->cv);
         pthread_mutex_unlock(&sh->mu);
     }
+    if (ctx.kind == BACKEND_GPU)
+        backend_gpu_thread_done();
     return NULL;
 }
 
