@@ -12,22 +12,27 @@ python3 bench/make_batch_inputs.py "$d/in" "$n" 2560 1600 .bench/*.jpg .bench/*.
 echo "inputs: $n JPEGs 2560x1600; $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ')"
 cat "$d"/in/*.jpg >/dev/null
 jobs=$(nproc)
-# copies through each worker's pinned staging buffers (default) and straight from pageable memory
+# workers as built (copies through their pinned staging buffers, device memory kept between
+# files), without keeping the memory, and as before both (pageable copies, cudaMalloc/cudaFree)
 for pipe in gray,resize=50% blur=4,resize=50%; do
     for level in 1 0; do
         for rep in 1 2; do
             for devs in 0 0,1; do
-                for stage in staged pageable; do
+                for mode in staged+kept staged pageable; do
                     rm -rf "$d/out"
-                    [ $stage = staged ] && unset GPUIMG_NO_STAGE || export GPUIMG_NO_STAGE=1
+                    unset GPUIMG_NO_STAGE GPUIMG_NO_KEEP
+                    case $mode in
+                    staged) export GPUIMG_NO_KEEP=1 ;;
+                    pageable) export GPUIMG_NO_KEEP=1 GPUIMG_NO_STAGE=1 ;;
+                    esac
                     ./gpuimg --backend=gpu --devices=$devs --jobs=$jobs --png-level=$level --no-progress -o "$d/out/%s.png" \
-                        --from-list="$d/in/list.txt" "$pipe" 2>&1 | sed "s/^/$pipe, level $level, devices $devs, $stage: /"
+                        --from-list="$d/in/list.txt" "$pipe" 2>&1 | sed "s/^/$pipe, level $level, devices $devs, $mode: /"
                 done
             done
         done
     done
 done
-unset GPUIMG_NO_STAGE
+unset GPUIMG_NO_STAGE GPUIMG_NO_KEEP
 echo "== tiles: 10109x4542 RGB, whole vs --gpu-mem-limit"
 ./gpuimg -q --force --png-level=0 resize=10109x4542 .bench/flow-5120x2880.jpg /tmp/big.png
 for pipe in blur=2 gray,blur=2,transpose transpose; do

@@ -66,6 +66,13 @@ extern "C" int gpu_use_device(int device, char *err, size_t errlen)
 static size_t g_mem_limit;
 static thread_local size_t t_mem_used;
 static thread_local struct { void *p; size_t bytes; } t_allocs[2 * 32 + 8];
+/* A batch worker keeps the blocks it frees for its next file: cudaFree waits for the whole
+ * device, which stalls every other worker's copies and kernels (measured: bench/RESULTS.md). */
+#define KEPT_BLOCKS 8
+static thread_local int t_keep;
+static thread_local struct { void *p; size_t bytes; } t_kept[KEPT_BLOCKS];
+
+extern "C" void gpu_thread_keep_memory(int on) { t_keep = on; }
 
 extern "C" void gpu_set_mem_limit(size_t bytes) { g_mem_limit = bytes; }
 
@@ -79,6 +86,15 @@ static int dev_alloc(void **p, size_t bytes, char *err, size_t errlen)
 {
     *p = nullptr;
     bytes = bytes ? bytes : 1;
+    int best = -1;   /* the smallest kept block that is large enough */
+    for (int i = 0; i < KEPT_BLOCKS; i++)
+        if (t_kept[i].p && t_kept[i].bytes >= bytes && (best < 0 || t_kept[i].bytes < t_kept[best].bytes))
+            best = i;
+    if (best >= 0) {
+        *p = t_kept[best].p;
+        t_kept[best].p = nullptr;
+        return 0;
+    }
     if (g_mem_limit && (bytes > g_mem_limit || t_mem_used > g_mem_limit - bytes)) {
         std::snprintf(err, errlen, "cudaMalloc(%zu bytes): over --gpu-mem-limit (%zu bytes, %zu held)", bytes,
                       g_mem_limit, t_mem_used);
@@ -99,6 +115,17 @@ static void dev_free(void *p)
 {
     if (!p)
         return;
+    size_t bytes = 0;
+    for (auto &a : t_allocs)
+        if (a.p == p)
+            bytes = a.bytes;
+    if (t_keep && !g_mem_limit && bytes)   /* only blocks whose size is known; never under a limit */
+        for (auto &k : t_kept)
+            if (!k.p) {
+                k.p = p;
+                k.bytes = bytes;
+                return;
+            }
     for (auto &a : t_allocs)
         if (a.p == p) {
             t_mem_used -= a.bytes;
@@ -224,6 +251,13 @@ extern "C" int gpu_download_staged(void *dst, const void *src, size_t bytes, cha
 
 extern "C" void gpu_thread_release(void)
 {
+    t_keep = 0;
+    for (auto &k : t_kept)
+        if (k.p) {
+            void *p = k.p;
+            k.p = nullptr;
+            dev_free(p);
+        }
     if (!stage.half[0])
         return;
     cudaEventDestroy(stage.done[0]);

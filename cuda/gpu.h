@@ -100,6 +100,9 @@ int gpu_fill(void *dst, int byte, size_t bytes, char *err, size_t errlen);
 int gpu_upload_staged(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 int gpu_download_staged(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 void gpu_thread_release(void);
+/* on: device blocks this thread frees are kept (up to 8) for its next allocations, not returned
+ * with cudaFree, which waits for the whole device; gpu_thread_release returns them. */
+void gpu_thread_keep_memory(int on);
 /* Page-lock host memory for faster copies (and unlock). */
 int gpu_pin(void *p, size_t bytes, char *err, size_t errlen);
 void gpu_unpin(void *p);

@@ -25,6 +25,7 @@ struct gpu_run_opts {
     int pin;       /* page-lock the host image around the copies */
     int nofuse;    /* run every step as its own kernel (fusion needs variant -1) */
     int stage;     /* copy through this thread's pinned staging buffers (a batch's workers) */
+    int keep;      /* keep this thread's device memory between files (a batch's workers) */
 };
 /* A worker thread that ran GPU work is done: free its staging buffers. */
 void backend_gpu_thread_done(void);

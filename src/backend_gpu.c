@@ -393,6 +393,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
         return gpuimg_fail(GPUIMG_ENOGPU, "no usable GPU: %s", why);
     if (gpu_use_device(o->device, err, sizeof err))   /* the current device is per thread */
         return cuda_fail("selecting the GPU", err);
+    gpu_thread_keep_memory(o->keep);
     r->backend = "gpu";
     r->device = backend_gpu_name();
     r->gpu_init_ms = backend_gpu_init_ms();

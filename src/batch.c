@@ -239,6 +239,7 @@ static void *worker(void *arg)
     /* copies through this worker's own pinned buffers: the driver's staging of pageable copies is
      * shared, and measured as the bottleneck of a 32-job batch on one H200 (bench/RESULTS.md) */
     ctx.gpu.stage = !getenv("GPUIMG_NO_STAGE");
+    ctx.gpu.keep = !getenv("GPUIMG_NO_KEEP");   /* and keeps its device memory: cudaFree waits for the device */
     for (;;) {
         const long i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
         if (i >= sh->n)
