@@ -20,7 +20,8 @@ for pipe in gray,resize=50% blur=4,resize=50%; do
             for devs in 0 0,1; do
                 for mode in staged+kept staged pageable; do
                     rm -rf "$d/out"
-                    unset GPUIMG_NO_STAGE GPUIMG_NO_KEEP
+                    unset GPUIMG_NO_KEEP
+                    export GPUIMG_NO_STAGE=0
                     case $mode in
                     staged) export GPUIMG_NO_KEEP=1 ;;
                     pageable) export GPUIMG_NO_KEEP=1 GPUIMG_NO_STAGE=1 ;;

@@ -236,9 +236,12 @@ static void *worker(void *arg)
     const int w = __atomic_fetch_add(&sh->nworkers, 1, __ATOMIC_RELAXED);
     if (sh->ndevices)
         ctx.gpu.device = sh->devices[w % sh->ndevices];
-    /* copies through this worker's own pinned buffers: the driver's staging of pageable copies is
-     * shared, and measured as the bottleneck of a 32-job batch on one H200 (bench/RESULTS.md) */
-    ctx.gpu.stage = !getenv("GPUIMG_NO_STAGE");
+    /* On one GPU, copies go through this worker's own pinned buffers: the driver's staging of
+     * pageable copies is shared by the device's workers, measured as the bottleneck of 32 jobs on
+     * one H200 (1.4x with our staging). Spread over two, the driver's copies were the faster
+     * (our staging's extra memcpy costs more there): bench/RESULTS.md. */
+    const char *ns = getenv("GPUIMG_NO_STAGE");
+    ctx.gpu.stage = ns ? atoi(ns) == 0 : sh->ndevices <= 1;
     ctx.gpu.keep = !getenv("GPUIMG_NO_KEEP");   /* and keeps its device memory: cudaFree waits for the device */
     for (;;) {
         const long i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
