@@ -2,6 +2,8 @@
 # gpuimg: fuzz every target with libFuzzer for SECONDS each (a build configured with
 # ./configure CC=clang --enable-fuzzing --without-cuda; run from its top directory):
 #   sh tests/fuzz/run.sh [SECONDS] [TARGET...]
+# FUZZ_RUNS=N runs N inputs a target instead of a time, and FUZZ_SEED=S fixes libFuzzer's seed:
+# together a reproducible run (CI uses them).
 # New corpus entries go to tests/fuzz/work/TARGET (not committed); a crash stops the run with
 # its input in tests/fuzz/crash-*; copy it into tests/crashers/TARGET/ with the fix.
 # Prints one line a target: executions, corpus size, time.
@@ -19,11 +21,17 @@ for t in $targets; do
     work="$top/tests/fuzz/work/$t"
     mkdir -p "$work"
     log="$top/tests/fuzz/work/$t.log"
-    OMP_NUM_THREADS=1 "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 -max_len=16384 \
+    limit="-max_total_time=$secs"
+    [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
+    [ -n "${FUZZ_SEED:-}" ] && limit="$limit -seed=$FUZZ_SEED"
+    # shellcheck disable=SC2086
+    OMP_NUM_THREADS=1 "$bin" $limit -timeout=20 -rss_limit_mb=2560 -max_len=16384 \
         -print_final_stats=1 -artifact_prefix="$top/tests/fuzz/crash-$t-" "$work" "$src/tests/fuzz/corpus/$t" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    echo "fuzz_$t: exit $rc, ${execs:-?} executions in ${secs} s, corpus $(ls "$work" | wc -l) files"
+    how="$secs s"
+    [ -n "${FUZZ_RUNS:-}" ] && how="$FUZZ_RUNS runs, seed ${FUZZ_SEED:-random}"
+    echo "fuzz_$t: exit $rc, ${execs:-?} executions ($how), corpus $(ls "$work" | wc -l) files"
     if [ "$rc" -ne 0 ]; then
         grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -n 5
         status=1
