@@ -3,7 +3,9 @@
  * installed, cudaErrorInsufficientDriver (35)), a context can be made on the requested one, and a
  * one-thread kernel runs and writes back what it was told to. Context creation and that first
  * launch are timed here so that no operation's time ever includes them. */
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <cstdlib>
 #include <cstring>
 #include "check.h"
@@ -115,23 +117,19 @@ static void dev_free(void *p)
 {
     if (!p)
         return;
-    size_t bytes = 0;
-    for (auto &a : t_allocs)
-        if (a.p == p)
-            bytes = a.bytes;
-    if (t_keep && !g_mem_limit && bytes)   /* only blocks whose size is known; never under a limit */
+    auto *rec = std::find_if(std::begin(t_allocs), std::end(t_allocs), [p](const auto &a) { return a.p == p; });
+    const bool known = rec != std::end(t_allocs);
+    if (t_keep && !g_mem_limit && known)   /* only blocks whose size is known; never under a limit */
         for (auto &k : t_kept)
             if (!k.p) {
                 k.p = p;
-                k.bytes = bytes;
+                k.bytes = rec->bytes;
                 return;
             }
-    for (auto &a : t_allocs)
-        if (a.p == p) {
-            t_mem_used -= a.bytes;
-            a.p = nullptr;
-            break;
-        }
+    if (known) {
+        t_mem_used -= rec->bytes;
+        rec->p = nullptr;
+    }
     cudaFree(p);
 }
 

@@ -277,12 +277,13 @@ static int run_tile(const struct plan *pl, const struct tile_chain *tc, const in
         /* keep the part the next step needs, packed, in the other buffer */
         const struct rect *kp = &tc->keep[k];
         const size_t bpp = geom_bpp(&s->out);
-        if (!st && (kp->w != s->out.w || kp->h != s->out.h)
-            && gpu_copy2d(buf[cur ^ 1], kp->w * bpp, (char *)buf[cur] + ((size_t)kp->y * s->out.w + kp->x) * bpp,
-                          s->out.w * bpp, kp->w * bpp, kp->h, GPU_D2D, err, sizeof err) == 0)
-            cur ^= 1;
-        else if (!st && (kp->w != s->out.w || kp->h != s->out.h))
-            st = cuda_fail("cropping a tile", err);
+        if (!st && (kp->w != s->out.w || kp->h != s->out.h)) {
+            if (gpu_copy2d(buf[cur ^ 1], kp->w * bpp, (char *)buf[cur] + ((size_t)kp->y * s->out.w + kp->x) * bpp,
+                           s->out.w * bpp, kp->w * bpp, kp->h, GPU_D2D, err, sizeof err))
+                st = cuda_fail("cropping a tile", err);
+            else
+                cur ^= 1;
+        }
         if (!st && gpu_timer_stop(timer, &ms, err, sizeof err))
             st = op_cuda_fail(s->op, variant[k], err);
         step_ms[k] += ms;
@@ -349,7 +350,7 @@ static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, st
         memset(step_ms, 0, sizeof step_ms);
         for (int y = 0; !st && y < pl->out.h; y += th)
             for (int x = 0; !st && x < pl->out.w; x += tw) {
-                struct rect t = { x, y, tw < pl->out.w - x ? tw : pl->out.w - x, th < pl->out.h - y ? th : pl->out.h - y };
+                const struct rect t = tile_at(pl, x, y, tw, th);
                 if (!(st = tile_chain(pl, &t, &tc)))
                     st = run_tile(pl, &tc, variant, shape, buf, img, &out, &t, timer, step_ms, r);
             }

@@ -123,7 +123,7 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
     size_t pos = 1;
     int st, progressive = 0;
     unsigned defined[2] = { 0, 0 };   /* Huffman tables seen: DC, AC (bit = table id) */
-    while (buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
+    while (pos < len && buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
         pos++;
     pos++;
     for (;;) {

@@ -60,6 +60,11 @@ int tile_chain(const struct plan *pl, const struct rect *t, struct tile_chain *t
     return r;
 }
 
+struct rect tile_at(const struct plan *pl, int x, int y, int tw, int th)
+{
+    return (struct rect){ x, y, tw < pl->out.w - x ? tw : pl->out.w - x, th < pl->out.h - y ? th : pl->out.h - y };
+}
+
 int tile_grid_bytes(const struct plan *pl, int tw, int th, uint64_t *max_bytes, int *count)
 {
     static _Thread_local struct tile_chain tc;   /* large: off the stack */
@@ -67,7 +72,7 @@ int tile_grid_bytes(const struct plan *pl, int tw, int th, uint64_t *max_bytes, 
     *count = 0;
     for (int y = 0; y < pl->out.h; y += th)
         for (int x = 0; x < pl->out.w; x += tw) {
-            struct rect t = { x, y, tw < pl->out.w - x ? tw : pl->out.w - x, th < pl->out.h - y ? th : pl->out.h - y };
+            const struct rect t = tile_at(pl, x, y, tw, th);
             int r = tile_chain(pl, &t, &tc);
             if (r)
                 return r;
@@ -120,7 +125,7 @@ int tile_run_cpu(const struct plan *pl, int tw, int th, struct image *img)
     int st = image_alloc(&out, &pl->out);
     for (int y = 0; !st && y < pl->out.h; y += th)
         for (int x = 0; !st && x < pl->out.w; x += tw) {
-            struct rect t = { x, y, tw < pl->out.w - x ? tw : pl->out.w - x, th < pl->out.h - y ? th : pl->out.h - y };
+            const struct rect t = tile_at(pl, x, y, tw, th);
             struct image cur;
             if ((st = tile_chain(pl, &t, &tc)) || (st = image_crop(img, &tc.src, &cur)))
                 break;

@@ -23,6 +23,8 @@ struct tile_chain {
 int tile_supported(const struct plan *pl, const char **which);
 /* The chain for the output rectangle t of a resolved plan. */
 int tile_chain(const struct plan *pl, const struct rect *t, struct tile_chain *tc);
+/* The tile of tw x th whose top-left corner is (x, y), clipped to the plan's output. */
+struct rect tile_at(const struct plan *pl, int x, int y, int tw, int th);
 /* The largest max_bytes over the tiles of tw x th covering the output, and their number. */
 int tile_grid_bytes(const struct plan *pl, int tw, int th, uint64_t *max_bytes, int *count);
 /* The tile size after t x h that needs less memory: the longer side halved. 0 when already 1x1. */
