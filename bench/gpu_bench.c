@@ -6,7 +6,9 @@
  * launches, then the median of --repeat (default 30) CUDA-event timings. GB/s counts the bytes
  * an operation must read and write (its input and output images). resize=200% takes a half-size
  * input so that its output is the full size, as NPP's anchor does.
- *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick]     (--quick: RGB 8-bit only)
+ *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME]
+ * --quick: grey and RGB 8-bit only; --op: only the cases whose pipeline starts with NAME (and no
+ * whole-pipeline rows unless NAME is "pipeline").
  * Not part of make check: timings are recorded in bench/RESULTS.md, never asserted. */
 #include <config.h>
 #include <stdio.h>
@@ -97,6 +99,7 @@ static int fail(const char *what)
 int main(int argc, char **argv)
 {
     int repeat = 30, quick = 0;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
@@ -104,8 +107,10 @@ int main(int argc, char **argv)
             csv = fopen(argv[++i], "w");
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
+        else if (!strcmp(argv[i], "--op") && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick]\n");
+            fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME]\n");
             return 2;
         }
     }
@@ -137,7 +142,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < 2; s++)
         for (int depth = 8; depth <= 16; depth += 8)
             for (int c = 1; c <= 4; c++) {
-                if (c == 2 || (quick && (c != 3 || depth != 8)))
+                if (c == 2 || (quick && ((c != 1 && c != 3) || depth != 8)))
                     continue;
                 char size[32];
                 snprintf(size, sizeof size, "%dx%d", sizes[s][0], sizes[s][1]);
@@ -162,6 +167,8 @@ int main(int argc, char **argv)
                 const double copy_gbs = 2.0 * bytes / copy_ms / 1e6;
                 row(size, &g, "copy", "cudaMemcpy", copy_ms, 2.0 * bytes, copy_gbs, 0, "");
                 for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+                    if (only && strncmp(cases[k].pipe, only, strlen(only)))
+                        continue;
                     const struct image *in = cases[k].half ? &half : &full;
                     struct geom gi = image_geom(in);
                     struct plan pl;
@@ -196,7 +203,7 @@ int main(int argc, char **argv)
                     image_free(&ref);
                     fflush(stdout);
                 }
-                if (c == 3 && depth == 8 && bench_pipeline("gray,resize=50%,blur=2,transpose", &full, size, copy_gbs, repeat,
+                if (c == 3 && depth == 8 && (!only || !strcmp(only, "pipeline")) && bench_pipeline("gray,resize=50%,blur=2,transpose", &full, size, copy_gbs, repeat,
                                                            &mismatches))
                     return 1;
                 gpu_free(din);

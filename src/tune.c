@@ -118,19 +118,20 @@ static const struct gpu_shape shapes_tiled[] = { { 0, 0, 0 }, { 32, 4, 0 }, { 32
 #define N_OF(a) (int)(sizeof a / sizeof *a)
 /* What a variant's launch honours: 2D blocks (perpixel kernels, texture, resize's vector), 1D
  * blocks and pixels a thread (coalesced, gray's vector), rows a block (the tiled transposes); the
- * blur's tiled and separable kernels have shapes fixed by their shared memory. */
+ * blur's tiled and separable kernels and the transposes' vector have shapes fixed by their shared
+ * memory. */
 static int shapes_for(const struct op_desc *op, int v, const struct gpu_shape **sh)
 {
-    if (v == KV_PERPIXEL || v == KV_TEXTURE || (v == KV_VECTOR && op != &op_gray)) {
+    if (v == KV_PERPIXEL || v == KV_TEXTURE || (v == KV_VECTOR && op == &op_resize)) {
         *sh = shapes_2d;
         return N_OF(shapes_2d);
     }
-    if (v == KV_COALESCED || v == KV_VECTOR) {
+    if (v == KV_COALESCED || (v == KV_VECTOR && op == &op_gray)) {
         *sh = shapes_1d;
         return N_OF(shapes_1d);
     }
     *sh = shapes_tiled;
-    return op == &op_blur ? 1 : N_OF(shapes_tiled);
+    return op == &op_blur || v == KV_VECTOR ? 1 : N_OF(shapes_tiled);
 }
 
 static const char *const cases[] = { "gray", "resize=50%", "resize=200%", "blur=2", "transpose", "rotate=90",

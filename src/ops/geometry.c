@@ -154,6 +154,11 @@ static int gpu_run_map(const struct op_desc *op, enum map m, int variant, const 
 }
 #endif
 #define GEOMETRY_KERNELS (KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED))
+#define SWAP_KERNELS (GEOMETRY_KERNELS | KV_BIT(KV_VECTOR))   /* vector: the maps that swap axes */
+/* Measured on an H200 (bench/RESULTS.md): vector wins for every pixel size up to 6 bytes, most for
+ * rows that are not word-aligned; 8-byte pixels (RGBA 16-bit) move whole through tiled's tile faster. */
+static int swap_auto_for(const struct geom *in) { return in->c * (in->depth / 8) == 8 ? KV_TILED : KV_VECTOR; }
+#define SWAP_AUTO_TEXT "vector, but tiled for RGBA 16-bit"
 
 /* transpose */
 static int transpose_resolve(struct op_args *a, const struct geom *in, struct geom *out)
@@ -183,7 +188,9 @@ const struct op_desc op_transpose = {
     .resolve = transpose_resolve,
     .cpu = transpose_cpu,
     .region = transpose_region,
-    GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, transpose_gpu),
+    GPU_FIELDS(SWAP_KERNELS, KV_TILED, NULL, transpose_gpu),
+    .gpu_auto_for = swap_auto_for,
+    .gpu_auto_text = SWAP_AUTO_TEXT,
 };
 
 /* rotate */
@@ -225,7 +232,9 @@ const struct op_desc op_rotate = {
     .resolve = rotate_resolve,
     .cpu = rotate_cpu,
     .region = rotate_region,
-    GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, rotate_gpu),
+    GPU_FIELDS(SWAP_KERNELS, KV_TILED, NULL, rotate_gpu),
+    .gpu_auto_for = swap_auto_for,
+    .gpu_auto_text = SWAP_AUTO_TEXT,
 };
 
 /* flip */
