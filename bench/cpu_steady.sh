@@ -9,14 +9,20 @@ set -eu
 img=$1 runs=${2:-21} repeats=${3:-2}
 threads=${OMP_NUM_THREADS:-$(nproc)}
 export OMP_NUM_THREADS=$threads
-echo "image: $img, median of $runs, $repeats repeats, $threads threads, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+# the first python that has OpenCV (a pyenv's python3 may not see python3-opencv)
+py=-
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+    if "$p" -c 'import cv2' 2>/dev/null; then
+        py=$p
+        break
+    fi
+done
+cvver=$([ "$py" = - ] && echo "not found" || "$py" -c 'import cv2; print(cv2.__version__)')
+echo "image: $img, median of $runs, $repeats repeats, $threads threads, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, OpenCV $cvver"
 printf '%-28s %-22s %-22s\n' "operation" "gpuimg ms" "OpenCV ms"
-for op in gray resize=50%:filter=bilinear resize=25%:filter=area blur=2 transpose rotate=90 rotate=180 flip=h flip=v; do
-    ours="" cv=""
-    r=0
-    while [ $r -lt "$repeats" ]; do
-        ours="$ours $(bench/cpu_steady "$img" "$op" "$runs" | awk '{print $2}')"
-        cv="$cv $(python3 - "$img" "$op" "$runs" "$threads" 2>/dev/null <<'PY' || echo "-"
+opencv() {
+    [ "$py" = - ] && { echo -; return; }
+    "$py" - "$img" "$1" "$runs" "$threads" <<'PY'
 import sys, time
 import cv2
 img, op, runs, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -41,7 +47,13 @@ for _ in range(runs):
 ts.sort()
 print("%.2f" % ts[len(ts) // 2])
 PY
-)"
+}
+for op in gray resize=50%:filter=bilinear resize=25%:filter=area blur=2 transpose rotate=90 rotate=180 flip=h flip=v; do
+    ours="" cv=""
+    r=0
+    while [ $r -lt "$repeats" ]; do
+        ours="$ours $(bench/cpu_steady "$img" "$op" "$runs" | awk '{print $2}')"
+        cv="$cv $(opencv "$op")"
         r=$((r + 1))
     done
     printf '%-28s %-22s %-22s\n' "$op" "$ours" "$cv"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # gpuimg: one whole GPU-machine session in one call: build and test (GPUIMG_REQUIRE_GPU=1), the
 # parity test under compute-sanitizer memcheck, racecheck, initcheck and synccheck, then
-# --compare on real images and NVIDIA NPP's anchor benchmark in the same call. Needs .stb (stb
+# bench/gpu_bench (the whole table), --compare on real images and NVIDIA NPP's anchor benchmark in
+# the same call. Needs .stb (stb
 # headers) and .bench (flow-5120x2880.jpg, elarun-2560x1600.png, shared/anchors/npp_bench.cu).
 #   sh bench/gpu_session.sh [all|test|bench]
 set -u
@@ -30,6 +31,11 @@ if [ "$what" != bench ]; then
 fi
 [ "$what" = test ] && exit 0
 b=.bench
+# the whole table: every operation x variant x layout, NPP beside, each row checked first
+make -j"$(nproc)" bench >"$out/bench-build.log" 2>&1 || tail -n 20 "$out/bench-build.log"
+bench/gpu_bench --csv "$out/gpu_bench.csv" >"$out/gpu_bench.txt" 2>&1
+echo "== bench/gpu_bench: exit $?"
+cat "$out/gpu_bench.txt"
 {
     echo "== GPU run, default kernels"
     ./gpuimg -v --force gray,resize=50%,blur=2,transpose $b/flow-5120x2880.jpg /tmp/o.png
