@@ -2,7 +2,8 @@
  * whole pixels copied as one value of BPP bytes. perpixel: a 2D grid. coalesced: GPU_PPT pixels a
  * thread along an output row, warp-stride, so writes are contiguous (reads are too for flips).
  * tiled: a 32x32 tile of the source read row by row (coalesced) into shared memory, then written
- * row by row of the output; one padding column keeps a warp's column reads off a single bank. */
+ * row by row of the output; one padding column keeps a warp's column reads off a single bank.
+ * vector: for the maps that swap axes, tiles moved as aligned 16-byte words (described below). */
 #include "common.cuh"
 
 __device__ __forceinline__ size_t src_index(const gpu_map &m, int w, int x, int y)
@@ -72,8 +73,8 @@ __global__ void remap_tiled(const typename PixT<BPP>::type *in, typename PixT<BP
  * arithmetic), then by shared-memory wavefronts (byte stores in the turn): this layout keeps
  * both sides of shared memory in words (bench/RESULTS.md). Flips come free: IN rows are staged
  * in output order, OS rows are picked in output order. */
-template <int BPP, int NN = (BPP == 1 ? 128 : 64)> struct SW {
-    static constexpr int N = NN;                                     /* pixels a tile side */
+template <int BPP> struct SW {
+    static constexpr int N = BPP == 1 ? 128 : 64;                    /* pixels a tile side */
     static constexpr int NQ = N * BPP / 16 + 1;                      /* 16-byte words a row, both sides */
     static constexpr int PIN = NQ * 4 + (NQ % 2 ? 0 : 4);            /* IN pitch, words, = 4 mod 8 */
     static constexpr int POS = (NQ + 1) * 4;                         /* OS pitch, words: a 16-byte head */
@@ -103,11 +104,11 @@ __device__ __forceinline__ void turn4(const uint32_t (&s)[4][BPP], uint32_t (&d)
 #define SW_T 256   /* threads a block */
 #define SW_LD 4    /* 16-byte loads a thread has in flight */
 
-template <int BPP, int NN = (BPP == 1 ? 128 : 64)>
+template <int BPP>
 __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int iw,
                                                    int ih, int ow, int oh, gpu_map m)
 {
-    typedef SW<BPP, NN> G;
+    typedef SW<BPP> G;
     constexpr int N = G::N;
     extern __shared__ __align__(16) uint32_t sws[];
     uint32_t *IN = sws, *OS = sws + (size_t)N * G::PIN;
@@ -122,9 +123,11 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
         const int sxmin = m.bx > 0 ? m.bx * y0 + m.cx : m.cx - (y0 + N - 1);
         for (int e0 = tid; e0 < N * G::NQ; e0 += SW_LD * SW_T) {
             uint4 v[SW_LD];
+            int at[SW_LD];   /* where each load goes in IN (words) */
 #pragma unroll
             for (int j = 0; j < SW_LD; j++) {
                 const int e = e0 + j * SW_T, r = e / G::NQ, q = e - r * G::NQ;
+                at[j] = e < N * G::NQ ? r * G::PIN + 4 * q : -1;
                 v[j] = make_uint4(0, 0, 0, 0);
                 if (e < N * G::NQ && x0 + r < ow) {
                     const int sy = m.ay * (x0 + r) + m.cy;
@@ -149,11 +152,9 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
                 }
             }
 #pragma unroll
-            for (int j = 0; j < SW_LD; j++) {
-                const int e = e0 + j * SW_T, r = e / G::NQ, q = e - r * G::NQ;
-                if (e < N * G::NQ)
-                    *(uint4 *)(IN + r * G::PIN + 4 * q) = v[j];
-            }
+            for (int j = 0; j < SW_LD; j++)
+                if (at[j] >= 0)
+                    *(uint4 *)(IN + at[j]) = v[j];
         }
         __syncthreads();
         /* turn: 4x4-pixel blocks; lane = 16 pixel groups x 2 row groups */
@@ -190,8 +191,8 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
         /* copy out: OS row c is output row y; global 16-byte word k of its segment starts at row
          * byte 16 k - s (s: the segment's address modulo 16), which is OS byte 16 (k + 1) - s */
         for (int e = tid; e < N * G::NQ; e += SW_T) {
-            const int c = e / G::NQ, k = e - c * G::NQ, y = m.bx * (sxmin + c - m.cx);
-            if (y < y0 || y >= min(oh, y0 + N))
+            const int c = e / G::NQ, k = e - c * G::NQ, y = m.bx * (sxmin + c - m.cx);   /* y0 <= y < y0 + N */
+            if (y >= oh)
                 continue;
             uint8_t *g = out + ((size_t)y * ow + x0) * BPP;
             const int s = (int)((size_t)g & 15), lo = 16 * k - s;
@@ -230,14 +231,14 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
     }
 }
 
-template <int BPP, int NN = (BPP == 1 ? 128 : 64)>
+template <int BPP>
 static int launch_swap(const gpu_image *in, const gpu_image *out, const gpu_map *m, char *err, size_t errlen)
 {
-    typedef SW<BPP, NN> G;
-    CUDA_TRY(cudaFuncSetAttribute(remap_swap<BPP, NN>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM), err,
+    typedef SW<BPP> G;
+    CUDA_TRY(cudaFuncSetAttribute(remap_swap<BPP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM), err,
              errlen);
     const unsigned ty = (unsigned)((out->h + G::N - 1) / G::N);
-    launch(remap_swap<BPP, NN>, dim3((unsigned)((out->w + G::N - 1) / G::N), ty > 65535 ? 65535 : ty), SW_T, G::SMEM,
+    launch(remap_swap<BPP>, dim3((unsigned)((out->w + G::N - 1) / G::N), ty > 65535 ? 65535 : ty), SW_T, G::SMEM,
            G::N * G::N / SW_T, (const uint8_t *)in->data, (uint8_t *)out->data, in->w, in->h, out->w, out->h, *m);
     LAUNCH_TRY(err, errlen);
     return 0;
@@ -253,18 +254,13 @@ static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, 
     if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
         launch(remap_direct<BPP, false>, g, b, 0, 1, s, d, in->w, out->w, out->h, *m);
-    } else if (variant == KV_COALESCED) {
+    } else if (variant == KV_VECTOR && m->ax == 0 && m->by == 0) {
+        return launch_swap<BPP>(in, out, m, err, errlen);
+    } else if (variant == KV_COALESCED || variant == KV_VECTOR) {   /* vector keeping rows whole (rotate=180):
+                                                                       nothing to turn, the coalesced kernel */
         const unsigned th = threads1d();
         PPT_SWITCH(ppt_choice(), launch(remap_direct<BPP, true, P>, grid_coalesced(out->w, out->h, th, P), th, 0, P, s, d,
                                         in->w, out->w, out->h, *m));
-    } else if (variant == KV_VECTOR && m->ax == 0 && m->by == 0) {
-        if (BPP == 1 && getenv("GPUIMG_SW64"))
-            return launch_swap<BPP, 64>(in, out, m, err, errlen);
-        return launch_swap<BPP>(in, out, m, err, errlen);
-    } else if (variant == KV_VECTOR) {   /* rows kept whole (rotate=180): nothing to turn */
-        const unsigned th = threads1d();
-        launch(remap_direct<BPP, true>, grid_coalesced(out->w, out->h, th, GPU_PPT), th, 0, GPU_PPT, s, d, in->w,
-               out->w, out->h, *m);
     } else {
         /* 32 columns; the rows a block has (by of the shape, 8 by default) stride over the tile */
         const int rows = g_shape.by > 0 && g_shape.by <= TILE ? g_shape.by : TILE_ROWS;
