@@ -135,12 +135,22 @@ int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image 
  * or three channels: the vector kernel (takes gray_from). */
 int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh);
+/* resize.cu: exactly 1:2 on both axes, bilinear ((k + 8) >> 4 over {1, 3} x {1, 3} weights),
+ * 8-bit, one or three channels: the vector kernel. */
+int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
+int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* resize.cu: bilinear over shared-memory tiles, 8-bit grey or RGB. gpu_resize_tiled_pitch checks
  * on the host tap tables (2 taps an output) that the largest source rectangle of a tile fits in
  * shared memory: 0 if not, else a value to pass to gpu_resize_tiled as fit. */
 int gpu_resize_tiled_pitch(int c, int depth, int ow, int oh, const int32_t *xi, const int32_t *yi);
 int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                      const int32_t *yi, const uint32_t *yw, int fit, char *err, size_t errlen);
+/* resize.cu: two taps an axis (bilinear; area where it has two), 8-bit grey, any ratio, through
+ * shared memory: vector's kernel for grey outside exact 2:1 and 1:2. gpu_resize_staged_smem checks that
+ * the widest source span of a tile fits: 0 if not, else the value to pass as vp. */
+int gpu_resize_staged_smem(int c, int depth, int ow, const int32_t *xi);
+int gpu_resize_staged(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
+                      const int32_t *yi, const uint32_t *yw, int vp, char *err, size_t errlen);
 /* resize.cu: bilinear through the texture unit (one channel; weights have 8 fraction bits, so
  * results differ from the exact ones by at most GPU_TEXTURE_TOL8 / GPU_TEXTURE_TOL16 levels).
  * scratch: a pitched copy of the input when its rows are not aligned as textures need

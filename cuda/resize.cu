@@ -136,6 +136,114 @@ extern "C" int gpu_half(const struct gpu_image *in, const struct gpu_image *out,
     return 0;
 }
 
+/* vector, exact 1:2 (bilinear, 8-bit, one or three channels): every interior weight is 1/4 or
+ * 3/4 (16384, 49152), so the defined result (2^28 k + 2^31) >> 32 is (k + 8) >> 4 with k the
+ * sum of {1, 3} x {1, 3} times the four pixels: output row 2j is row j-1 + 3 row j, row 2j+1 is
+ * 3 row j + row j+1, and the same across (indices clamped at the edges, where the tables put all
+ * the weight on the edge pixel: the same integers). A thread reads HP + 2 source pixels of three
+ * rows as aligned words (funnel-shifted), writes 2 HP pixels of two output rows in words. */
+__device__ __forceinline__ void put_bytes(uint8_t *g, const uint32_t *w, int nw, int n)
+{
+    const int a = (int)((uintptr_t)g & 3);
+    if (n == 4 * nw && a == 0) {
+        for (int i = 0; i < nw; i++)
+            ((uint32_t *)g)[i] = w[i];
+    } else if (n == 4 * nw && a == 2) {   /* rows of an odd width*channels: halves at the ends */
+        *(uint16_t *)g = (uint16_t)w[0];
+        for (int i = 0; i + 1 < nw; i++)
+            *(uint32_t *)(g + 2 + 4 * i) = __funnelshift_r(w[i], w[i + 1], 16);
+        *(uint16_t *)(g + 4 * nw - 2) = (uint16_t)(w[nw - 1] >> 16);
+    } else {
+        for (int j = 0; j < n; j++)
+            g[j] = (uint8_t)(w[j >> 2] >> (8 * (j & 3)));
+    }
+}
+
+template <int C>
+__global__ void double_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out)
+{
+    constexpr int NS = (HP + 2) * C, NW = (NS + 3) / 4, NO = 2 * HP * C / 4;   /* bytes, words */
+    const int k = blockIdx.x * blockDim.x + threadIdx.x, i0 = HP * k, ow = 2 * iw;
+    if (i0 >= iw)
+        return;
+    const int n = min(HP, iw - i0);   /* source pixels of this thread that have outputs */
+    const bool inner = i0 >= 1 && i0 + HP < iw;
+    const size_t total = (size_t)iw * ih * C;
+    for (int j = blockIdx.y * blockDim.y + threadIdx.y; j < ih; j += gridDim.y * blockDim.y) {
+        uint32_t wd[3][NW];
+#pragma unroll
+        for (int r = 0; r < 3; r++) {
+            const size_t row = (size_t)min(max(j - 1 + r, 0), ih - 1) * iw;
+            const size_t a = (row + i0 - 1) * C;   /* column i0 - 1 (not read at the left edge) */
+            const uintptr_t p = (uintptr_t)(in + a), pa = p & ~(uintptr_t)3;
+            if (inner && pa >= (uintptr_t)in && pa + 4 * (NW + 1) <= (uintptr_t)in + total) {
+                const uint32_t *g = (const uint32_t *)pa;
+                const unsigned sh = 8 * (unsigned)(p - pa);
+                uint32_t prev = __ldg(g);
+#pragma unroll
+                for (int i = 0; i < NW; i++) {
+                    const uint32_t next = __ldg(g + i + 1);
+                    wd[r][i] = __funnelshift_r(prev, next, sh);
+                    prev = next;
+                }
+            } else {   /* the edges: columns clamped */
+#pragma unroll
+                for (int i = 0; i < NW; i++)
+                    wd[r][i] = 0;
+#pragma unroll
+                for (int b = 0; b < NS; b++) {
+                    const int col = min(max(i0 - 1 + b / C, 0), iw - 1);
+                    wd[r][b >> 2] |= (uint32_t)in[(row + col) * C + b % C] << (8 * (b & 3));
+                }
+            }
+        }
+        uint32_t A[NS], B[NS];   /* vertical: for output rows 2j and 2j + 1 */
+#pragma unroll
+        for (int b = 0; b < NS; b++) {
+            const uint32_t p = byte_of(wd[0], b), q = byte_of(wd[1], b), s = byte_of(wd[2], b);
+            A[b] = p + 3 * q;
+            B[b] = 3 * q + s;
+        }
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const uint32_t *V = e ? B : A;
+            uint32_t w[NO] = {};
+#pragma unroll
+            for (int t = 0; t < HP; t++)
+#pragma unroll
+                for (int c = 0; c < C; c++) {
+                    const int m = (t + 1) * C + c, o = 2 * t * C + c;   /* window byte of pixel i0 + t */
+                    const uint32_t lo = (V[m - C] + 3 * V[m] + 8) >> 4, hi = (3 * V[m] + V[m + C] + 8) >> 4;
+                    w[o >> 2] |= lo << (8 * (o & 3));
+                    w[(o + C) >> 2] |= hi << (8 * ((o + C) & 3));
+                }
+            put_bytes(out + ((size_t)(2 * j + e) * ow + 2 * (size_t)i0) * C, w, NO, 2 * n * C);
+        }
+    }
+}
+
+extern "C" int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh)
+{
+    return depth == 8 && (c == 1 || c == 3) && ow == 2 * iw && oh == 2 * ih;
+}
+
+extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
+{
+    if (!gpu_double_applies(in->c, in->depth, in->w, in->h, out->w, out->h) || in->gray_from) {
+        snprintf(err, errlen, "gpu_double: no kernel for %d channels at %d bits", in->c, in->depth);
+        return (int)cudaErrorInvalidValue;
+    }
+    const uint8_t *s = (const uint8_t *)in->data;
+    uint8_t *d = (uint8_t *)out->data;
+    const dim3 block = perpixel_block(), grid(grid2d((in->w + HP - 1) / HP, in->h, block));
+    if (in->c == 1)
+        launch(double_u8<1>, grid, block, 0, 4 * HP, s, in->w, in->h, d);
+    else
+        launch(double_u8<3>, grid, block, 0, 4 * HP, s, in->w, in->h, d);
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
 /* texture: bilinear by the texture unit, for one-channel images. The source is bound as a
  * pitched 2D texture (normalised reads, clamp to edge, unnormalised coordinates): sampling at
  * (x' + 0.5) * in/out, which is pixel centre (x' + 0.5) * in/out - 0.5 in the hardware's +0.5
@@ -342,6 +450,186 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
         CUDA_TRY(cudaFuncSetAttribute(resize_tiled<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err, errlen);
         launch(resize_tiled<3>, g, 256, smem, RT_W * RT_H / 256, s, in->w, in->h, d, out->w, out->h, xi, xw, yi, yw, pitch);
     }
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
+/* staged (two taps an axis, 8-bit grey, any ratio): what the vector variant runs for grey outside
+ * exact 2:1 and 1:2 (written for RGB too, where it measured slower than perpixel). A block owns RS_TW output pixels x RS_TH rows, in three steps:
+ *  - down: for every output row of the tile, the vertical sums V = wy0 s0 + wy1 s1 (< 2^24) of
+ *    every byte of the source columns its taps reach, from two source rows read as aligned
+ *    8-byte words (funnel-shifted into place), eight sums a thread an item, into shared memory;
+ *  - across: lanes take consecutive output bytes (their taps in registers, read once a tile
+ *    column), (wx0 V0 + wx1 V1 + 2^31) >> 32 in 64 bits: the CPU's integers, bit for bit;
+ *    bytes into a shared output tile;
+ *  - out: each aligned 4-byte word of an output row cut from two shared words (bytes at the
+ *    row segment's ends).
+ * Every source byte is read once per output row that needs it (L1 serves repeats); every
+ * output byte is stored once, in words. gpu_resize_staged_smem says whether a tile's source span
+ * fits. */
+#define RS_T 256           /* threads */
+#define RS_TH 16           /* output rows a tile */
+#define RS_OB 256          /* output bytes a tile row (RS_TW * C <= 252: a word of slack each end) */
+#define RS_SMEM_MAX (96 * 1024)
+
+template <int C> struct RS {
+    static constexpr int TW = (RS_OB - 4) / C;   /* output pixels a tile row: 252 grey, 84 RGB */
+    static constexpr int OP = RS_OB / 4 + 2;     /* output tile pitch, words (word 0: slack) */
+};
+
+__device__ __forceinline__ void rs_load8(const uint8_t *in, size_t total, size_t a, uint32_t &lo, uint32_t &hi)
+{
+    const uintptr_t p = (uintptr_t)(in + a), pa = p & ~(uintptr_t)7;
+    if (pa >= (uintptr_t)in && pa + 16 <= (uintptr_t)in + total) {
+        const uint2 u = __ldg((const uint2 *)pa), v = __ldg((const uint2 *)pa + 1);
+        const unsigned off = (unsigned)(p - pa);   /* 0..7 */
+        const uint32_t w0 = off & 4 ? u.y : u.x, w1 = off & 4 ? v.x : u.y, w2 = off & 4 ? v.y : v.x;
+        lo = __funnelshift_r(w0, w1, 8 * (off & 3));
+        hi = __funnelshift_r(w1, w2, 8 * (off & 3));
+    } else {   /* the image's last bytes, or an input that starts unaligned */
+        lo = hi = 0;
+        for (int b = 0; b < 8; b++)
+            if (a + b < total)
+                (b < 4 ? lo : hi) |= (uint32_t)in[a + b] << (8 * (b & 3));
+    }
+}
+
+template <int C>
+__global__ void __launch_bounds__(RS_T, 4) resize_staged(const uint8_t *__restrict__ in, int iw, int ih,
+                                                      uint8_t *__restrict__ out, int ow, int oh,
+                                                      const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw,
+                                                      const int32_t *__restrict__ yi, const uint32_t *__restrict__ yw,
+                                                      int vp)
+{
+    typedef RS<C> G;
+    extern __shared__ __align__(16) uint32_t rss[];
+    uint32_t *V = rss, *O = rss + (size_t)RS_TH * vp;   /* V: RS_TH rows of vp words */
+    __shared__ int rs0[RS_TH], rs1[RS_TH];
+    __shared__ uint32_t rw0[RS_TH], rw1[RS_TH];
+    const int tid = threadIdx.x, x0 = blockIdx.x * G::TW, nw = min(G::TW, ow - x0), nb = nw * C;
+    const size_t rowbytes = (size_t)iw * C, total = rowbytes * ih;
+    const int c0 = xi[2 * x0], span = (xi[2 * (x0 + nw - 1) + 1] - c0 + 1) * C, nq = (span + 7) / 8;
+    /* down: item column q1 of rows r1, r1 + rstep, ... (threads past the last whole set idle) */
+    const int rstep = RS_T / nq, q1 = tid % nq, r1 = tid / nq;   /* nq <= RS_T: the host checks */
+    /* across: this thread's four output bytes of every row, j = tid % 64 + 64 i, and their taps */
+    const int jb = tid & 63, rg = tid >> 6;
+    int ia[4], ib[4];
+    uint32_t wa[4], wb[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int j = jb + 64 * i, px = j / C, ch = j - px * C, x = x0 + min(px, nw - 1);
+        ia[i] = (xi[2 * x] - c0) * C + ch;
+        ib[i] = (xi[2 * x + 1] - c0) * C + ch;
+        wa[i] = xw[2 * x];
+        wb[i] = xw[2 * x + 1];
+    }
+    for (int tb = blockIdx.y; tb * RS_TH < oh; tb += gridDim.y) {
+        const int y0 = tb * RS_TH, nh = min(RS_TH, oh - y0);
+        if (tid < nh) {
+            rs0[tid] = yi[2 * (y0 + tid)];
+            rs1[tid] = yi[2 * (y0 + tid) + 1];
+            rw0[tid] = yw[2 * (y0 + tid)];
+            rw1[tid] = yw[2 * (y0 + tid) + 1];
+        }
+        __syncthreads();
+        /* down: a thread keeps its item column q and steps over rows (no division per item) */
+        for (int r = r1; r1 < rstep && r < nh; r += rstep) {
+            const size_t col = (size_t)c0 * C + 8 * q1;
+            uint32_t a0, a1, b0, b1;
+            rs_load8(in, total, (size_t)rs0[r] * rowbytes + col, a0, a1);
+            rs_load8(in, total, (size_t)rs1[r] * rowbytes + col, b0, b1);
+            const uint32_t u = rw0[r], v = rw1[r];
+            uint32_t s[8];
+#pragma unroll
+            for (int b = 0; b < 4; b++) {
+                s[b] = u * ((a0 >> (8 * b)) & 255u) + v * ((b0 >> (8 * b)) & 255u);
+                s[b + 4] = u * ((a1 >> (8 * b)) & 255u) + v * ((b1 >> (8 * b)) & 255u);
+            }
+            uint4 *d = (uint4 *)(V + (size_t)r * vp + 8 * q1);
+            d[0] = make_uint4(s[0], s[1], s[2], s[3]);
+            d[1] = make_uint4(s[4], s[5], s[6], s[7]);
+        }
+        __syncthreads();
+        /* across */
+        uint8_t *Ob = (uint8_t *)O;
+        for (int r = rg; r < nh; r += RS_T / 64) {
+            const uint32_t *Vr = V + (size_t)r * vp;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const uint64_t acc = (uint64_t)wa[i] * Vr[ia[i]] + (uint64_t)wb[i] * Vr[ib[i]];
+                Ob[((size_t)r * G::OP + 1) * 4 + jb + 64 * i] = (uint8_t)((acc + (1ull << 31)) >> 32);
+            }
+        }
+        __syncthreads();
+        /* out: global word k of row r covers tile bytes 4k - sh .. 4k - sh + 3 (k < 64 reaches
+         * past the tile's 252 bytes whatever sh) */
+        for (int r = rg; r < nh; r += RS_T / 64) {
+            const int k = jb;
+            uint8_t *g = out + ((size_t)(y0 + r) * ow + x0) * C;
+            const int sh = (int)((uintptr_t)g & 3), lo = 4 * k - sh;
+            if (lo >= nb)
+                continue;
+            const uint32_t *Or = O + (size_t)r * G::OP + 1;   /* Or[-1] is slack */
+            const uint32_t word = sh ? __funnelshift_r(Or[k - 1], Or[k], 8u * (4 - sh)) : Or[k];
+            g += lo;
+            if (lo >= 0 && lo + 4 <= nb)
+                *(uint32_t *)g = word;
+            else
+                for (int b = 0; b < 4; b++)
+                    if (lo + b >= 0 && lo + b < nb)
+                        g[b] = (uint8_t)(word >> (8 * b));
+        }
+        __syncthreads();   /* V, O and the row taps are refilled for the next tile */
+    }
+}
+
+extern "C" int gpu_resize_staged_smem(int c, int depth, int ow, const int32_t *xi)
+{
+    if (depth != 8 || c != 1)
+        return 0;
+    const int tw = RS<1>::TW;
+    int maxb = 0;
+    for (int x0 = 0; x0 < ow; x0 += tw) {
+        const int last = (x0 + tw < ow ? x0 + tw : ow) - 1;
+        const int b = (xi[2 * last + 1] - xi[2 * x0] + 1) * c;
+        maxb = b > maxb ? b : maxb;
+    }
+    const int vp = (maxb + 7) / 8 * 8;   /* words a V row: whole 8-sum items */
+    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS<1>::OP) * 4;
+    return smem <= RS_SMEM_MAX && vp / 8 <= RS_T ? vp : 0;
+}
+
+/* Blocks loop over row tiles (their column's taps are read once): about eight blocks an SM in
+ * all, never fewer than one tile row each. */
+static unsigned rs_rows(int ow, int oh, int tw)
+{
+    static int sms = 0;
+    if (!sms) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+            sms = 132;
+    }
+    const unsigned cols = (unsigned)((ow + tw - 1) / tw), tiles = (unsigned)((oh + RS_TH - 1) / RS_TH);
+    const unsigned want = (8u * (unsigned)sms + cols - 1) / cols;
+    return want < 1 ? 1 : want < tiles ? want : tiles;
+}
+
+extern "C" int gpu_resize_staged(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
+                                 const uint32_t *xw, const int32_t *yi, const uint32_t *yw, int vp, char *err,
+                                 size_t errlen)
+{
+    const uint8_t *s = (const uint8_t *)in->data;
+    uint8_t *d = (uint8_t *)out->data;
+    if (in->c != 1) {
+        snprintf(err, errlen, "gpu_resize_staged: %d channels", in->c);
+        return (int)cudaErrorInvalidValue;
+    }
+    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS<1>::OP) * 4;
+    const dim3 g((unsigned)((out->w + RS<1>::TW - 1) / RS<1>::TW), rs_rows(out->w, out->h, RS<1>::TW));
+    CUDA_TRY(cudaFuncSetAttribute(resize_staged<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err,
+             errlen);
+    launch(resize_staged<1>, g, RS_T, smem, RS<1>::TW * RS_TH / RS_T, s, in->w, in->h, d, out->w, out->h, xi, xw, yi,
+           yw, vp);
     LAUNCH_TRY(err, errlen);
     return 0;
 }

@@ -254,16 +254,23 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
 
 #ifdef HAVE_CUDA
 /* Which kernel a variant runs for these arguments: vector, tiled and texture apply to some
- * layouts only (gpu.h) and otherwise run perpixel, the same bits; tiled takes vector's kernel
- * for an exact 2:1 (measured faster) and needs its tile to fit (fit, from gpu_prepare; -1: not
- * known yet). */
+ * layouts only (gpu.h) and otherwise run perpixel, the same bits. vector: the exact 2:1 kernel,
+ * the exact 1:2 one (K_DOUBLE), else for grey the staged two-tap kernel (K_STAGED; for RGB it
+ * measured slower than perpixel: bench/RESULTS.md). tiled takes vector's kernel for an exact 2:1
+ * (measured faster). tiled and staged need their tile to fit (fit, from gpu_prepare; 0 where not
+ * known: perpixel is assumed). */
+#define K_STAGED (-2)
+#define K_DOUBLE (-3)
 static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
                       const struct geom *out, int fit)
 {
     const int f = a->v[P_FILTER].choice;
     const int half = f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h);
     if (variant == KV_VECTOR)
-        return half ? KV_VECTOR : KV_PERPIXEL;
+        return half ? KV_VECTOR
+               : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
+               : f != F_NEAREST && c == 1 && fit ? K_STAGED
+                                                 : KV_PERPIXEL;
     if (variant == KV_TILED)
         return half ? KV_VECTOR : f == F_BILINEAR && fit ? KV_TILED : KV_PERPIXEL;
     if (variant == KV_TEXTURE)
@@ -296,9 +303,11 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         const size_t bytes[5] = { nx, nx, ny, ny, tex ? gpu_texture_scratch(in->w, in->h, in->depth) : 0 };
         r = op_tables_upload(&op_resize, variant, t, 5, host, bytes);
         t->n[4] = bytes[4] != 0;
-        t->n[2] = variant == KV_TILED && tx.n == 2 && ty.n == 2
-                      ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx)
-                      : 0;
+        /* whether the tile of tiled or vector's staged kernel fits (both take 2 taps an axis) */
+        t->n[2] = tx.n != 2 || ty.n != 2 ? 0
+                  : variant == KV_TILED  ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx)
+                  : variant == KV_VECTOR ? gpu_resize_staged_smem(in->c, in->depth, out->w, tx.idx)
+                                         : 0;
         t->n[0] = tx.n;
         t->n[1] = ty.n;
     }
@@ -315,8 +324,11 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
     const int k = gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2]);
     int rc = a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(k, in, out, t->part[0], t->part[1], err, sizeof err)
              : k == KV_VECTOR                   ? gpu_half(in, out, err, sizeof err)
+             : k == K_DOUBLE                    ? gpu_double(in, out, err, sizeof err)
              : k == KV_TILED ? gpu_resize_tiled(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[2], err,
                                                 sizeof err)
+             : k == K_STAGED ? gpu_resize_staged(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[2], err,
+                                                 sizeof err)
              : k == KV_TEXTURE ? gpu_texture_bilinear(in, out, t->n[4] ? t->part[4] : NULL, err, sizeof err)
                                : gpu_sepfilter(k, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3],
                                                t->n[1], err, sizeof err);
@@ -329,10 +341,6 @@ static long gpu_tolerance(const struct op_args *a, const struct geom *in, int va
         return 0;
     return in->depth == 8 ? GPU_TEXTURE_TOL8 : GPU_TEXTURE_TOL16;
 }
-
-/* Measured on an H200 (bench/RESULTS.md): the tiled kernel wins for grey, but for RGB its short
- * blocks (stage, compute, copy out) lose to perpixel, which vector runs outside exact 2:1. */
-static int gpu_auto_for(const struct geom *in) { return in->c == 1 ? KV_TILED : KV_VECTOR; }
 
 /* The vector kernel reads RGB through a gray step before it (8-bit, exact 2:1). */
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
@@ -360,12 +368,10 @@ const struct op_desc op_resize = {
     .resolve = resolve,
     .cpu = cpu,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR) | KV_BIT(KV_TEXTURE),
-               KV_TILED,
+               KV_VECTOR,   /* measured (bench/RESULTS.md): beside perpixel, tiled and texture, the fastest */
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
 #ifdef HAVE_CUDA
     .gpu_tolerance = gpu_tolerance,
-    .gpu_auto_for = gpu_auto_for,
 #endif
-    .gpu_auto_text = "tiled for grey, vector for other layouts",
 };
