@@ -44,7 +44,7 @@ run --compare --repeat=2 gray,resize=50%,blur=2,transpose "$T/even.png" "$T/cmp.
 [ "$RC" -eq 0 ] && grep -q '^blur=2 *separable .* exact$' "$OUT" && grep -q '^pipeline *gpu kernels, fused .* exact' "$OUT" \
     && grep -q '^pipeline *gpu kernels, unfused .* exact' "$OUT" && ! grep -q MISMATCH "$OUT" && ok || bad "--compare: $(cat "$OUT" "$ERR")"
 run -v --backend=gpu gray,resize=50%,blur=2,transpose "$T/even.png" "$T/fused.png"
-[ "$RC" -eq 0 ] && grep -q 'gray+resize=50% \[tiled\] [0-9.]*, blur=2+transpose \[tiled\] [0-9.]*' "$ERR" \
+[ "$RC" -eq 0 ] && grep -q 'gray+resize=50% \[vector\] [0-9.]*, blur=2+transpose \[tiled\] [0-9.]*' "$ERR" \
     && ok || bad "fused steps not reported: $(cat "$ERR")"
 expect_ok -q --backend=cpu gray,resize=50%,blur=2,transpose "$T/even.png" "$T/fused-cpu.png"
 expect_ok -q --backend=gpu --no-fuse gray,resize=50%,blur=2,transpose "$T/even.png" "$T/unfused.png"
