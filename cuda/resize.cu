@@ -259,17 +259,18 @@ __global__ void tex_bilinear(cudaTextureObject_t tex, T *out, int ow, int oh, fl
     });
 }
 
-static int tex_align(cudaDeviceAttr what)
+/* An attribute of the current device, or fallback where it cannot be read. */
+static int dev_attr(cudaDeviceAttr what, int fallback)
 {
-    int dev = 0, align = 512;
-    if (cudaGetDevice(&dev) == cudaSuccess)
-        cudaDeviceGetAttribute(&align, what, dev);
-    return align;
+    int dev = 0, v = fallback;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, what, dev) != cudaSuccess)
+        v = fallback;
+    return v;
 }
 
 static size_t tex_pitch(int w, int depth)
 {
-    const int align = tex_align(cudaDevAttrTexturePitchAlignment);
+    const int align = dev_attr(cudaDevAttrTexturePitchAlignment, 512);
     const size_t row = (size_t)w * (depth / 8);
     return (row + align - 1) / align * align;
 }
@@ -289,7 +290,7 @@ extern "C" int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu
     }
     const size_t row = (size_t)in->w * (in->depth / 8), pitch = tex_pitch(in->w, in->depth);
     void *src = in->data;
-    if (pitch != row || (uintptr_t)src % tex_align(cudaDevAttrTextureAlignment)) {
+    if (pitch != row || (uintptr_t)src % dev_attr(cudaDevAttrTextureAlignment, 512)) {
         if (!scratch) {
             snprintf(err, errlen, "gpu_texture_bilinear: unaligned input and no scratch");
             return (int)cudaErrorInvalidValue;
@@ -455,7 +456,8 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
 }
 
 /* staged (two taps an axis, 8-bit grey, any ratio): what the vector variant runs for grey outside
- * exact 2:1 and 1:2 (written for RGB too, where it measured slower than perpixel). A block owns RS_TW output pixels x RS_TH rows, in three steps:
+ * exact 2:1 and 1:2 (an RGB form measured slower than perpixel: bench/RESULTS.md). A block owns
+ * RS_TW output pixels x RS_TH rows, in three steps:
  *  - down: for every output row of the tile, the vertical sums V = wy0 s0 + wy1 s1 (< 2^24) of
  *    every byte of the source columns its taps reach, from two source rows read as aligned
  *    8-byte words (funnel-shifted into place), eight sums a thread an item, into shared memory;
@@ -469,13 +471,10 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * fits. */
 #define RS_T 256           /* threads */
 #define RS_TH 16           /* output rows a tile */
-#define RS_OB 256          /* output bytes a tile row (RS_TW * C <= 252: a word of slack each end) */
+#define RS_OB 256          /* output bytes a tile row, RS_TW of them used: a word of slack each end */
+#define RS_TW (RS_OB - 4)  /* output pixels a tile row */
+#define RS_OP (RS_OB / 4 + 2)   /* output tile pitch, words (word 0: slack) */
 #define RS_SMEM_MAX (96 * 1024)
-
-template <int C> struct RS {
-    static constexpr int TW = (RS_OB - 4) / C;   /* output pixels a tile row: 252 grey, 84 RGB */
-    static constexpr int OP = RS_OB / 4 + 2;     /* output tile pitch, words (word 0: slack) */
-};
 
 __device__ __forceinline__ void rs_load8(const uint8_t *in, size_t total, size_t a, uint32_t &lo, uint32_t &hi)
 {
@@ -494,21 +493,19 @@ __device__ __forceinline__ void rs_load8(const uint8_t *in, size_t total, size_t
     }
 }
 
-template <int C>
 __global__ void __launch_bounds__(RS_T, 4) resize_staged(const uint8_t *__restrict__ in, int iw, int ih,
                                                       uint8_t *__restrict__ out, int ow, int oh,
                                                       const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw,
                                                       const int32_t *__restrict__ yi, const uint32_t *__restrict__ yw,
                                                       int vp)
 {
-    typedef RS<C> G;
     extern __shared__ __align__(16) uint32_t rss[];
     uint32_t *V = rss, *O = rss + (size_t)RS_TH * vp;   /* V: RS_TH rows of vp words */
     __shared__ int rs0[RS_TH], rs1[RS_TH];
     __shared__ uint32_t rw0[RS_TH], rw1[RS_TH];
-    const int tid = threadIdx.x, x0 = blockIdx.x * G::TW, nw = min(G::TW, ow - x0), nb = nw * C;
-    const size_t rowbytes = (size_t)iw * C, total = rowbytes * ih;
-    const int c0 = xi[2 * x0], span = (xi[2 * (x0 + nw - 1) + 1] - c0 + 1) * C, nq = (span + 7) / 8;
+    const int tid = threadIdx.x, x0 = blockIdx.x * RS_TW, nw = min(RS_TW, ow - x0);
+    const size_t total = (size_t)iw * ih;
+    const int c0 = xi[2 * x0], span = xi[2 * (x0 + nw - 1) + 1] - c0 + 1, nq = (span + 7) / 8;
     /* down: item column q1 of rows r1, r1 + rstep, ... (threads past the last whole set idle) */
     const int rstep = RS_T / nq, q1 = tid % nq, r1 = tid / nq;   /* nq <= RS_T: the host checks */
     /* across: this thread's four output bytes of every row, j = tid % 64 + 64 i, and their taps */
@@ -517,9 +514,9 @@ __global__ void __launch_bounds__(RS_T, 4) resize_staged(const uint8_t *__restri
     uint32_t wa[4], wb[4];
 #pragma unroll
     for (int i = 0; i < 4; i++) {
-        const int j = jb + 64 * i, px = j / C, ch = j - px * C, x = x0 + min(px, nw - 1);
-        ia[i] = (xi[2 * x] - c0) * C + ch;
-        ib[i] = (xi[2 * x + 1] - c0) * C + ch;
+        const int x = x0 + min(jb + 64 * i, nw - 1);
+        ia[i] = xi[2 * x] - c0;
+        ib[i] = xi[2 * x + 1] - c0;
         wa[i] = xw[2 * x];
         wb[i] = xw[2 * x + 1];
     }
@@ -534,10 +531,10 @@ __global__ void __launch_bounds__(RS_T, 4) resize_staged(const uint8_t *__restri
         __syncthreads();
         /* down: a thread keeps its item column q and steps over rows (no division per item) */
         for (int r = r1; r1 < rstep && r < nh; r += rstep) {
-            const size_t col = (size_t)c0 * C + 8 * q1;
+            const size_t col = (size_t)c0 + 8 * q1;
             uint32_t a0, a1, b0, b1;
-            rs_load8(in, total, (size_t)rs0[r] * rowbytes + col, a0, a1);
-            rs_load8(in, total, (size_t)rs1[r] * rowbytes + col, b0, b1);
+            rs_load8(in, total, (size_t)rs0[r] * iw + col, a0, a1);
+            rs_load8(in, total, (size_t)rs1[r] * iw + col, b0, b1);
             const uint32_t u = rw0[r], v = rw1[r];
             uint32_t s[8];
 #pragma unroll
@@ -557,7 +554,7 @@ __global__ void __launch_bounds__(RS_T, 4) resize_staged(const uint8_t *__restri
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 const uint64_t acc = (uint64_t)wa[i] * Vr[ia[i]] + (uint64_t)wb[i] * Vr[ib[i]];
-                Ob[((size_t)r * G::OP + 1) * 4 + jb + 64 * i] = (uint8_t)((acc + (1ull << 31)) >> 32);
+                Ob[((size_t)r * RS_OP + 1) * 4 + jb + 64 * i] = (uint8_t)((acc + (1ull << 31)) >> 32);
             }
         }
         __syncthreads();
@@ -565,18 +562,18 @@ __global__ void __launch_bounds__(RS_T, 4) resize_staged(const uint8_t *__restri
          * past the tile's 252 bytes whatever sh) */
         for (int r = rg; r < nh; r += RS_T / 64) {
             const int k = jb;
-            uint8_t *g = out + ((size_t)(y0 + r) * ow + x0) * C;
+            uint8_t *g = out + (size_t)(y0 + r) * ow + x0;
             const int sh = (int)((uintptr_t)g & 3), lo = 4 * k - sh;
-            if (lo >= nb)
+            if (lo >= nw)
                 continue;
-            const uint32_t *Or = O + (size_t)r * G::OP + 1;   /* Or[-1] is slack */
+            const uint32_t *Or = O + (size_t)r * RS_OP + 1;   /* Or[-1] is slack */
             const uint32_t word = sh ? __funnelshift_r(Or[k - 1], Or[k], 8u * (4 - sh)) : Or[k];
             g += lo;
-            if (lo >= 0 && lo + 4 <= nb)
+            if (lo >= 0 && lo + 4 <= nw)
                 *(uint32_t *)g = word;
             else
                 for (int b = 0; b < 4; b++)
-                    if (lo + b >= 0 && lo + b < nb)
+                    if (lo + b >= 0 && lo + b < nw)
                         g[b] = (uint8_t)(word >> (8 * b));
         }
         __syncthreads();   /* V, O and the row taps are refilled for the next tile */
@@ -587,30 +584,24 @@ extern "C" int gpu_resize_staged_smem(int c, int depth, int ow, const int32_t *x
 {
     if (depth != 8 || c != 1)
         return 0;
-    const int tw = RS<1>::TW;
     int maxb = 0;
-    for (int x0 = 0; x0 < ow; x0 += tw) {
-        const int last = (x0 + tw < ow ? x0 + tw : ow) - 1;
-        const int b = (xi[2 * last + 1] - xi[2 * x0] + 1) * c;
+    for (int x0 = 0; x0 < ow; x0 += RS_TW) {
+        const int last = (x0 + RS_TW < ow ? x0 + RS_TW : ow) - 1;
+        const int b = xi[2 * last + 1] - xi[2 * x0] + 1;
         maxb = b > maxb ? b : maxb;
     }
     const int vp = (maxb + 7) / 8 * 8;   /* words a V row: whole 8-sum items */
-    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS<1>::OP) * 4;
+    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS_OP) * 4;
     return smem <= RS_SMEM_MAX && vp / 8 <= RS_T ? vp : 0;
 }
 
-/* Blocks loop over row tiles (their column's taps are read once): about eight blocks an SM in
- * all, never fewer than one tile row each. */
-static unsigned rs_rows(int ow, int oh, int tw)
+/* Blocks loop over row tiles (their column's taps are read once): about eight blocks an SM of
+ * the current device in all, never fewer than one tile row each. */
+static unsigned rs_rows(int ow, int oh)
 {
-    static int sms = 0;
-    if (!sms) {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-            sms = 132;
-    }
-    const unsigned cols = (unsigned)((ow + tw - 1) / tw), tiles = (unsigned)((oh + RS_TH - 1) / RS_TH);
-    const unsigned want = (8u * (unsigned)sms + cols - 1) / cols;
+    const unsigned sms = (unsigned)dev_attr(cudaDevAttrMultiProcessorCount, 132);
+    const unsigned cols = (unsigned)((ow + RS_TW - 1) / RS_TW), tiles = (unsigned)((oh + RS_TH - 1) / RS_TH);
+    const unsigned want = (8u * sms + cols - 1) / cols;
     return want < 1 ? 1 : want < tiles ? want : tiles;
 }
 
@@ -624,11 +615,11 @@ extern "C" int gpu_resize_staged(const struct gpu_image *in, const struct gpu_im
         snprintf(err, errlen, "gpu_resize_staged: %d channels", in->c);
         return (int)cudaErrorInvalidValue;
     }
-    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS<1>::OP) * 4;
-    const dim3 g((unsigned)((out->w + RS<1>::TW - 1) / RS<1>::TW), rs_rows(out->w, out->h, RS<1>::TW));
-    CUDA_TRY(cudaFuncSetAttribute(resize_staged<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err,
+    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS_OP) * 4;
+    const dim3 g((unsigned)((out->w + RS_TW - 1) / RS_TW), rs_rows(out->w, out->h));
+    CUDA_TRY(cudaFuncSetAttribute(resize_staged, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err,
              errlen);
-    launch(resize_staged<1>, g, RS_T, smem, RS<1>::TW * RS_TH / RS_T, s, in->w, in->h, d, out->w, out->h, xi, xw, yi,
+    launch(resize_staged, g, RS_T, smem, RS_TW * RS_TH / RS_T, s, in->w, in->h, d, out->w, out->h, xi, xw, yi,
            yw, vp);
     LAUNCH_TRY(err, errlen);
     return 0;

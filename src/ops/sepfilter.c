@@ -338,7 +338,7 @@ static void htable_q8f(uint8_t *dst, const float *v, const struct taps *tx, int 
  * sums are still in L1 when read (each chunk first extends the sums to what its taps reach). The
  * border columns come last, from sums already there. 0 where this path does not apply. */
 #define BLUR_CHUNK 4096   /* 16 KB of sums; a 10109-pixel RGB row (121 KB) went 78 -> 61 ms */
-static int blur_q8_row(uint8_t *dst, const uint8_t *const *rows, const uint32_t *w, int nt, const struct taps *tx,
+static int blur_row_u8(uint8_t *dst, const uint8_t *const *rows, const uint32_t *w, int nt, const struct taps *tx,
                        int width, int c, void *buf)
 {
     if (!simd_ok() || !tx->kern || tx->lo >= tx->hi || !q8_kernel(tx->kern, tx->n) || !symmetric(tx->kern, tx->n) ||
@@ -393,10 +393,9 @@ AVX2 static void hgather_avx2_u8(uint8_t *restrict dst, const uint32_t *restrict
 #define vpass_pick_u8 vpass_fast_u8
 #else
 #define vpass_pick_u8 vpass_u8
-#define blur_q8_row(dst, rows, w, nt, tx, width, c, buf) 0
+#define blur_row_u8(dst, rows, w, nt, tx, width, c, buf) 0
 #endif
 #define huniform_pick_u8 huniform_u8
-#define blur_row_u8 blur_q8_row
 #define blur_row_u16(dst, rows, w, nt, tx, width, c, buf) 0
 #define vpass_pick_u16 vpass_u16
 #define htable_fast_u16(dst, v, tx, fl, n) 0
