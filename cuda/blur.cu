@@ -5,7 +5,8 @@
  * or uint64 premultiplied with alpha). Pass 2 (across): a block owns 128 columns x 8 rows and
  * stages V 128 columns at a time likewise, then rounds once as the CPU does. Staging in chunks
  * keeps shared memory fixed for any sigma. tiled: one pass for 8-bit grey and RGB with kernels of
- * up to 33 taps (described below), separable otherwise. */
+ * up to 33 taps (described below), separable otherwise. tensor: the same sums as integer matrix
+ * products on the tensor cores for up to 17 taps (described at the end), tiled otherwise. */
 #include "common.cuh"
 
 #define VT_W 32      /* pass 1: tile columns (one per thread.x) */
@@ -383,4 +384,348 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
                                   size_t errlen)
 {
     return DISPATCH_TC(in->depth, in->c, launch_blur, in, out, kern, ksize, bx, by, scratch, err, errlen);
+}
+
+/* tensor: the same blur as two integer matrix products on the tensor cores (mma.sync m16n8k32,
+ * u8 x u8 -> s32: exact), for 8-bit grey and RGB whose Q8 weights are below 256 and kernels of up
+ * to TN_MAXK taps. A block owns TN_W output bytes (16 column groups of 16: a tile need not hold
+ * whole pixels, every byte is its own sum) x TN_H rows; warp w takes column groups w and w + 8.
+ *  - stage: the tile's input rows (halo and border maps applied), each row realigned from its
+ *    aligned 16-byte words and stored as 16-byte words: staged byte s of row r is byte column
+ *    x0 - R*C + s of image row y0 - R + r;
+ *  - across: for 16 output bytes, H^T (16 x 8 rows) = T (16 x K) * IN^T (K x 8 rows), T the banded
+ *    Toeplitz matrix of the weights (T[m][m + C j] = w[j]), constant, held in registers; IN^T's
+ *    fragments are 8 staged rows of 16 bytes each (ldmatrix). H <= 255 * 256 fits 16 bits;
+ *  - down: out (16 rows x 8 bytes) = W (16 x K rows) * H (K rows x 8 bytes), done for H's low
+ *    and high bytes (S = 256 hi + lo). The across step's accumulators hold, per thread, H of two
+ *    consecutive rows for one byte: packed four at a time they are the down step's B fragments
+ *    directly, with W's columns permuted to match (ro below), so H never goes through memory;
+ *  - out: (S + 2^15) >> 16 into a staging tile at the row's global alignment mod 16, copied out
+ *    in aligned 16-byte words (or transposed, byte-wise, for a fused transpose).
+ * Blocks are persistent (the A fragments are built once a block) and the next tile's rows are
+ * copied asynchronously (cp.async, aligned 16-byte words) while this tile is computed; the
+ * realignment to the tile's byte columns is a shared-to-shared step. About 1 instruction a warp
+ * per output byte against the one-pass kernel's 2.8 (bench/RESULTS.md, eighth session). */
+#define TN_W 256
+#define TN_H 32
+#define TN_MAXK 17
+
+template <int C, int KS> struct TN {
+    static constexpr int R = KS / 2, HB = R * C;
+    static constexpr int KH = (16 + 2 * HB + 31) / 32;   /* across: 32-byte k steps for 16 outputs */
+    static constexpr int KV = (15 + KS + 31) / 32;       /* down: 32-row k steps for 16 outputs */
+    static constexpr int NT = 2 + 4 * KV;                /* across: 8-row n tiles (two m tiles down) */
+    static constexpr int ROWS = 8 * NT;                  /* staged rows, >= TN_H + KS - 1 */
+    static constexpr int NQ = 15 + 2 * KH;               /* staged 16-byte words a row: odd, so 8 rows
+                                                            of one ldmatrix hit 8 different bank groups */
+    static constexpr int PB = 16 * NQ;
+    static constexpr int PR = PB + 16;                   /* raw rows: the aligned words the staged ones are cut from */
+    static constexpr int PO = TN_W + 16;                 /* output staging pitch: 17 words */
+    static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + (size_t)TN_H * PO + 2 * ROWS * (8 + 8 + 4);
+};
+
+/* Weight j of the compiled KS taps (the ksize-tap kernel centred in zeros), Q8. */
+template <int KS>
+__device__ __forceinline__ uint32_t tn_weight(const uint32_t *kern, int ksize, int j)
+{
+    const int kk = j - (KS / 2 - ksize / 2);
+    return j >= 0 && j < KS && kk >= 0 && kk < ksize ? __ldg(kern + kk) >> 8 : 0u;
+}
+
+__device__ __forceinline__ void mma_u8(uint32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void *p)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
+
+__device__ __forceinline__ void ldsm_x2(uint32_t (&r)[4], const void *p)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
+}
+
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
+                 "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+template <int C, int KS, bool TR>
+__global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ in, int w, int h,
+                                                   uint8_t *__restrict__ out, const uint32_t *__restrict__ kern,
+                                                   int ksize, const int32_t *__restrict__ bx,
+                                                   const int32_t *__restrict__ by)
+{
+    typedef TN<C, KS> G;
+    extern __shared__ __align__(16) unsigned char tns[];
+    uint8_t *IN = tns, *RAW = IN + (size_t)G::ROWS * G::PB, *OS = RAW + (size_t)G::ROWS * G::PR;
+    /* staged row i of the tile (index k) and of the next one (k ^ 1): the image row's offset (or -1),
+     * and where the asynchronous copy reads it (the aligned span's start, or NULL) at which shift */
+    long long(*rowoff)[G::ROWS] = (long long(*)[G::ROWS])(OS + (size_t)TN_H * G::PO);
+    const uint8_t *(*rawsrc)[G::ROWS] = (const uint8_t *(*)[G::ROWS])(rowoff + 2);
+    int(*rawsh)[G::ROWS] = (int(*)[G::ROWS])(rawsrc + 2);
+    const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, g = lane >> 2, t = lane & 3;
+    const int rk = ksize / 2;
+    /* the constant A fragments: row m = g (+8 for registers 1, 3), k = 4t + byte (+16 for 2, 3) */
+    uint32_t a1[G::KH][4], a2[G::KV][4];
+#pragma unroll
+    for (int ks = 0; ks < G::KH; ks++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t v = 0;
+            const int m = g + 8 * (r & 1);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int d = 32 * ks + 16 * (r >> 1) + 4 * t + i - m;   /* T[m][m + C j] = w[j] */
+                if (d >= 0 && d % C == 0)
+                    v |= tn_weight<KS>(kern, ksize, d / C) << (8 * i);
+            }
+            a1[ks][r] = v;
+        }
+#pragma unroll
+    for (int ks = 0; ks < G::KV; ks++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t v = 0;
+            const int m = g + 8 * (r & 1);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                /* ro: the H row that k position 16 (r >> 1) + 4t + i holds (the packing below) */
+                const int ro = 16 * (r >> 1) + 8 * (i >> 1) + 2 * t + (i & 1);
+                v |= tn_weight<KS>(kern, ksize, 32 * ks + ro - m) << (8 * i);
+            }
+            a2[ks][r] = v;
+        }
+    const long long rowbytes = (long long)w * C, total = rowbytes * h;
+    const int ncol = (int)((rowbytes + TN_W - 1) / TN_W);
+    const long long ntiles = (long long)ncol * ((h + TN_H - 1) / TN_H);
+    /* the rows of a tile; a row comes through the asynchronous copy when its aligned span of NQ + 1
+     * words lies inside the image and the tile has no border column */
+    auto fill_rows = [&](int b, long long tile) {
+        const int y0 = (int)(tile / ncol) * TN_H;
+        const long long xb0 = (tile % ncol) * TN_W;
+        for (int i = tid; i < G::ROWS; i += blockDim.x) {
+            const int p = y0 - G::R + i, sr = p >= -rk && p < h + rk ? by[p + rk] : -1;
+            const long long ro = sr >= 0 ? sr * rowbytes : -1, a = ro + xb0 - G::HB;
+            const int sh = (int)(((size_t)in + (size_t)a) & 15);
+            const bool raw = ro >= 0 && xb0 - G::HB >= 0 && xb0 - G::HB + G::PB <= rowbytes && a - sh >= 0
+                             && a - sh + G::PR <= total;
+            rowoff[b][i] = ro;
+            rawsrc[b][i] = raw ? in + (a - sh) : nullptr;
+            rawsh[b][i] = sh;
+        }
+    };
+    auto issue = [&](int b) {
+        for (int e = tid; e < G::ROWS * (G::NQ + 1); e += blockDim.x) {
+            const int i = e / (G::NQ + 1), j = e - i * (G::NQ + 1);
+            const uint8_t *src = rawsrc[b][i];
+            if (src)
+                cp_async16(RAW + i * G::PR + 16 * j, src + 16 * j);
+        }
+        cp_async_commit();
+    };
+    /* persistent blocks (the fragments above are built once), consecutive ones on neighbouring
+     * tiles of a row band; the next tile's rows are in flight while this one is computed */
+    int k = 0;
+    if ((long long)blockIdx.x < ntiles) {
+        fill_rows(0, blockIdx.x);
+        __syncthreads();
+        issue(0);
+    }
+    for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x, k ^= 1) {
+        const int y0 = (int)(tile / ncol) * TN_H;
+        const long long xb0 = (tile % ncol) * TN_W;   /* the tile's first output byte column */
+        const int nbytes = (int)min((long long)TN_W, rowbytes - xb0);
+        const long long next = tile + gridDim.x;
+        cp_async_wait_all();
+        __syncthreads();
+        if (next < ntiles)
+            fill_rows(k ^ 1, next);
+        /* realign: staged word c of row i is raw bytes sh + 16c .. of the row's aligned span */
+        for (int e = tid; e < G::ROWS * G::NQ; e += blockDim.x) {
+            const int i = e / G::NQ, c = e - i * G::NQ;
+            const long long ro = rowoff[k][i];
+            uint4 v = make_uint4(0, 0, 0, 0);
+            if (rawsrc[k][i]) {
+                const uint8_t *rw = RAW + i * G::PR + 16 * c;
+                v = cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 16), rawsh[k][i]);
+            } else if (ro >= 0) {
+                const long long q0 = xb0 - G::HB + 16 * c;   /* byte column of the word's first byte */
+                uint32_t wd[4] = {};
+#pragma unroll
+                for (int b = 0; b < 16; b++) {
+                    const long long q = q0 + b;
+                    long long src = -1;
+                    if (q >= 0 && q < rowbytes) {
+                        src = q;
+                    } else {   /* beyond the row: the border map of the pixel this byte belongs to */
+                        const long long px = q >= 0 ? q / C : -((-q + C - 1) / C);
+                        const int ch = (int)(q - px * C);
+                        const int mx = px >= -rk && px < w + rk ? bx[px + rk] : -1;
+                        if (mx >= 0)
+                            src = (long long)mx * C + ch;
+                    }
+                    if (src >= 0)
+                        wd[b >> 2] |= (uint32_t)in[ro + src] << (8 * (b & 3));
+                }
+                v = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+            }
+            *(uint4 *)(IN + i * G::PB + 16 * c) = v;
+        }
+        __syncthreads();
+        if (next < ntiles)
+            issue(k ^ 1);
+        int shr[2][2];   /* the staging offset (global address mod 16) of the four rows this thread writes */
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+            for (int hh = 0; hh < 2; hh++)
+                shr[mt][hh] = TR ? 0 : (int)(((size_t)out + (size_t)((y0 + 16 * mt + g + 8 * hh) * rowbytes + xb0)) & 15);
+#pragma unroll 1
+        for (int cg = wid; cg < TN_W / 16; cg += 8) {
+            /* across: n tile nt holds H of rows 8 nt + 2t, +1 for bytes g (d[0], d[1]) and g + 8 (d[2], d[3]) */
+            uint32_t d1[G::NT][4];
+#pragma unroll
+            for (int nt = 0; nt < G::NT; nt++) {
+                d1[nt][0] = d1[nt][1] = d1[nt][2] = d1[nt][3] = 0;
+                const uint8_t *row = IN + (8 * nt + (lane & 7)) * G::PB + 16 * cg + 16 * (lane >> 3);
+#pragma unroll
+                for (int ks = 0; ks < G::KH; ks += 2) {
+                    uint32_t b[4];
+                    if (ks + 1 < G::KH) {
+                        ldsm_x4(b, row + 32 * ks);
+                        mma_u8(d1[nt], a1[ks], b[0], b[1]);
+                        mma_u8(d1[nt], a1[ks + 1], b[2], b[3]);
+                    } else {
+                        ldsm_x2(b, row + 32 * ks);
+                        mma_u8(d1[nt], a1[ks], b[0], b[1]);
+                    }
+                }
+            }
+            /* down's B fragments: rows 16q + {2t, 2t+1, 8+2t, 9+2t} of byte g (nb 0) or g + 8 (nb 1),
+             * low and high bytes of H */
+            uint32_t blo[G::NT / 2][2], bhi[G::NT / 2][2];
+#pragma unroll
+            for (int q = 0; q < G::NT / 2; q++)
+#pragma unroll
+                for (int nb = 0; nb < 2; nb++) {
+                    const uint32_t x = __byte_perm(d1[2 * q][2 * nb], d1[2 * q][2 * nb + 1], 0x5140);
+                    const uint32_t y = __byte_perm(d1[2 * q + 1][2 * nb], d1[2 * q + 1][2 * nb + 1], 0x5140);
+                    blo[q][nb] = __byte_perm(x, y, 0x5410);
+                    bhi[q][nb] = __byte_perm(x, y, 0x7632);
+                }
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (int nb = 0; nb < 2; nb++) {
+                    uint32_t lo[4] = { 32768u, 32768u, 32768u, 32768u }, hi[4] = { 0, 0, 0, 0 };
+#pragma unroll
+                    for (int ks = 0; ks < G::KV; ks++) {
+                        const int q = mt + 2 * ks;
+                        mma_u8(lo, a2[ks], blo[q][nb], blo[q + 1][nb]);
+                        mma_u8(hi, a2[ks], bhi[q][nb], bhi[q + 1][nb]);
+                    }
+                    /* lo, hi: rows 16 mt + g (+8 for 2, 3), bytes 16 cg + 8 nb + 2t (+1 for 1, 3) */
+#pragma unroll
+                    for (int r = 0; r < 4; r++) {
+                        const int y = 16 * mt + g + 8 * (r >> 1), xb = 16 * cg + 8 * nb + 2 * t + (r & 1);
+                        OS[y * G::PO + shr[mt][r >> 1] + xb] = (uint8_t)((lo[r] + (hi[r] << 8)) >> 16);
+                    }
+                }
+        }
+        __syncthreads();
+        const int nr = min(TN_H, h - y0);
+        if (TR) {
+            /* transposed: pixel (x, y) to (y, x); consecutive threads write consecutive bytes of an
+             * output row (the tile's rows, C bytes each) */
+            const long long p0 = xb0 / C;
+            const int np = (int)((xb0 + nbytes - 1) / C - p0 + 1);
+            for (int e = tid; e < np * TN_H * C; e += blockDim.x) {
+                const int xl = e / (TN_H * C), j = e - xl * (TN_H * C), y = j / C, ch = j - y * C;
+                const long long xbyte = (p0 + xl) * C + ch - xb0;   /* byte of the tile's row */
+                if (y < nr && xbyte >= 0 && xbyte < nbytes)
+                    out[(((p0 + xl) * h) + y0 + y) * C + ch] = OS[y * G::PO + xbyte];
+            }
+        } else {
+            /* whole aligned 16-byte words: staging bytes [sh, sh + nbytes) of row y are its global bytes
+             * from xb0, sh its address mod 16; 16 word slots a row, starting after a partial head */
+            for (int e = tid; e < TN_H * 16; e += blockDim.x) {
+                const int y = e >> 4;
+                uint8_t *row = out + (y0 + y) * rowbytes + xb0;
+                const int sh = (int)((size_t)row & 15), lo = 16 * ((e & 15) + (sh != 0));
+                if (y < nr && lo + 16 <= sh + nbytes)
+                    *(uint4 *)(row - sh + lo) = *(const uint4 *)(OS + y * G::PO + lo);
+            }
+            /* the partial words at the two ends of each row (shared with the neighbouring tiles), bytewise */
+            if (tid < 2 * TN_H) {
+                const int y = tid >> 1;
+                uint8_t *row = out + (y0 + y) * rowbytes + xb0;
+                const int sh = (int)((size_t)row & 15), end = sh + nbytes, K = end >> 4;
+                const bool head = !(tid & 1);   /* word 0 from sh, or the last word up to end */
+                const bool partial = head ? sh != 0 : (end & 15) != 0 && (K > 0 || sh == 0);
+                const int b0 = head ? sh : 16 * K, b1 = head ? min(16, end) : end;
+                if (y < nr && partial)
+                    for (int b = b0; b < b1; b++)
+                        row[b - sh] = OS[y * G::PO + b];
+            }
+        }
+        __syncthreads();   /* the tiles are refilled for the next tile */
+    }
+}
+
+template <int C, int KS, bool TR>
+static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
+                         const int32_t *bx, const int32_t *by, char *err, size_t errlen)
+{
+    typedef TN<C, KS> G;
+    CUDA_TRY(cudaFuncSetAttribute(blur_tensor<C, KS, TR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM),
+             err, errlen);
+    const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TN_H - 1) / TN_H);
+    int per_sm = 0;
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blur_tensor<C, KS, TR>, 256, G::SMEM), err, errlen);
+    const long long resident = (long long)max(per_sm, 1) * dev_attr(cudaDevAttrMultiProcessorCount, 132);
+    launch(blur_tensor<C, KS, TR>, dim3((unsigned)min(ntiles, resident)), 256, G::SMEM, TN_W * TN_H / C / 256,
+           (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
+template <int C>
+static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
+                           const int32_t *bx, const int32_t *by, char *err, size_t errlen)
+{
+#define TN_TRY(K)                                                                                  \
+    if (ksize <= K)                                                                                \
+        return out->transposed ? launch_tensor<C, K, true>(in, out, kern, ksize, bx, by, err, errlen)              \
+                               : launch_tensor<C, K, false>(in, out, kern, ksize, bx, by, err, errlen);
+    TN_TRY(3) TN_TRY(5) TN_TRY(7) TN_TRY(9) TN_TRY(11) TN_TRY(13) TN_TRY(17)
+#undef TN_TRY
+    return -1;
+}
+
+extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256)
+{
+    return depth == 8 && (c == 1 || c == 3) && ksize > 1 && ksize <= TN_MAXK && weights_below_256;
+}
+
+extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern,
+                               int ksize, int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch,
+                               char *err, size_t errlen)
+{
+    if (in->gray_from || !gpu_blur_tensor_applies(in->c, in->depth, ksize, weights_below_256))
+        return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
+    return in->c == 1 ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
+                      : dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen);
 }

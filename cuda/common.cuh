@@ -31,6 +31,15 @@ template <> struct PixT<8> { typedef uint2 type; };
 
 static inline int bpp_of(const struct gpu_image *im) { return im->c * (im->depth / 8); }
 
+/* An attribute of the current device, or fallback where it cannot be read. */
+static inline int dev_attr(cudaDeviceAttr what, int fallback)
+{
+    int dev = 0, v = fallback;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, what, dev) != cudaSuccess)
+        v = fallback;
+    return v;
+}
+
 /* 2D launch for perpixel kernels: 32x8 blocks; rows beyond grid.y are strided over. */
 static inline dim3 grid2d(int w, int h, dim3 block)
 {
@@ -104,5 +113,24 @@ static inline unsigned grid1d(size_t n, unsigned threads, int ppt)
     case 8: { constexpr int P = 8; __VA_ARGS__; } break;                                           \
     default: { constexpr int P = 4; __VA_ARGS__; } break;                                          \
     }
+
+/* The 16 bytes that start at byte s (0..15) of the 32 bytes A, B (two aligned 16-byte words, A
+ * first): two levels of word selects and a funnel shift, all in registers (an indexed array would
+ * go to local memory). */
+__device__ __forceinline__ uint4 cut16(const uint4 &A, const uint4 &B, int s)
+{
+    const uint32_t W[8] = { A.x, A.y, A.z, A.w, B.x, B.y, B.z, B.w };
+    const int q = s >> 2;
+    uint32_t Y[7], Z[5];
+#pragma unroll
+    for (int i = 0; i < 7; i++)
+        Y[i] = q & 1 ? W[i + 1] : W[i];
+#pragma unroll
+    for (int i = 0; i < 5; i++)
+        Z[i] = q & 2 ? Y[i + 2] : Y[i];
+    const unsigned sh = 8u * (unsigned)(s & 3);
+    return make_uint4(__funnelshift_r(Z[0], Z[1], sh), __funnelshift_r(Z[1], Z[2], sh), __funnelshift_r(Z[2], Z[3], sh),
+                      __funnelshift_r(Z[3], Z[4], sh));
+}
 
 #endif

@@ -198,23 +198,13 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
             const int s = (int)((size_t)g & 15), lo = 16 * k - s;
             if (lo >= nb)
                 continue;
-            const int kb = k + (s == 0), sh = (16 - s) & 15, q = sh >> 2;
+            const int kb = k + (s == 0), sh = (16 - s) & 15;
             const uint32_t *rw = OS + c * G::POS + 4 * (c >> 2) + 4 * kb;
-            const uint4 A = *(const uint4 *)rw, B = *(const uint4 *)(rw + 4);
-            const uint32_t W[8] = { A.x, A.y, A.z, A.w, B.x, B.y, B.z, B.w };
-            uint32_t Y[7], Z[5], w[4];
-#pragma unroll
-            for (int i = 0; i < 7; i++)
-                Y[i] = q & 1 ? W[i + 1] : W[i];
-#pragma unroll
-            for (int i = 0; i < 5; i++)
-                Z[i] = q & 2 ? Y[i + 2] : Y[i];
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                w[i] = __funnelshift_r(Z[i], Z[i + 1], 8u * (sh & 3));
+            const uint4 v = cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 4), sh);
+            const uint32_t w[4] = { v.x, v.y, v.z, v.w };
             g += 16 * k - s;
             if (lo >= 0 && lo + 16 <= nb) {
-                *(uint4 *)g = make_uint4(w[0], w[1], w[2], w[3]);
+                *(uint4 *)g = v;
             } else {
 #pragma unroll
                 for (int i = 0; i < 4; i++) {

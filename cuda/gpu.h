@@ -19,6 +19,7 @@ enum kernel_variant {
     KV_VECTOR,      /* several pixels per thread moved as whole words: 16-byte (gray), funnel-shifted
                        aligned words (resize 2:1) */
     KV_TEXTURE,     /* the texture unit's bilinear filtering (resize of one-channel images) */
+    KV_TENSOR,      /* integer matrix products on the tensor cores (blur of 8-bit grey and RGB) */
     KV_COUNT
 };
 #define GPU_PPT 4   /* pixels per thread of the coalesced variants */
@@ -176,6 +177,13 @@ int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, 
 int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                    const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
 int gpu_blur_onepass_applies(int c, int depth, int ksize);   /* also: takes transposed outputs */
+/* blur.cu: the tensor-core kernel for 8-bit grey or RGB, kernels of up to 17 taps whose Q8
+ * weights are all below 256 (gpu_blur_tensor_applies; the flag says whether they are); anything
+ * else goes through gpu_blur_tiled (same bits). Takes transposed outputs where the one-pass kernel does. */
+int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
+                    int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch, char *err,
+                    size_t errlen);
+int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256);
 
 #ifdef __cplusplus
 }

@@ -260,14 +260,6 @@ __global__ void tex_bilinear(cudaTextureObject_t tex, T *out, int ow, int oh, fl
 }
 
 /* An attribute of the current device, or fallback where it cannot be read. */
-static int dev_attr(cudaDeviceAttr what, int fallback)
-{
-    int dev = 0, v = fallback;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, what, dev) != cudaSuccess)
-        v = fallback;
-    return v;
-}
-
 static size_t tex_pitch(int w, int depth)
 {
     const int align = dev_attr(cudaDevAttrTexturePitchAlignment, 512);

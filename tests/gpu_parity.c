@@ -27,6 +27,8 @@ static const char *const pipelines[] = {
     "resize=230%:filter=area", "resize=50%:filter=nearest", "resize=300%:filter=nearest", "resize=5x7",
     "blur=0.8", "blur=2", "blur=2:border=replicate", "blur=2:border=constant", "blur=3.3", "blur=2.8",
     "blur=5:border=replicate", "blur=12:border=constant",
+    "blur=0.2",   /* weights 0, 256, 0: 256 does not fit the tensor kernel's bytes */
+    "blur=2.3", "blur=2.6:border=constant",   /* 15 and 17 taps: the tensor kernel's largest compiled size */
     "transpose", "rotate=90", "rotate=180", "rotate=270", "flip=h", "flip=v",
 };
 /* Pipelines whose automatic kernels fuse neighbouring steps (gray read through by the resize,
@@ -270,6 +272,37 @@ static int tiled_checks(int quick)
     return failed;
 }
 
+/* The tensor-core blur is the automatic choice only from 8 MiB of image up, so its transposed
+ * (fused) output is checked on images that large, of odd sizes, grey and RGB. */
+static int tensor_fused_checks(int quick)
+{
+    static const char *const pipes[] = { "blur=2,transpose", "blur=2.6:border=constant,transpose",
+                                         "blur=0.8:border=replicate,transpose" };
+    static const int sizes[2][3] = { { 3001, 2803, 1 }, { 2053, 1403, 3 } };
+    int runs = 0, failed = 0;
+    for (int s = quick; s < 2; s++) {   /* quick (under the sanitizers): RGB, the fused run only */
+        struct geom g = { sizes[s][0], sizes[s][1], sizes[s][2], 8 };
+        struct image in;
+        if (test_make_image(&in, &g, (uint32_t)(7 + s)))
+            return 1;
+        failed += fusion_plan("blur=2,transpose", g.w, g.h, g.c, 8, "-s");
+        for (size_t p = 0; p < (quick ? 1 : sizeof pipes / sizeof *pipes); p++) {
+            struct image want;
+            struct plan pl;
+            if (test_run_pipeline(pipes[p], &in, &want) || plan_parse(pipes[p], &pl) || plan_resolve(&pl, &g, 0))
+                return 1;
+            for (int nofuse = 0; nofuse <= !quick; nofuse++) {
+                runs++;
+                failed += check_run(pipes[p], &pl, &in, &want, -1, nofuse, 0);
+            }
+            image_free(&want);
+        }
+        image_free(&in);
+    }
+    printf("gpu parity, tensor blur fused with transpose at 8 MiB and more: %d runs, %d failed\n", runs, failed);
+    return failed;
+}
+
 int main(void)
 {
     const int require = getenv("GPUIMG_REQUIRE_GPU") && atoi(getenv("GPUIMG_REQUIRE_GPU")) == 1;
@@ -342,5 +375,6 @@ int main(void)
             }
     printf("gpu parity: %d runs, %d failed\n", runs, failed);
     failed += tiled_checks(quick);
+    failed += tensor_fused_checks(quick);
     return failed ? 1 : 0;
 }

@@ -129,9 +129,9 @@ static int32_t *border_map(int n, int rad, int mode)
     return m;
 }
 
-/* perpixel, coalesced: the tap tables the CPU uses. separable and tiled: the kernel, the two
- * border maps and, for separable, scratch for the exact column sums (4 bytes a sample, 8 with
- * alpha). */
+/* perpixel, coalesced: the tap tables the CPU uses. separable, tiled and tensor: the kernel, the
+ * two border maps and, for separable, scratch for the exact column sums (4 bytes a sample, 8 with
+ * alpha); tensor also whether every Q8 weight fits a byte (n[1]). */
 static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                        struct gpu_tables *t)
 {
@@ -140,17 +140,21 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
     uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
     if (!kern)
         return GPUIMG_ENOMEM;
-    if (variant == KV_SEPARABLE || variant == KV_TILED) {
+    if (variant == KV_SEPARABLE || variant == KV_TILED || variant == KV_TENSOR) {
         const int rad = ksize / 2;
         int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
         const void *host[4] = { kern, bx, by, NULL };
-        /* scratch for the two-pass kernel (the tiled one needs it only when it falls back) */
+        /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
         const int scratch = variant == KV_SEPARABLE || !gpu_blur_onepass_applies(in->c, in->depth, ksize);
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
                                   scratch ? (size_t)in->w * in->h * in->c * (has_alpha(in->c) ? 8 : 4) : 0 };
         r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
                      : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
         t->n[0] = ksize;
+        t->n[1] = 1;   /* a weight of 256 (a tiny sigma's centre) does not fit the tensor kernel's bytes */
+        for (int k = 0; k < ksize; k++)
+            if (kern[k] > 255u << 8)
+                t->n[1] = 0;
         free(bx);
         free(by);
     } else {
@@ -180,18 +184,31 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
                  ? gpu_blur_separable(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
              : variant == KV_TILED
                  ? gpu_blur_tiled(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
+             : variant == KV_TENSOR ? gpu_blur_tensor(in, out, t->part[0], t->n[0], t->n[1], t->part[1], t->part[2],
+                                                      t->part[3], err, sizeof err)
                  : gpu_sepfilter(variant, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3], t->n[1],
                                  err, sizeof err);
     return rc ? op_cuda_fail(&op_blur, variant, err) : GPUIMG_OK;
 }
 
-/* The one-pass kernel writes its tile transposed as easily as straight. */
+/* The one-pass and tensor kernels write their tile transposed as easily as straight. */
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
 {
     const int ksize = blur_kernel_size(a->v[P_SIGMA].num, in->depth);
-    return variant == KV_TILED && gpu_blur_onepass_applies(in->c, in->depth, ksize) ? FUSE_TRANSPOSE_OUT : 0;
+    return (variant == KV_TILED || variant == KV_TENSOR) && gpu_blur_onepass_applies(in->c, in->depth, ksize) ? FUSE_TRANSPOSE_OUT : 0;
 }
 #endif
+
+/* auto: the tensor-core kernel where it measured fastest, 8-bit grey and RGB images of 8 MiB and
+ * more (bench/RESULTS.md: at 1920x1080 its tiles are too few to fill the GPU and the one-pass
+ * kernel wins); the one-pass kernel otherwise, which itself runs separable where it does not apply. */
+#define TENSOR_MIN_BYTES (8u << 20)
+static int blur_auto_for(const struct geom *in)
+{
+    return in->depth == 8 && (in->c == 1 || in->c == 3) && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
+               ? KV_TENSOR
+               : KV_TILED;
+}
 
 /* A tile needs its halo of ksize / 2 pixels, clipped at the image's edges: where it is clipped
  * the tile's edge is the image's, so the border rule gives what it gives without tiles. */
@@ -222,7 +239,10 @@ const struct op_desc op_blur = {
     .resolve = resolve,
     .cpu = cpu,
     .region = region,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE), KV_TILED,
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE) | KV_BIT(KV_TENSOR),
+               KV_TILED,
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
+    .gpu_auto_for = blur_auto_for,
+    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 8 MiB and more, tiled otherwise",
 };
