@@ -432,6 +432,19 @@ __device__ __forceinline__ uint32_t tn_weight(const uint32_t *kern, int ksize, i
     return j >= 0 && j < KS && kk >= 0 && kk < ksize ? __ldg(kern + kk) >> 8 : 0u;
 }
 
+/* Register r of a thread's A fragment (m16n8k32, u8): row m = g (+8 for registers 1 and 3), k = 4t
+ * + byte (+16 for registers 2 and 3); entry (m, k) is weight tap(m, k) of the compiled taps (out of
+ * range: 0). */
+template <int KS, typename F>
+__device__ __forceinline__ uint32_t a_frag(const uint32_t *kern, int ksize, int g, int t, int r, F tap)
+{
+    uint32_t v = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        v |= tn_weight<KS>(kern, ksize, tap(g + 8 * (r & 1), 16 * (r >> 1) + 4 * t + i)) << (8 * i);
+    return v;
+}
+
 __device__ __forceinline__ void mma_u8(uint32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
     asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -478,36 +491,24 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
     int(*rawsh)[G::ROWS] = (int(*)[G::ROWS])(rawsrc + 2);
     const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, g = lane >> 2, t = lane & 3;
     const int rk = ksize / 2;
-    /* the constant A fragments: row m = g (+8 for registers 1, 3), k = 4t + byte (+16 for 2, 3) */
+    /* the constant A fragments: across, T[m][m + C j] = w[j]; down, W[m][k] = w[32 ks + ro(k) - m],
+     * ro(k) the H row that k position holds in the packing below (16 (k / 16) + {0, 1, 8, 9}[k % 4]
+     * + 2 ((k / 4) % 4)) */
     uint32_t a1[G::KH][4], a2[G::KV][4];
 #pragma unroll
-    for (int ks = 0; ks < G::KH; ks++)
+    for (int r = 0; r < 4; r++) {
 #pragma unroll
-        for (int r = 0; r < 4; r++) {
-            uint32_t v = 0;
-            const int m = g + 8 * (r & 1);
+        for (int ks = 0; ks < G::KH; ks++)
+            a1[ks][r] = a_frag<KS>(kern, ksize, g, t, r, [&](int m, int k) {
+                const int d = 32 * ks + k - m;
+                return d >= 0 && d % C == 0 ? d / C : -1;
+            });
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                const int d = 32 * ks + 16 * (r >> 1) + 4 * t + i - m;   /* T[m][m + C j] = w[j] */
-                if (d >= 0 && d % C == 0)
-                    v |= tn_weight<KS>(kern, ksize, d / C) << (8 * i);
-            }
-            a1[ks][r] = v;
-        }
-#pragma unroll
-    for (int ks = 0; ks < G::KV; ks++)
-#pragma unroll
-        for (int r = 0; r < 4; r++) {
-            uint32_t v = 0;
-            const int m = g + 8 * (r & 1);
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                /* ro: the H row that k position 16 (r >> 1) + 4t + i holds (the packing below) */
-                const int ro = 16 * (r >> 1) + 8 * (i >> 1) + 2 * t + (i & 1);
-                v |= tn_weight<KS>(kern, ksize, 32 * ks + ro - m) << (8 * i);
-            }
-            a2[ks][r] = v;
-        }
+        for (int ks = 0; ks < G::KV; ks++)
+            a2[ks][r] = a_frag<KS>(kern, ksize, g, t, r, [&](int m, int k) {
+                return 32 * ks + (k & 16) + 8 * ((k & 3) >> 1) + 2 * ((k >> 2) & 3) + (k & 1) - m;
+            });
+    }
     const long long rowbytes = (long long)w * C, total = rowbytes * h;
     const int ncol = (int)((rowbytes + TN_W - 1) / TN_W);
     const long long ntiles = (long long)ncol * ((h + TN_H - 1) / TN_H);
