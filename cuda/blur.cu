@@ -147,6 +147,17 @@ static int launch_blur(const gpu_image *in, const gpu_image *out, const uint32_t
     return 0;
 }
 
+/* Byte column q (any integer) of an image row of w pixels of C bytes, through the border map bx
+ * of pixel positions -rk .. w+rk-1 (the identity inside the row): the byte, or 0 for the constant
+ * border. The staging of the one-pass and tensor kernels where a word reaches past a row's end. */
+template <int C>
+__device__ __forceinline__ uint32_t border_byte(const uint8_t *row, int q, int w, int rk, const int32_t *bx)
+{
+    const int px = q >= 0 ? q / C : -((-q + C - 1) / C), ch = q - px * C;   /* int: rows are at most 2^24 pixels */
+    const int mx = px >= -rk && px < w + rk ? bx[px + rk] : -1;
+    return mx >= 0 ? row[(size_t)mx * C + ch] : 0u;
+}
+
 /* tiled (q8): the one-pass kernel for 8-bit images without alpha, whose weights are Q8 (multiples of 256
  * in the Q16 table: OpenCV's kernel). Every sum then stays below 2^24, so it is exact in the
  * arithmetic the SMs are fastest at:
@@ -224,12 +235,9 @@ __global__ void __launch_bounds__(256) blur_q8(const uint8_t *__restrict__ in, i
                     word = __funnelshift_r(__ldg(g), __ldg(g + 1), 8 * (unsigned)(a & 3));
                 } else {
 #pragma unroll
-                    for (int b = 0; b < 4; b++) {
-                        const int j = 4 * q + b, px = x0 - G::R + j / C, ch = j - (j / C) * C;
-                        const int mx = px >= -rk && px < w + rk ? bx[px + rk] : -1;
-                        if (j < G::NB && mx >= 0)
-                            word |= (uint32_t)in[(size_t)sr * rowbytes + (size_t)mx * C + ch] << (8 * b);
-                    }
+                    for (int b = 0; b < 4; b++)
+                        if (4 * q + b < G::NB)
+                            word |= border_byte<C>(in + (size_t)sr * rowbytes, bc0 + 4 * q + b, w, rk, bx) << (8 * b);
                 }
             }
             ((uint32_t *)(IN + (size_t)i * G::PB))[q] = word;
@@ -566,21 +574,8 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                 const long long q0 = xb0 - G::HB + 16 * c;   /* byte column of the word's first byte */
                 uint32_t wd[4] = {};
 #pragma unroll
-                for (int b = 0; b < 16; b++) {
-                    const long long q = q0 + b;
-                    long long src = -1;
-                    if (q >= 0 && q < rowbytes) {
-                        src = q;
-                    } else {   /* beyond the row: the border map of the pixel this byte belongs to */
-                        const long long px = q >= 0 ? q / C : -((-q + C - 1) / C);
-                        const int ch = (int)(q - px * C);
-                        const int mx = px >= -rk && px < w + rk ? bx[px + rk] : -1;
-                        if (mx >= 0)
-                            src = (long long)mx * C + ch;
-                    }
-                    if (src >= 0)
-                        wd[b >> 2] |= (uint32_t)in[ro + src] << (8 * (b & 3));
-                }
+                for (int b = 0; b < 16; b++)
+                    wd[b >> 2] |= border_byte<C>(in + ro, (int)q0 + b, w, rk, bx) << (8 * (b & 3));
                 v = make_uint4(wd[0], wd[1], wd[2], wd[3]);
             }
             *(uint4 *)(IN + i * G::PB + 16 * c) = v;
@@ -716,7 +711,7 @@ static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint
     return -1;
 }
 
-extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256)
+static int tensor_applies(int c, int depth, int ksize, int weights_below_256)
 {
     return depth == 8 && (c == 1 || c == 3) && ksize > 1 && ksize <= TN_MAXK && weights_below_256;
 }
@@ -725,7 +720,7 @@ extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_imag
                                int ksize, int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch,
                                char *err, size_t errlen)
 {
-    if (in->gray_from || !gpu_blur_tensor_applies(in->c, in->depth, ksize, weights_below_256))
+    if (in->gray_from || !tensor_applies(in->c, in->depth, ksize, weights_below_256))
         return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
     return in->c == 1 ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
                       : dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen);

@@ -118,8 +118,8 @@ static const struct gpu_shape shapes_tiled[] = { { 0, 0, 0 }, { 32, 4, 0 }, { 32
 #define N_OF(a) (int)(sizeof a / sizeof *a)
 /* What a variant's launch honours: 2D blocks (perpixel kernels, texture, resize's vector), 1D
  * blocks and pixels a thread (coalesced, gray's vector), rows a block (the tiled transposes); the
- * blur's tiled and separable kernels and the transposes' vector have shapes fixed by their shared
- * memory. */
+ * blur's tiled, separable and tensor kernels and the transposes' vector have shapes fixed by their
+ * shared memory. */
 static int shapes_for(const struct op_desc *op, int v, const struct gpu_shape **sh)
 {
     if (v == KV_PERPIXEL || v == KV_TEXTURE || (v == KV_VECTOR && op == &op_resize)) {

@@ -272,6 +272,23 @@ static int tiled_checks(int quick)
     return failed;
 }
 
+/* A pipeline with the automatic kernels, fused and (unless fused_only) unfused, against the
+ * OpenMP result: the runs that failed (*runs counts the runs), or -1 where it cannot be set up. */
+static int check_fused(const char *pipe, const struct image *in, const struct geom *g, int fused_only, int *runs)
+{
+    struct image want;
+    struct plan pl;
+    if (test_run_pipeline(pipe, in, &want) || plan_parse(pipe, &pl) || plan_resolve(&pl, g, 0))
+        return -1;
+    int failed = 0;
+    for (int nofuse = 0; nofuse <= !fused_only; nofuse++) {
+        (*runs)++;
+        failed += check_run(pipe, &pl, in, &want, -1, nofuse, 0);
+    }
+    image_free(&want);
+    return failed;
+}
+
 /* The tensor-core blur is the automatic choice only from 8 MiB of image up, so its transposed
  * (fused) output is checked on images that large, of odd sizes, grey and RGB. */
 static int tensor_fused_checks(int quick)
@@ -287,15 +304,10 @@ static int tensor_fused_checks(int quick)
             return 1;
         failed += fusion_plan("blur=2,transpose", g.w, g.h, g.c, 8, "-s");
         for (size_t p = 0; p < (quick ? 1 : sizeof pipes / sizeof *pipes); p++) {
-            struct image want;
-            struct plan pl;
-            if (test_run_pipeline(pipes[p], &in, &want) || plan_parse(pipes[p], &pl) || plan_resolve(&pl, &g, 0))
+            const int f = check_fused(pipes[p], &in, &g, quick, &runs);
+            if (f < 0)
                 return 1;
-            for (int nofuse = 0; nofuse <= !quick; nofuse++) {
-                runs++;
-                failed += check_run(pipes[p], &pl, &in, &want, -1, nofuse, 0);
-            }
-            image_free(&want);
+            failed += f;
         }
         image_free(&in);
     }
@@ -361,15 +373,10 @@ int main(void)
                     image_free(&want);
                 }
                 for (size_t p = 0; p < sizeof fused / sizeof *fused; p++) {
-                    struct image want;
-                    struct plan pl;
-                    if (test_run_pipeline(fused[p], &in, &want) || plan_parse(fused[p], &pl) || plan_resolve(&pl, &g, 0))
+                    const int f = check_fused(fused[p], &in, &g, 0, &runs);
+                    if (f < 0)
                         return 1;
-                    for (int nofuse = 0; nofuse <= 1; nofuse++) {
-                        runs++;
-                        failed += check_run(fused[p], &pl, &in, &want, -1, nofuse, 0);
-                    }
-                    image_free(&want);
+                    failed += f;
                 }
                 image_free(&in);
             }
