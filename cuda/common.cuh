@@ -133,4 +133,20 @@ __device__ __forceinline__ uint4 cut16(const uint4 &A, const uint4 &B, int s)
                       __funnelshift_r(Z[3], Z[4], sh));
 }
 
+/* Asynchronous 16-byte copies global -> shared (cp.async, Ampere on), in groups: wait_1 waits
+ * for all but the latest committed group. */
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
+                 "l"(gmem));
+}
+/* the same with the shared address already converted (loops keep it in a register) */
+__device__ __forceinline__ void cp_async16_s(unsigned saddr, const void *gmem)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(saddr), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+
 #endif

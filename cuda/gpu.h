@@ -146,12 +146,12 @@ int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh);
 int gpu_resize_tiled_pitch(int c, int depth, int ow, int oh, const int32_t *xi, const int32_t *yi);
 int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                      const int32_t *yi, const uint32_t *yw, int fit, char *err, size_t errlen);
-/* resize.cu: two taps an axis (bilinear; area where it has two), 8-bit grey, any ratio, through
- * shared memory: vector's kernel for grey outside exact 2:1 and 1:2. gpu_resize_staged_smem checks that
- * the widest source span of a tile fits: 0 if not, else the value to pass as vp. */
-int gpu_resize_staged_smem(int c, int depth, int ow, const int32_t *xi);
-int gpu_resize_staged(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
-                      const int32_t *yi, const uint32_t *yw, int vp, char *err, size_t errlen);
+/* resize.cu: two taps an axis (bilinear; area where it has two), 8-bit grey or RGB, any ratio
+ * whose source span fits (gpu_resize_warp_fits checks the host's tables): vector's kernel outside
+ * exact 2:1 and 1:2, a warp a column segment, no block barriers. */
+int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi);
+int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
+                    const int32_t *yi, const uint32_t *yw, char *err, size_t errlen);
 /* resize.cu: bilinear through the texture unit (one channel; weights have 8 fraction bits, so
  * results differ from the exact ones by at most GPU_TEXTURE_TOL8 / GPU_TEXTURE_TOL16 levels).
  * scratch: a pitched copy of the input when its rows are not aligned as textures need

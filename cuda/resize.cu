@@ -447,172 +447,183 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
     return 0;
 }
 
-/* staged (two taps an axis, 8-bit grey, any ratio): what the vector variant runs for grey outside
- * exact 2:1 and 1:2 (an RGB form measured slower than perpixel: bench/RESULTS.md). A block owns
- * RS_TW output pixels x RS_TH rows, in three steps:
- *  - down: for every output row of the tile, the vertical sums V = wy0 s0 + wy1 s1 (< 2^24) of
- *    every byte of the source columns its taps reach, from two source rows read as aligned
- *    8-byte words (funnel-shifted into place), eight sums a thread an item, into shared memory;
- *  - across: lanes take consecutive output bytes (their taps in registers, read once a tile
- *    column), (wx0 V0 + wx1 V1 + 2^31) >> 32 in 64 bits: the CPU's integers, bit for bit;
- *    bytes into a shared output tile;
- *  - out: each aligned 4-byte word of an output row cut from two shared words (bytes at the
- *    row segment's ends).
- * Every source byte is read once per output row that needs it (L1 serves repeats); every
- * output byte is stored once, in words. gpu_resize_staged_smem says whether a tile's source span
- * fits. */
-#define RS_T 256           /* threads */
-#define RS_TH 16           /* output rows a tile */
-#define RS_OB 256          /* output bytes a tile row, RS_TW of them used: a word of slack each end */
-#define RS_TW (RS_OB - 4)  /* output pixels a tile row */
-#define RS_OP (RS_OB / 4 + 2)   /* output tile pitch, words (word 0: slack) */
-#define RS_SMEM_MAX (96 * 1024)
+/* warp (two taps an axis, 8-bit grey or RGB, any ratio whose source span fits): what vector runs
+ * outside exact 2:1 and 1:2. A warp owns a segment of a row (128 RGB or 256 grey pixels) and walks
+ * down a run of rows, so each lane's horizontal taps (the source offsets and weights of its output
+ * bytes) are read once and kept in registers. Each row, with no block barrier (barriers with the
+ * loads exposed behind them were the staged kernel's cost for RGB):
+ *  - the span of the two source rows comes into the warp's own shared buffer as aligned 16-byte
+ *    chunks by cp.async, the next row's while this one is computed (no realignment: readers add
+ *    the row's 0..15 byte shift);
+ *  - each lane computes PL pixels of the segment (a pixel's taps serve its C bytes): per
+ *    byte four shared byte loads, I = wx0 a + wx1 b for each row, (wy0 I0 + wy1 I1 + 2^31) >> 32
+ *    in 64 bits, the CPU's integers; the byte goes into a shared output row placed at the global
+ *    row's alignment, so that
+ *  - the row leaves in aligned 16-byte words (4-byte words and bytes at the segment's two ends).
+ * The second tap is always the first + C bytes: at the right edge, where the tables repeat the
+ * last pixel, its weight is 0, so the byte it reads (staged past the row, or zero) counts nothing.
+ * The grid is what fits the GPU at once; the (segment, row) tasks are split evenly among its warps
+ * in segment-major order. gpu_resize_warp_fits checks on the host that every span fits WS_SPAN. */
+#define WS_CH 2                 /* 16-byte chunks a lane stages of a source row */
+#define WS_SPAN (512 * WS_CH)   /* staged bytes a source row */
+#define WS_WARPS 8
+#define WS_BMAX 384             /* output bytes a segment, at most */
+#define WS_O (WS_BMAX + 32)     /* the output row: up to 15 bytes of shift, whole 16-byte chunks */
+/* pixels a lane (PL: lane l takes pixels l, l + 32, ... of the segment), a segment (SP), output
+ * bytes a segment (B) */
+template <int C> struct WS { static constexpr int PL = C == 3 ? 4 : 8, SP = 32 * PL, B = SP * C; };
 
-__device__ __forceinline__ void rs_load8(const uint8_t *in, size_t total, size_t a, uint32_t &lo, uint32_t &hi)
+/* Chunks q = lane, lane + 32, ... < nch of a span that reaches past the image (its last rows, or an
+ * input not 16-byte aligned): bytes outside [lo, hi) are zero, never weighted. */
+__device__ __noinline__ void ws_edge(uint8_t *d, uintptr_t g, int nch, uintptr_t lo, uintptr_t hi)
 {
-    const uintptr_t p = (uintptr_t)(in + a), pa = p & ~(uintptr_t)7;
-    if (pa >= (uintptr_t)in && pa + 16 <= (uintptr_t)in + total) {
-        const uint2 u = __ldg((const uint2 *)pa), v = __ldg((const uint2 *)pa + 1);
-        const unsigned off = (unsigned)(p - pa);   /* 0..7 */
-        const uint32_t w0 = off & 4 ? u.y : u.x, w1 = off & 4 ? v.x : u.y, w2 = off & 4 ? v.y : v.x;
-        lo = __funnelshift_r(w0, w1, 8 * (off & 3));
-        hi = __funnelshift_r(w1, w2, 8 * (off & 3));
-    } else {   /* the image's last bytes, or an input that starts unaligned */
-        lo = hi = 0;
-        for (int b = 0; b < 8; b++)
-            if (a + b < total)
-                (b < 4 ? lo : hi) |= (uint32_t)in[a + b] << (8 * (b & 3));
+    for (int q = (int)(threadIdx.x & 31); q < nch; q += 32) {
+        uint32_t w[4] = {};
+        for (int e = 0; e < 16; e++) {
+            const uintptr_t p = g + 16 * (size_t)q + e;
+            if (p >= lo && p < hi)
+                w[e >> 2] |= (uint32_t)*(const uint8_t *)p << (8 * (e & 3));
+        }
+        *(uint4 *)(d + 16 * q) = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 
-__global__ void __launch_bounds__(RS_T, 4) resize_staged(const uint8_t *__restrict__ in, int iw, int ih,
-                                                      uint8_t *__restrict__ out, int ow, int oh,
-                                                      const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw,
-                                                      const int32_t *__restrict__ yi, const uint32_t *__restrict__ yw,
-                                                      int vp)
+template <int C>
+__global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__restrict__ in, int iw, int ih,
+                                                             uint8_t *__restrict__ out, int ow, int oh,
+                                                             const int32_t *__restrict__ xi,
+                                                             const uint32_t *__restrict__ xw,
+                                                             const int32_t *__restrict__ yi,
+                                                             const uint32_t *__restrict__ yw)
 {
-    extern __shared__ __align__(16) uint32_t rss[];
-    uint32_t *V = rss, *O = rss + (size_t)RS_TH * vp;   /* V: RS_TH rows of vp words */
-    __shared__ int rs0[RS_TH], rs1[RS_TH];
-    __shared__ uint32_t rw0[RS_TH], rw1[RS_TH];
-    const int tid = threadIdx.x, x0 = blockIdx.x * RS_TW, nw = min(RS_TW, ow - x0);
-    const size_t total = (size_t)iw * ih;
-    const int c0 = xi[2 * x0], span = xi[2 * (x0 + nw - 1) + 1] - c0 + 1, nq = (span + 7) / 8;
-    /* down: item column q1 of rows r1, r1 + rstep, ... (threads past the last whole set idle) */
-    const int rstep = RS_T / nq, q1 = tid % nq, r1 = tid / nq;   /* nq <= RS_T: the host checks */
-    /* across: this thread's four output bytes of every row, j = tid % 64 + 64 i, and their taps */
-    const int jb = tid & 63, rg = tid >> 6;
-    int ia[4], ib[4];
-    uint32_t wa[4], wb[4];
+    constexpr int PL = WS<C>::PL, SP = WS<C>::SP;
+    static_assert(WS<C>::B <= WS_BMAX, "segment larger than the output row buffer");
+    __shared__ __align__(16) uint8_t S[WS_WARPS][2][2 * WS_SPAN];
+    __shared__ __align__(16) uint8_t SO[WS_WARPS][WS_O];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    uint8_t *O = SO[wid];
+    const long long nseg = (ow + SP - 1) / SP, ntask = nseg * oh, nwarp = (long long)gridDim.x * WS_WARPS;
+    const long long gw = (long long)blockIdx.x * WS_WARPS + wid, t0 = ntask * gw / nwarp, t1 = ntask * (gw + 1) / nwarp;
+    if (t0 >= t1)
+        return;
+    const size_t rowbytes = (size_t)iw * C;
+    const uintptr_t lo = (uintptr_t)in, hi = lo + rowbytes * ih;
+    const unsigned sbase = (unsigned)__cvta_generic_to_shared(S[wid]) + 16 * lane;   /* this lane's chunk 0 */
+    /* the span of task (segment s, row y)'s two source rows into buffer b; their shifts into sh */
+    auto issue = [&](int s, int y, int b, int (&sh)[2]) {
+        const int x0 = s * SP, np = min(SP, ow - x0);
+        const int c0 = xi[2 * x0], need = (xi[2 * (x0 + np - 1)] - c0) * C + 2 * C;
+        const int2 r = *(const int2 *)(yi + 2 * y);
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const int x = x0 + min(jb + 64 * i, nw - 1);
-        ia[i] = xi[2 * x] - c0;
-        ib[i] = xi[2 * x + 1] - c0;
-        wa[i] = xw[2 * x];
-        wb[i] = xw[2 * x + 1];
-    }
-    for (int tb = blockIdx.y; tb * RS_TH < oh; tb += gridDim.y) {
-        const int y0 = tb * RS_TH, nh = min(RS_TH, oh - y0);
-        if (tid < nh) {
-            rs0[tid] = yi[2 * (y0 + tid)];
-            rs1[tid] = yi[2 * (y0 + tid) + 1];
-            rw0[tid] = yw[2 * (y0 + tid)];
-            rw1[tid] = yw[2 * (y0 + tid) + 1];
+        for (int k = 0; k < 2; k++) {
+            const uintptr_t a = lo + (size_t)(k ? r.y : r.x) * rowbytes + (size_t)c0 * C, a0 = a & ~(uintptr_t)15;
+            sh[k] = (int)(a - a0);
+            const int nch = (sh[k] + need + 15) >> 4;
+            if (a0 >= lo && a0 + 16 * (size_t)nch <= hi) {   /* the same for the whole warp */
+                const char *g = (const char *)a0 + 16 * lane;
+#pragma unroll
+                for (int j = 0; j < WS_CH; j++)
+                    if (lane + 32 * j < nch)
+                        cp_async16_s(sbase + (b * 2 + k) * WS_SPAN + 512 * j, g + 512 * j);
+            } else
+                ws_edge(S[wid][b] + k * WS_SPAN, a0, nch, lo, hi);
         }
-        __syncthreads();
-        /* down: a thread keeps its item column q and steps over rows (no division per item) */
-        for (int r = r1; r1 < rstep && r < nh; r += rstep) {
-            const size_t col = (size_t)c0 + 8 * q1;
-            uint32_t a0, a1, b0, b1;
-            rs_load8(in, total, (size_t)rs0[r] * iw + col, a0, a1);
-            rs_load8(in, total, (size_t)rs1[r] * iw + col, b0, b1);
-            const uint32_t u = rw0[r], v = rw1[r];
-            uint32_t s[8];
+        cp_async_commit();
+    };
+    int s = (int)(t0 / oh), y = (int)(t0 - (long long)s * oh), seg = -1, off[PL], sh[2], nsh[2];
+    uint32_t w0[PL], w1[PL];
+    issue(s, y, 0, sh);
+    for (long long t = t0; t < t1; t++) {
+        const int b = (int)((t - t0) & 1), ns = y + 1 < oh ? s : s + 1, ny = y + 1 < oh ? y + 1 : 0;
+        const int x0 = s * SP, np = min(SP, ow - x0), nb = np * C;
+        if (s != seg) {   /* this lane's taps: pixels past the segment repeat its last one */
+            seg = s;
+            const int c0 = xi[2 * x0];
 #pragma unroll
-            for (int b = 0; b < 4; b++) {
-                s[b] = u * ((a0 >> (8 * b)) & 255u) + v * ((b0 >> (8 * b)) & 255u);
-                s[b + 4] = u * ((a1 >> (8 * b)) & 255u) + v * ((b1 >> (8 * b)) & 255u);
-            }
-            uint4 *d = (uint4 *)(V + (size_t)r * vp + 8 * q1);
-            d[0] = make_uint4(s[0], s[1], s[2], s[3]);
-            d[1] = make_uint4(s[4], s[5], s[6], s[7]);
-        }
-        __syncthreads();
-        /* across */
-        uint8_t *Ob = (uint8_t *)O;
-        for (int r = rg; r < nh; r += RS_T / 64) {
-            const uint32_t *Vr = V + (size_t)r * vp;
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                const uint64_t acc = (uint64_t)wa[i] * Vr[ia[i]] + (uint64_t)wb[i] * Vr[ib[i]];
-                Ob[((size_t)r * RS_OP + 1) * 4 + jb + 64 * i] = (uint8_t)((acc + (1ull << 31)) >> 32);
+            for (int m = 0; m < PL; m++) {
+                const int x = x0 + min(lane + 32 * m, np - 1);
+                off[m] = (xi[2 * x] - c0) * C;
+                w0[m] = xw[2 * x];
+                w1[m] = xw[2 * x + 1];
             }
         }
-        __syncthreads();
-        /* out: global word k of row r covers tile bytes 4k - sh .. 4k - sh + 3 (k < 64 reaches
-         * past the tile's 252 bytes whatever sh) */
-        for (int r = rg; r < nh; r += RS_T / 64) {
-            const int k = jb;
-            uint8_t *g = out + (size_t)(y0 + r) * ow + x0;
-            const int sh = (int)((uintptr_t)g & 3), lo = 4 * k - sh;
-            if (lo >= nw)
-                continue;
-            const uint32_t *Or = O + (size_t)r * RS_OP + 1;   /* Or[-1] is slack */
-            const uint32_t word = sh ? __funnelshift_r(Or[k - 1], Or[k], 8u * (4 - sh)) : Or[k];
-            g += lo;
-            if (lo >= 0 && lo + 4 <= nw)
-                *(uint32_t *)g = word;
-            else
-                for (int b = 0; b < 4; b++)
-                    if (lo + b >= 0 && lo + b < nw)
-                        g[b] = (uint8_t)(word >> (8 * b));
+        if (t + 1 < t1) {
+            issue(ns, ny, b ^ 1, nsh);
+            cp_async_wait_1();
+        } else
+            cp_async_wait_all();
+        __syncwarp();
+        uint8_t *dst = out + ((size_t)y * ow + x0) * C;
+        const int so = (int)((uintptr_t)dst & 15);
+        const uint8_t *p0 = S[wid][b] + sh[0], *p1 = S[wid][b] + WS_SPAN + sh[1];
+        const uint2 v = *(const uint2 *)(yw + 2 * y);
+#pragma unroll
+        for (int m = 0; m < PL; m++) {
+            const uint8_t *q0 = p0 + off[m], *q1 = p1 + off[m];
+            uint8_t *o = O + so + C * (lane + 32 * m);
+#pragma unroll
+            for (int c = 0; c < C; c++) {
+                const uint32_t I0 = w0[m] * q0[c] + w1[m] * q0[c + C], I1 = w0[m] * q1[c] + w1[m] * q1[c + C];
+                o[c] = (uint8_t)(((uint64_t)v.x * I0 + (uint64_t)v.y * I1 + (1ull << 31)) >> 32);
+            }
         }
-        __syncthreads();   /* V, O and the row taps are refilled for the next tile */
+        __syncwarp();
+        const int nq = (so + nb + 15) >> 4, b0 = 16 * lane - so;   /* b0: segment byte of the chunk's first */
+        uint8_t *da = dst - so + 16 * lane;
+        if (lane < nq) {
+            const uint4 word = *(const uint4 *)(O + 16 * lane);
+            if (b0 >= 0 && b0 + 16 <= nb)
+                *(uint4 *)da = word;
+            else {
+                const uint32_t wv[4] = { word.x, word.y, word.z, word.w };
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    const int bq = b0 + 4 * q;
+                    if (bq >= 0 && bq + 4 <= nb)
+                        *(uint32_t *)(da + 4 * q) = wv[q];
+                    else
+                        for (int e = 0; e < 4; e++)
+                            if (bq + e >= 0 && bq + e < nb)
+                                da[4 * q + e] = (uint8_t)(wv[q] >> (8 * e));
+                }
+            }
+        }
+        __syncwarp();   /* O and this buffer are refilled next */
+        s = ns;
+        y = ny;
+        sh[0] = nsh[0];
+        sh[1] = nsh[1];
     }
 }
 
-extern "C" int gpu_resize_staged_smem(int c, int depth, int ow, const int32_t *xi)
+extern "C" int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi)
 {
-    if (depth != 8 || c != 1)
+    if (depth != 8 || (c != 1 && c != 3))
         return 0;
-    int maxb = 0;
-    for (int x0 = 0; x0 < ow; x0 += RS_TW) {
-        const int last = (x0 + RS_TW < ow ? x0 + RS_TW : ow) - 1;
-        const int b = xi[2 * last + 1] - xi[2 * x0] + 1;
-        maxb = b > maxb ? b : maxb;
+    const int sp = c == 1 ? WS<1>::SP : WS<3>::SP;
+    for (int x0 = 0; x0 < ow; x0 += sp) {
+        const int last = (x0 + sp < ow ? x0 + sp : ow) - 1;
+        if (15 + (xi[2 * last] - xi[2 * x0]) * c + 2 * c > WS_SPAN)
+            return 0;
     }
-    const int vp = (maxb + 7) / 8 * 8;   /* words a V row: whole 8-sum items */
-    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS_OP) * 4;
-    return smem <= RS_SMEM_MAX && vp / 8 <= RS_T ? vp : 0;
+    return 1;
 }
 
-/* Blocks loop over row tiles (their column's taps are read once): about eight blocks an SM of
- * the current device in all, never fewer than one tile row each. */
-static unsigned rs_rows(int ow, int oh)
+extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
+                               const uint32_t *xw, const int32_t *yi, const uint32_t *yw, char *err, size_t errlen)
 {
-    const unsigned sms = (unsigned)dev_attr(cudaDevAttrMultiProcessorCount, 132);
-    const unsigned cols = (unsigned)((ow + RS_TW - 1) / RS_TW), tiles = (unsigned)((oh + RS_TH - 1) / RS_TH);
-    const unsigned want = (8u * sms + cols - 1) / cols;
-    return want < 1 ? 1 : want < tiles ? want : tiles;
-}
-
-extern "C" int gpu_resize_staged(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
-                                 const uint32_t *xw, const int32_t *yi, const uint32_t *yw, int vp, char *err,
-                                 size_t errlen)
-{
-    const uint8_t *s = (const uint8_t *)in->data;
-    uint8_t *d = (uint8_t *)out->data;
-    if (in->c != 1) {
-        snprintf(err, errlen, "gpu_resize_staged: %d channels", in->c);
+    if ((in->c != 1 && in->c != 3) || in->depth != 8 || in->gray_from) {
+        snprintf(err, errlen, "gpu_resize_warp: no kernel for %d channels at %d bits", in->c, in->depth);
         return (int)cudaErrorInvalidValue;
     }
-    const size_t smem = ((size_t)RS_TH * vp + (size_t)RS_TH * RS_OP) * 4;
-    const dim3 g((unsigned)((out->w + RS_TW - 1) / RS_TW), rs_rows(out->w, out->h));
-    CUDA_TRY(cudaFuncSetAttribute(resize_staged, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err,
-             errlen);
-    launch(resize_staged, g, RS_T, smem, RS_TW * RS_TH / RS_T, s, in->w, in->h, d, out->w, out->h, xi, xw, yi,
-           yw, vp);
+    auto k = in->c == 1 ? resize_warp<1> : resize_warp<3>;
+    int per_sm = 0;
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 32 * WS_WARPS, 0), err, errlen);
+    const long long sp = in->c == 1 ? WS<1>::SP : WS<3>::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
+    const long long fit = (long long)(per_sm > 0 ? per_sm : 1) * dev_attr(cudaDevAttrMultiProcessorCount, 132);
+    const long long blocks = (tasks + WS_WARPS - 1) / WS_WARPS;   /* no warp without a task */
+    launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * WS_WARPS), 0, in->c == 1 ? WS<1>::PL : WS<3>::PL,
+           (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw);
     LAUNCH_TRY(err, errlen);
     return 0;
 }

@@ -199,10 +199,11 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 }
 #endif
 
-/* auto: the tensor-core kernel where it measured fastest, 8-bit grey and RGB images of 8 MiB and
- * more (bench/RESULTS.md: at 1920x1080 its tiles are too few to fill the GPU and the one-pass
- * kernel wins); the one-pass kernel otherwise, which itself runs separable where it does not apply. */
-#define TENSOR_MIN_BYTES (8u << 20)
+/* auto: the tensor-core kernel where it measured fastest, 8-bit grey and RGB images of 4 MiB and
+ * more (bench/RESULTS.md: 1920x1080 RGB, 6 MB, 0.028 ms against the one-pass kernel's 0.033; grey
+ * at 2 MB level); below that its tiles are too few to fill the GPU and the one-pass kernel runs,
+ * which itself runs separable where it does not apply. */
+#define TENSOR_MIN_BYTES (4u << 20)
 static int blur_auto_for(const struct geom *in)
 {
     return in->depth == 8 && (in->c == 1 || in->c == 3) && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
@@ -244,5 +245,5 @@ const struct op_desc op_blur = {
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
     .gpu_auto_for = blur_auto_for,
-    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 8 MiB and more, tiled otherwise",
+    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 4 MiB and more, tiled otherwise",
 };

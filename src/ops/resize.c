@@ -255,22 +255,22 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
 #ifdef HAVE_CUDA
 /* Which kernel a variant runs for these arguments: vector, tiled and texture apply to some
  * layouts only (gpu.h) and otherwise run perpixel, the same bits. vector: the exact 2:1 kernel,
- * the exact 1:2 one (K_DOUBLE), else for grey the staged two-tap kernel (K_STAGED; for RGB it
- * measured slower than perpixel: bench/RESULTS.md). tiled takes vector's kernel for an exact 2:1
- * (measured faster). tiled and staged need their tile to fit (fit, from gpu_prepare; 0 where not
- * known: perpixel is assumed). */
-#define K_STAGED (-2)
+ * the exact 1:2 one (K_DOUBLE), else the warp-segment two-tap kernel for 8-bit grey and RGB
+ * (K_WARP) where its source span fits (wfit). tiled takes vector's kernel for an exact 2:1
+ * (measured faster) and needs its tile to fit (fit). fit and wfit come from gpu_prepare (0 where
+ * not known: perpixel is assumed). */
 #define K_DOUBLE (-3)
+#define K_WARP (-4)
 static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
-                      const struct geom *out, int fit)
+                      const struct geom *out, int fit, int wfit)
 {
     const int f = a->v[P_FILTER].choice;
     const int half = f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h);
     if (variant == KV_VECTOR)
         return half ? KV_VECTOR
                : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
-               : f != F_NEAREST && c == 1 && fit ? K_STAGED
-                                                 : KV_PERPIXEL;
+               : f != F_NEAREST && wfit ? K_WARP
+                                        : KV_PERPIXEL;
     if (variant == KV_TILED)
         return half ? KV_VECTOR : f == F_BILINEAR && fit ? KV_TILED : KV_PERPIXEL;
     if (variant == KV_TEXTURE)
@@ -299,15 +299,15 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
     if (!r) {
         const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
         const size_t nx = (size_t)tx.count * tx.n * 4, ny = (size_t)ty.count * ty.n * 4;
-        const int tex = gpu_kernel(a, variant, in->c, in->depth, in, out, 0) == KV_TEXTURE;
+        const int tex = gpu_kernel(a, variant, in->c, in->depth, in, out, 0, 0) == KV_TEXTURE;
         const size_t bytes[5] = { nx, nx, ny, ny, tex ? gpu_texture_scratch(in->w, in->h, in->depth) : 0 };
         r = op_tables_upload(&op_resize, variant, t, 5, host, bytes);
         t->n[4] = bytes[4] != 0;
-        /* whether the tile of tiled or vector's staged kernel fits (both take 2 taps an axis) */
-        t->n[2] = tx.n != 2 || ty.n != 2 ? 0
-                  : variant == KV_TILED  ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx)
-                  : variant == KV_VECTOR ? gpu_resize_staged_smem(in->c, in->depth, out->w, tx.idx)
-                                         : 0;
+        /* whether tiled's tile or vector's warp segment fits (both take 2 taps an axis) */
+        const int two = tx.n == 2 && ty.n == 2;
+        t->n[2] = two && variant == KV_TILED
+                      ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx) : 0;
+        t->n[3] = two && variant == KV_VECTOR && gpu_resize_warp_fits(in->c, in->depth, out->w, tx.idx);
         t->n[0] = tx.n;
         t->n[1] = ty.n;
     }
@@ -321,14 +321,13 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 {
     char err[256];
     const struct geom gi = { in->w, in->h, in->c, in->depth }, go = { out->w, out->h, out->c, out->depth };
-    const int k = gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2]);
+    const int k = gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2], t->n[3]);
     int rc = a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(k, in, out, t->part[0], t->part[1], err, sizeof err)
              : k == KV_VECTOR                   ? gpu_half(in, out, err, sizeof err)
              : k == K_DOUBLE                    ? gpu_double(in, out, err, sizeof err)
              : k == KV_TILED ? gpu_resize_tiled(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[2], err,
                                                 sizeof err)
-             : k == K_STAGED ? gpu_resize_staged(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[2], err,
-                                                 sizeof err)
+             : k == K_WARP ? gpu_resize_warp(in, out, t->part[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
              : k == KV_TEXTURE ? gpu_texture_bilinear(in, out, t->n[4] ? t->part[4] : NULL, err, sizeof err)
                                : gpu_sepfilter(k, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3],
                                                t->n[1], err, sizeof err);
@@ -345,7 +344,7 @@ static long gpu_tolerance(const struct op_args *a, const struct geom *in, int va
 /* The vector kernel reads RGB through a gray step before it (8-bit, exact 2:1). */
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
 {
-    return gpu_kernel(a, variant, in->c, in->depth, in, out, 0) == KV_VECTOR && in->c == 1 ? FUSE_GRAY_IN : 0;
+    return gpu_kernel(a, variant, in->c, in->depth, in, out, 0, 0) == KV_VECTOR && in->c == 1 ? FUSE_GRAY_IN : 0;
 }
 #endif
 
