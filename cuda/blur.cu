@@ -656,17 +656,16 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                 if (y < nr && lo + 16 <= sh + nbytes)
                     *(uint4 *)(row - sh + lo) = *(const uint4 *)(OS + y * G::PO + lo);
             }
-            /* the partial words at the two ends of each row (shared with the neighbouring tiles), bytewise */
+            /* the partial words at the two ends of each row (shared with the neighbouring tiles) */
             if (tid < 2 * TN_H) {
                 const int y = tid >> 1;
                 uint8_t *row = out + (y0 + y) * rowbytes + xb0;
                 const int sh = (int)((size_t)row & 15), end = sh + nbytes, K = end >> 4;
                 const bool head = !(tid & 1);   /* word 0 from sh, or the last word up to end */
                 const bool partial = head ? sh != 0 : (end & 15) != 0 && (K > 0 || sh == 0);
-                const int b0 = head ? sh : 16 * K, b1 = head ? min(16, end) : end;
+                const int lo = head ? 0 : 16 * K;   /* the staging row's byte = the aligned span's */
                 if (y < nr && partial)
-                    for (int b = b0; b < b1; b++)
-                        row[b - sh] = OS[y * G::PO + b];
+                    store16_in(row - sh + lo, *(const uint4 *)(OS + y * G::PO + lo), lo - sh, nbytes);
             }
         }
         __syncthreads();   /* the tiles are refilled for the next tile */
@@ -681,9 +680,8 @@ static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32
     CUDA_TRY(cudaFuncSetAttribute(blur_tensor<C, KS, TR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM),
              err, errlen);
     const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TN_H - 1) / TN_H);
-    int per_sm = 0;
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blur_tensor<C, KS, TR>, 256, G::SMEM), err, errlen);
-    const long long resident = (long long)max(per_sm, 1) * dev_attr(cudaDevAttrMultiProcessorCount, 132);
+    long long resident = 0;
+    CUDA_TRY(resident_blocks(blur_tensor<C, KS, TR>, 256, G::SMEM, &resident), err, errlen);
     launch(blur_tensor<C, KS, TR>, dim3((unsigned)min(ntiles, resident)), 256, G::SMEM, TN_W * TN_H / C / 256,
            (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
     LAUNCH_TRY(err, errlen);

@@ -133,6 +133,37 @@ __device__ __forceinline__ uint4 cut16(const uint4 &A, const uint4 &B, int s)
                       __funnelshift_r(Z[3], Z[4], sh));
 }
 
+/* 16 bytes v to the aligned address g, which holds bytes lo .. lo + 15 of an output run of n bytes:
+ * only those inside [0, n) are written (a run's end words are shared with its neighbours), as one
+ * 16-byte store when all are, else as whole 4-byte words and single bytes. */
+__device__ __forceinline__ void store16_in(uint8_t *g, const uint4 &v, int lo, int n)
+{
+    if (lo >= 0 && lo + 16 <= n) {
+        *(uint4 *)g = v;
+        return;
+    }
+    const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int l0 = lo + 4 * i;
+        if (l0 >= 0 && l0 + 4 <= n)
+            *(uint32_t *)(g + 4 * i) = w[i];
+        else
+            for (int b = max(0, -l0); b < min(4, n - l0); b++)
+                g[4 * i + b] = (uint8_t)(w[i] >> (8 * b));
+    }
+}
+
+/* How many blocks of kernel k (threads, smem dynamic bytes) the current GPU holds at once: the
+ * grid of a persistent kernel (at least one block an SM). */
+template <typename K> static inline cudaError_t resident_blocks(K k, int threads, size_t smem, long long *n)
+{
+    int per_sm = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+    *n = (long long)(per_sm > 0 ? per_sm : 1) * dev_attr(cudaDevAttrMultiProcessorCount, 132);
+    return e;
+}
+
 /* Asynchronous 16-byte copies global -> shared (cp.async, Ampere on), in groups: wait_1 waits
  * for all but the latest committed group. */
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem)

@@ -200,22 +200,7 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
                 continue;
             const int kb = k + (s == 0), sh = (16 - s) & 15;
             const uint32_t *rw = OS + c * G::POS + 4 * (c >> 2) + 4 * kb;
-            const uint4 v = cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 4), sh);
-            const uint32_t w[4] = { v.x, v.y, v.z, v.w };
-            g += 16 * k - s;
-            if (lo >= 0 && lo + 16 <= nb) {
-                *(uint4 *)g = v;
-            } else {
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const int l0 = lo + 4 * i;
-                    if (l0 >= 0 && l0 + 4 <= nb)
-                        *(uint32_t *)(g + 4 * i) = w[i];
-                    else
-                        for (int bb = max(0, -l0); bb < min(4, nb - l0); bb++)
-                            g[4 * i + bb] = (uint8_t)(w[i] >> (8 * bb));
-                }
-            }
+            store16_in(g + lo, cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 4), sh), lo, nb);
         }
         __syncthreads();   /* IN, OS and the shifts are refilled for the next tile */
     }

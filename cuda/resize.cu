@@ -509,10 +509,16 @@ __global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__re
     const size_t rowbytes = (size_t)iw * C;
     const uintptr_t lo = (uintptr_t)in, hi = lo + rowbytes * ih;
     const unsigned sbase = (unsigned)__cvta_generic_to_shared(S[wid]) + 16 * lane;   /* this lane's chunk 0 */
-    /* the span of task (segment s, row y)'s two source rows into buffer b; their shifts into sh */
+    /* the span of task (segment s, row y)'s two source rows into buffer b; their shifts into sh.
+     * The segment's first source column and span are read when the segment changes. */
+    int iseg = -1, c0 = 0, need = 0;
     auto issue = [&](int s, int y, int b, int (&sh)[2]) {
-        const int x0 = s * SP, np = min(SP, ow - x0);
-        const int c0 = xi[2 * x0], need = (xi[2 * (x0 + np - 1)] - c0) * C + 2 * C;
+        if (s != iseg) {
+            iseg = s;
+            const int x0 = s * SP, np = min(SP, ow - x0);
+            c0 = xi[2 * x0];
+            need = (xi[2 * (x0 + np - 1)] - c0) * C + 2 * C;   /* bytes read from the first tap's */
+        }
         const int2 r = *(const int2 *)(yi + 2 * y);
 #pragma unroll
         for (int k = 0; k < 2; k++) {
@@ -538,7 +544,7 @@ __global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__re
         const int x0 = s * SP, np = min(SP, ow - x0), nb = np * C;
         if (s != seg) {   /* this lane's taps: pixels past the segment repeat its last one */
             seg = s;
-            const int c0 = xi[2 * x0];
+            const int c0 = xi[2 * x0];   /* (issue's may be the next segment's already) */
 #pragma unroll
             for (int m = 0; m < PL; m++) {
                 const int x = x0 + min(lane + 32 * m, np - 1);
@@ -568,26 +574,8 @@ __global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__re
             }
         }
         __syncwarp();
-        const int nq = (so + nb + 15) >> 4, b0 = 16 * lane - so;   /* b0: segment byte of the chunk's first */
-        uint8_t *da = dst - so + 16 * lane;
-        if (lane < nq) {
-            const uint4 word = *(const uint4 *)(O + 16 * lane);
-            if (b0 >= 0 && b0 + 16 <= nb)
-                *(uint4 *)da = word;
-            else {
-                const uint32_t wv[4] = { word.x, word.y, word.z, word.w };
-#pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    const int bq = b0 + 4 * q;
-                    if (bq >= 0 && bq + 4 <= nb)
-                        *(uint32_t *)(da + 4 * q) = wv[q];
-                    else
-                        for (int e = 0; e < 4; e++)
-                            if (bq + e >= 0 && bq + e < nb)
-                                da[4 * q + e] = (uint8_t)(wv[q] >> (8 * e));
-                }
-            }
-        }
+        if (lane < (so + nb + 15) >> 4)   /* aligned chunk lane of the segment's output bytes */
+            store16_in(dst - so + 16 * lane, *(const uint4 *)(O + 16 * lane), 16 * lane - so, nb);
         __syncwarp();   /* O and this buffer are refilled next */
         s = ns;
         y = ny;
@@ -617,10 +605,9 @@ extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_imag
         return (int)cudaErrorInvalidValue;
     }
     auto k = in->c == 1 ? resize_warp<1> : resize_warp<3>;
-    int per_sm = 0;
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 32 * WS_WARPS, 0), err, errlen);
+    long long fit = 0;
+    CUDA_TRY(resident_blocks(k, 32 * WS_WARPS, 0, &fit), err, errlen);
     const long long sp = in->c == 1 ? WS<1>::SP : WS<3>::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
-    const long long fit = (long long)(per_sm > 0 ? per_sm : 1) * dev_attr(cudaDevAttrMultiProcessorCount, 132);
     const long long blocks = (tasks + WS_WARPS - 1) / WS_WARPS;   /* no warp without a task */
     launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * WS_WARPS), 0, in->c == 1 ? WS<1>::PL : WS<3>::PL,
            (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw);
