@@ -5,6 +5,7 @@
  * row by row of the output; one padding column keeps a warp's column reads off a single bank.
  * vector: for the maps that swap axes, tiles moved as aligned 16-byte words (described below). */
 #include "common.cuh"
+#include <climits>
 
 __device__ __forceinline__ size_t src_index(const gpu_map &m, int w, int x, int y)
 {
@@ -56,54 +57,140 @@ __global__ void remap_tiled(const typename PixT<BPP>::type *in, typename PixT<BP
 }
 
 /* vector: the maps that swap axes (transpose, rotate=90/270), any pixel size, with the global side
- * moved in aligned 16-byte words although rows of 1-, 3- or 6-byte pixels are not aligned. A block
- * owns N source rows x N source columns (N * BPP >= 128 bytes, so every row segment spans whole
+ * moved in aligned 16-byte words although rows of 1-, 3- or 6-byte pixels are not aligned. A tile
+ * is N output rows x N output columns (N * BPP >= 128 bytes, so every row segment spans whole
  * cache lines):
  *  - stage: IN row r (the source row of output column x0 + r) holds the aligned 16-byte words that
- *    cover the tile's columns, four loads in flight a thread; the row's byte shift (0..15) is kept;
+ *    cover the tile's source columns, by cp.async; the row's byte shift (0..15) is kept;
  *  - turn: a thread takes 4 rows x 4 pixels, reads each row's 4*BPP bytes as BPP funnel-shifted
  *    words, regroups the bytes in registers (byte_perm) into the 4*BPP bytes of 4 output rows and
  *    stores them as words into OS (lanes are 16 pixel-groups x 2 row-groups; IN's pitch is 4 mod 8
  *    words and OS row c starts 16 (c / 4) bytes later than its pitch says, so neither side has
  *    more than 2-way bank conflicts);
- *  - copy out: each aligned 16-byte global word of an output row is cut out of two aligned 16-byte
- *    shared loads (word selects and a funnel shift by the row's offset modulo 16) and stored
- *    whole; only a row segment's two end words, shared with the neighbouring tiles, go in pieces.
- * The kernel was bound first by instruction issue (4-byte copy-out words with their index
- * arithmetic), then by shared-memory wavefronts (byte stores in the turn): this layout keeps
- * both sides of shared memory in words (bench/RESULTS.md). Flips come free: IN rows are staged
- * in output order, OS rows are picked in output order. */
+ *  - copy out: each aligned 16-byte global word is written whole, once, by the tile that holds its
+ *    first byte, cut out of two aligned 16-byte shared loads (word selects and a funnel shift by
+ *    the row's offset modulo 16). A word runs up to 15 bytes into the next tile, so a tile stages
+ *    E more source rows than its N (output columns x0 + N ..); only words at an output row's two
+ *    ends, shared with the rows before and after, go in pieces.
+ * Earlier versions were bound by instruction issue: the copy-out's index arithmetic per 4-byte
+ * word, then every tile writing its row segments' two end words in pieces (half of all
+ * instructions, bench/RESULTS.md). Flips come free: IN rows are staged in output order, OS rows
+ * are picked in output order. */
 template <int BPP> struct SW {
-    static constexpr int N = BPP == 1 ? 128 : 64;                    /* pixels a tile side */
+    static constexpr int N = BPP == 1 ? 128 : 64;                    /* output pixels a tile side */
+    static constexpr int E = ((15 + BPP - 1) / BPP + 7) / 8 * 8;     /* extra IN rows: 15 bytes, whole 8s */
+    static constexpr int NR = N + E;                                 /* IN rows (output columns) */
     static constexpr int NQ = N * BPP / 16 + 1;                      /* 16-byte words a row, both sides */
     static constexpr int PIN = NQ * 4 + (NQ % 2 ? 0 : 4);            /* IN pitch, words, = 4 mod 8 */
-    static constexpr int POS = (NQ + 1) * 4;                         /* OS pitch, words: a 16-byte head */
-    static constexpr size_t SMEM = (size_t)N * (PIN + POS) * 4 + 4 * N + N;
+    static constexpr int POS = ((NR * BPP + 16) / 16 + 1) * 4;       /* OS pitch, words: a 16-byte head */
+    /* IN, OS (with the rows' skew), each OS row's first word (16 bytes), IN rows' shifts */
+    static constexpr size_t SMEM = ((size_t)NR * PIN + (size_t)N * POS + N + 4 * N) * 4 + NR;
 };
 
 /* Byte t of the 4*BPP bytes of output row j of a 4x4 block: byte (j*BPP + t % BPP) of source row t / BPP. */
 template <int BPP>
 __device__ __forceinline__ void turn4(const uint32_t (&s)[4][BPP], uint32_t (&d)[4][BPP])
 {
+    if constexpr (BPP == 1) {   /* two rounds of byte pairs, then halfword pairs: 8 permutes, not 16 */
+        const uint32_t t0 = __byte_perm(s[0][0], s[1][0], 0x5140), t1 = __byte_perm(s[0][0], s[1][0], 0x7362);
+        const uint32_t t2 = __byte_perm(s[2][0], s[3][0], 0x5140), t3 = __byte_perm(s[2][0], s[3][0], 0x7362);
+        d[0][0] = __byte_perm(t0, t2, 0x5410);
+        d[1][0] = __byte_perm(t0, t2, 0x7632);
+        d[2][0] = __byte_perm(t1, t3, 0x5410);
+        d[3][0] = __byte_perm(t1, t3, 0x7632);
+    } else {
+        /* each output word from the source words its 4 bytes lie in: a permute of the first two,
+         * then one a further word (all indices are compile-time constants) */
 #pragma unroll
-    for (int j = 0; j < 4; j++)
+        for (int j = 0; j < 4; j++)
 #pragma unroll
-        for (int k = 0; k < BPP; k++) {
-            uint32_t v = 0;
+            for (int k = 0; k < BPP; k++) {
+                uint32_t v = 0;
+                int done = 0;
 #pragma unroll
-            for (int b = 0; b < 4; b++) {
-                const int t = 4 * k + b, i = t / BPP, sb = j * BPP + t % BPP;
-                /* keep v's bytes, take byte sb & 3 of the source word into position b */
-                const unsigned sel = (0x3210u & ~(0xFu << (4 * b))) | ((4u + (sb & 3)) << (4 * b));
-                v = __byte_perm(v, s[i][sb >> 2], sel);
+                for (int p = 0; p < 4; p++) {
+                    int fa = -1, fb = -1;   /* first byte not yet placed, and the first from another word */
+#pragma unroll
+                    for (int b = 0; b < 4; b++) {
+                        const int t = 4 * k + b, id = (t / BPP) * 8 + ((j * BPP + t % BPP) >> 2);
+                        if (!(done >> b & 1) && fa < 0)
+                            fa = b;
+                        else if (!(done >> b & 1) && fb < 0 && fa >= 0 &&
+                                 id != ((4 * k + fa) / BPP) * 8 + ((j * BPP + (4 * k + fa) % BPP) >> 2))
+                            fb = b;
+                    }
+                    if (fa < 0)
+                        break;
+                    const int ta = 4 * k + fa, ia = ta / BPP, wa = (j * BPP + ta % BPP) >> 2, ida = ia * 8 + wa;
+                    const int tb = 4 * k + (fb < 0 ? fa : fb), ib = tb / BPP, wb = (j * BPP + tb % BPP) >> 2,
+                              idb = ib * 8 + wb;
+                    unsigned sel = 0;
+#pragma unroll
+                    for (int b = 0; b < 4; b++) {
+                        const int t = 4 * k + b, sb = j * BPP + t % BPP, id = (t / BPP) * 8 + (sb >> 2);
+                        if (p == 0) {   /* from A (0..3) or B (4..7) */
+                            if (id == ida) { sel |= (unsigned)(sb & 3) << (4 * b); done |= 1 << b; }
+                            else if (id == idb) { sel |= (4u + (sb & 3)) << (4 * b); done |= 1 << b; }
+                        } else {        /* keep v's byte b, or take it from A (4..7) */
+                            if (!(done >> b & 1) && id == ida) { sel |= (4u + (sb & 3)) << (4 * b); done |= 1 << b; }
+                            else sel |= (unsigned)b << (4 * b);
+                        }
+                    }
+                    v = p == 0 ? __byte_perm(s[ia][wa], s[ib][wb], sel) : __byte_perm(v, s[ia][wa], sel);
+                }
+                d[j][k] = v;
             }
-            d[j][k] = v;
-        }
+    }
 }
 
 #define SW_T 256   /* threads a block */
-#define SW_LD 4    /* 16-byte loads a thread has in flight */
 
+/* Stage the IN rows of a tile: row r holds the aligned 16-byte words around the tile's source
+ * columns (from sxmin) of the source row that output column x0 + r reads. Words wholly inside the
+ * image go by cp.async (the caller commits); a word crossing the buffer's ends is read bytewise. */
+template <int BPP>
+__device__ __forceinline__ void swap_stage(const uint8_t *__restrict__ in, uint32_t *IN, uint8_t *shift, int x0,
+                                           int sxmin, int iw, int ow, long long total, const gpu_map &m)
+{
+    typedef SW<BPP> G;
+    for (int e = threadIdx.x; e < G::NR * G::NQ; e += SW_T) {
+        const int r = e / G::NQ, q = e - r * G::NQ;
+        uint32_t *at = IN + r * G::PIN + 4 * q;
+        if (x0 + r >= ow) {   /* past the image: bytes no output word takes */
+            if (q == 0)
+                shift[r] = 0;
+            continue;
+        }
+        const int sy = m.ay * (x0 + r) + m.cy;
+        /* offsets from in, whose own address need not be 16-byte aligned */
+        const long long a = ((long long)sy * iw + sxmin) * BPP;
+        const int mis = (int)(((size_t)in + (size_t)a) & 15);
+        const long long a0 = a - mis + 16 * q;
+        if (q == 0)
+            shift[r] = (uint8_t)mis;
+        if (a0 >= 0 && a0 + 16 <= total) {
+            cp_async16(at, in + a0);
+        } else {
+            uint32_t w[4] = {};
+#pragma unroll
+            for (int b = 0; b < 16; b++)
+                if (a0 + b >= 0 && a0 + b < total)
+                    w[b >> 2] |= (uint32_t)in[a0 + b] << (8 * (b & 3));
+            *(uint4 *)at = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+    }
+}
+
+/* The lowest source column a tile of output rows y0 .. y0 + N - 1 reads: OS row c holds source
+ * column sxmin + c, which is output row bx (sxmin + c - cx). */
+__device__ __forceinline__ int swap_sxmin(const gpu_map &m, int y0, int N)
+{
+    return m.bx > 0 ? m.bx * y0 + m.cx : m.cx - (y0 + N - 1);
+}
+
+/* Persistent: the grid is what the GPU holds at once and block b takes tiles b, b + grid, ... (so
+ * tiles that share cache lines run at the same time). The next tile is staged by cp.async into IN
+ * as soon as this one is turned, and its loads are in flight while this one is written. */
 template <int BPP>
 __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int iw,
                                                    int ih, int ow, int oh, gpu_map m)
@@ -111,61 +198,42 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
     typedef SW<BPP> G;
     constexpr int N = G::N;
     extern __shared__ __align__(16) uint32_t sws[];
-    uint32_t *IN = sws, *OS = sws + (size_t)N * G::PIN;
-    uint8_t *shift = (uint8_t *)(OS + (size_t)N * G::POS + N);
-    const int tid = threadIdx.x, x0 = blockIdx.x * N;   /* output columns x0.. = IN rows */
+    uint32_t *const IN = sws, *const OS = sws + G::NR * G::PIN;
+    int4 *const RI = (int4 *)(OS + N * G::POS + N);   /* OS row c's first word: address, row byte, OS byte */
+    uint8_t *const shift = (uint8_t *)(RI + N);
+    const int tid = threadIdx.x, ntx = (ow + N - 1) / N, ntiles = ntx * ((oh + N - 1) / N);
     const long long total = (long long)iw * ih * BPP;
-    const int nb = min(N, ow - x0) * BPP;               /* bytes of each output row segment */
-    for (int tb = blockIdx.y; tb * N < oh; tb += gridDim.y) {
-        const int y0 = tb * N;
-        /* source columns of output rows y0 .. y0+N-1: bx y + cx, lowest first; OS row c holds
-         * source column sxmin + c, which is output row bx (sxmin + c - cx) */
-        const int sxmin = m.bx > 0 ? m.bx * y0 + m.cx : m.cx - (y0 + N - 1);
-        for (int e0 = tid; e0 < N * G::NQ; e0 += SW_LD * SW_T) {
-            uint4 v[SW_LD];
-            int at[SW_LD];   /* where each load goes in IN (words) */
-#pragma unroll
-            for (int j = 0; j < SW_LD; j++) {
-                const int e = e0 + j * SW_T, r = e / G::NQ, q = e - r * G::NQ;
-                at[j] = e < N * G::NQ ? r * G::PIN + 4 * q : -1;
-                v[j] = make_uint4(0, 0, 0, 0);
-                if (e < N * G::NQ && x0 + r < ow) {
-                    const int sy = m.ay * (x0 + r) + m.cy;
-                    /* offsets from in, whose own address need not be 16-byte aligned */
-                    const long long a = ((long long)sy * iw + sxmin) * BPP;
-                    const int mis = (int)(((size_t)in + (size_t)a) & 15);
-                    const long long a0 = a - mis + 16 * q;
-                    if (q == 0)
-                        shift[r] = (uint8_t)mis;
-                    if (a0 >= 0 && a0 + 16 <= total) {
-                        v[j] = __ldg((const uint4 *)(in + a0));
-                    } else {
-                        uint32_t w[4] = {};
-#pragma unroll
-                        for (int b = 0; b < 16; b++)
-                            if (a0 + b >= 0 && a0 + b < total)
-                                w[b >> 2] |= (uint32_t)in[a0 + b] << (8 * (b & 3));
-                        v[j] = make_uint4(w[0], w[1], w[2], w[3]);
-                    }
-                } else if (e < N * G::NQ && q == 0) {
-                    shift[r] = 0;
-                }
-            }
-#pragma unroll
-            for (int j = 0; j < SW_LD; j++)
-                if (at[j] >= 0)
-                    *(uint4 *)(IN + at[j]) = v[j];
-        }
+    const int rowbytes = ow * BPP;
+    int t = blockIdx.x;
+    if (t < ntiles)
+        swap_stage<BPP>(in, IN, shift, (t % ntx) * N, swap_sxmin(m, (t / ntx) * N, N), iw, ow, total, m);
+    cp_async_commit();
+    for (; t < ntiles; t += gridDim.x) {
+        cp_async_wait_all();
         __syncthreads();
+        const int x0 = (t % ntx) * N, y0 = (t / ntx) * N, sxmin = swap_sxmin(m, y0, N);
+        const int lo_b = x0 * BPP, hi_b = min(x0 + N, ow) * BPP;
+        /* OS row c is output row y, OS byte 16 + j its byte x0 BPP + j. The tile writes the aligned
+         * words that start in [x0 BPP, x0 BPP + N BPP), and at x0 = 0 the one holding the row's
+         * first byte too: each row's first such word, worked out once here for the copy-out */
+        if (tid < N) {
+            const int y = m.bx * (sxmin + tid - m.cx);
+            uint8_t *row = out + (size_t)y * rowbytes;
+            const int s = (int)(((size_t)row + lo_b) & 15);   /* byte lo_b's place in its word */
+            const int o0 = y < oh ? lo_b + (x0 == 0 ? -s : (16 - s) & 15) : INT_MAX / 2;
+            const size_t wp = (size_t)(row + o0);
+            RI[tid] = make_int4((int)(unsigned)wp, (int)(unsigned)(wp >> 32), o0, 16 + o0 - lo_b);
+        }
         /* turn: 4x4-pixel blocks; lane = 16 pixel groups x 2 row groups */
         constexpr int GB = N / 64;   /* 16-wide pixel-group bands across the tile */
-        for (int e = tid; e < (N / 4) * (N / 4); e += SW_T) {
+        for (int e = tid; e < (G::NR / 4) * (N / 4); e += SW_T) {
             const int g = e >> 5, l = e & 31;
             const int a = (g / GB) * 2 + (l >> 4), b = (g % GB) * 16 + (l & 15);
+            const uint32_t sh4 = *(const uint32_t *)(shift + 4 * a);   /* the 4 rows' shifts */
             uint32_t s[4][BPP], d[4][BPP];
 #pragma unroll
             for (int i = 0; i < 4; i++) {
-                const int sb = shift[4 * a + i];
+                const int sb = (sh4 >> (8 * i)) & 15;
                 const uint32_t *row = IN + (4 * a + i) * G::PIN + b * BPP + (sb >> 2);
                 const unsigned sh = 8u * (sb & 3);
                 uint32_t w0 = row[0];
@@ -187,23 +255,26 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
                     OS[c * G::POS + 4 * (c >> 2) + 4 + a * BPP + k] = d[j][k];
             }
         }
-        __syncthreads();
-        /* copy out: OS row c is output row y; global 16-byte word k of its segment starts at row
-         * byte 16 k - s (s: the segment's address modulo 16), which is OS byte 16 (k + 1) - s */
-        for (int e = tid; e < N * G::NQ; e += SW_T) {
-            const int c = e / G::NQ, k = e - c * G::NQ, y = m.bx * (sxmin + c - m.cx);   /* y0 <= y < y0 + N */
-            if (y >= oh)
-                continue;
-            uint8_t *g = out + ((size_t)y * ow + x0) * BPP;
-            const int s = (int)((size_t)g & 15), lo = 16 * k - s;
-            if (lo >= nb)
-                continue;
-            const int kb = k + (s == 0), sh = (16 - s) & 15;
-            const uint32_t *rw = OS + c * G::POS + 4 * (c >> 2) + 4 * kb;
-            store16_in(g + lo, cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 4), sh), lo, nb);
+        __syncthreads();   /* OS is whole and IN free: stage the next tile */
+        if (t + (int)gridDim.x < ntiles) {
+            const int tn = t + gridDim.x;
+            swap_stage<BPP>(in, IN, shift, (tn % ntx) * N, swap_sxmin(m, (tn / ntx) * N, N), iw, ow, total, m);
         }
-        __syncthreads();   /* IN, OS and the shifts are refilled for the next tile */
+        cp_async_commit();
+        /* copy out: word k of OS row c; consecutive lanes take consecutive words of a row */
+        for (int e = tid; e < N * G::NQ; e += SW_T) {
+            const int c = e / G::NQ, k = e - c * G::NQ;
+            const int4 ri = RI[c];
+            const int o = ri.z + 16 * k;
+            if (o >= hi_b)
+                continue;
+            uint8_t *g = (uint8_t *)(((size_t)(unsigned)ri.y << 32) | (unsigned)ri.x) + 16 * k;
+            const uint32_t *rw = OS + c * G::POS + 4 * (c >> 2) + 4 * (ri.w >> 4) + 4 * k;
+            store16_in(g, cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 4), ri.w & 15), o, rowbytes);
+        }
+        /* the next turn writes OS and RI only after the next iteration's barrier */
     }
+    cp_async_wait_all();
 }
 
 template <int BPP>
@@ -212,9 +283,11 @@ static int launch_swap(const gpu_image *in, const gpu_image *out, const gpu_map 
     typedef SW<BPP> G;
     CUDA_TRY(cudaFuncSetAttribute(remap_swap<BPP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM), err,
              errlen);
-    const unsigned ty = (unsigned)((out->h + G::N - 1) / G::N);
-    launch(remap_swap<BPP>, dim3((unsigned)((out->w + G::N - 1) / G::N), ty > 65535 ? 65535 : ty), SW_T, G::SMEM,
-           G::N * G::N / SW_T, (const uint8_t *)in->data, (uint8_t *)out->data, in->w, in->h, out->w, out->h, *m);
+    const long long ntiles = (long long)((out->w + G::N - 1) / G::N) * ((out->h + G::N - 1) / G::N);
+    long long resident = 0;
+    CUDA_TRY(resident_blocks(remap_swap<BPP>, SW_T, G::SMEM, &resident), err, errlen);
+    launch(remap_swap<BPP>, dim3((unsigned)min(ntiles, resident)), SW_T, G::SMEM, G::N * G::N / SW_T,
+           (const uint8_t *)in->data, (uint8_t *)out->data, in->w, in->h, out->w, out->h, *m);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
