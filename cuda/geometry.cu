@@ -83,6 +83,10 @@ template <int BPP> struct SW {
     static constexpr int NQ = N * BPP / 16 + 1;                      /* 16-byte words a row, both sides */
     static constexpr int PIN = NQ * 4 + (NQ % 2 ? 0 : 4);            /* IN pitch, words, = 4 mod 8 */
     static constexpr int POS = ((NR * BPP + 16) / 16 + 1) * 4;       /* OS pitch, words: a 16-byte head */
+    /* threads a block: 9 warps where the turn's (NR / 4) x (N / 4) = 288 blocks are then one round
+     * (with 8, RGB's turn took a second round for one warp while the others waited at the barrier:
+     * 3.5% of its time); grey's 1152 are whole rounds of either, and 8 warps measured 1.5% faster */
+    static constexpr int T = BPP == 1 ? 256 : 288;
     /* IN, OS (with the rows' skew), each OS row's first word (16 bytes), IN rows' shifts */
     static constexpr size_t SMEM = ((size_t)NR * PIN + (size_t)N * POS + N + 4 * N) * 4 + NR;
 };
@@ -143,7 +147,7 @@ __device__ __forceinline__ void turn4(const uint32_t (&s)[4][BPP], uint32_t (&d)
     }
 }
 
-#define SW_T 256   /* threads a block */
+
 
 /* Stage the IN rows of a tile: row r holds the aligned 16-byte words around the tile's source
  * columns (from sxmin) of the source row that output column x0 + r reads. Words wholly inside the
@@ -153,7 +157,7 @@ __device__ __forceinline__ void swap_stage(const uint8_t *__restrict__ in, uint3
                                            int sxmin, int iw, int ow, long long total, const gpu_map &m)
 {
     typedef SW<BPP> G;
-    for (int e = threadIdx.x; e < G::NR * G::NQ; e += SW_T) {
+    for (int e = threadIdx.x; e < G::NR * G::NQ; e += G::T) {
         const int r = e / G::NQ, q = e - r * G::NQ;
         uint32_t *at = IN + r * G::PIN + 4 * q;
         if (x0 + r >= ow) {   /* past the image: bytes no output word takes */
@@ -192,8 +196,8 @@ __device__ __forceinline__ int swap_sxmin(const gpu_map &m, int y0, int N)
  * tiles that share cache lines run at the same time). The next tile is staged by cp.async into IN
  * as soon as this one is turned, and its loads are in flight while this one is written. */
 template <int BPP>
-__global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int iw,
-                                                   int ih, int ow, int oh, gpu_map m)
+__global__ void __launch_bounds__(SW<BPP>::T)
+    remap_swap(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int iw, int ih, int ow, int oh, gpu_map m)
 {
     typedef SW<BPP> G;
     constexpr int N = G::N;
@@ -226,7 +230,7 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
         }
         /* turn: 4x4-pixel blocks; lane = 16 pixel groups x 2 row groups */
         constexpr int GB = N / 64;   /* 16-wide pixel-group bands across the tile */
-        for (int e = tid; e < (G::NR / 4) * (N / 4); e += SW_T) {
+        for (int e = tid; e < (G::NR / 4) * (N / 4); e += G::T) {
             const int g = e >> 5, l = e & 31;
             const int a = (g / GB) * 2 + (l >> 4), b = (g % GB) * 16 + (l & 15);
             const uint32_t sh4 = *(const uint32_t *)(shift + 4 * a);   /* the 4 rows' shifts */
@@ -262,7 +266,7 @@ __global__ void __launch_bounds__(SW_T) remap_swap(const uint8_t *__restrict__ i
         }
         cp_async_commit();
         /* copy out: word k of OS row c; consecutive lanes take consecutive words of a row */
-        for (int e = tid; e < N * G::NQ; e += SW_T) {
+        for (int e = tid; e < N * G::NQ; e += G::T) {
             const int c = e / G::NQ, k = e - c * G::NQ;
             const int4 ri = RI[c];
             const int o = ri.z + 16 * k;
@@ -285,8 +289,8 @@ static int launch_swap(const gpu_image *in, const gpu_image *out, const gpu_map 
              errlen);
     const long long ntiles = (long long)((out->w + G::N - 1) / G::N) * ((out->h + G::N - 1) / G::N);
     long long resident = 0;
-    CUDA_TRY(resident_blocks(remap_swap<BPP>, SW_T, G::SMEM, &resident), err, errlen);
-    launch(remap_swap<BPP>, dim3((unsigned)min(ntiles, resident)), SW_T, G::SMEM, G::N * G::N / SW_T,
+    CUDA_TRY(resident_blocks(remap_swap<BPP>, G::T, G::SMEM, &resident), err, errlen);
+    launch(remap_swap<BPP>, dim3((unsigned)min(ntiles, resident)), G::T, G::SMEM, G::N * G::N / G::T,
            (const uint8_t *)in->data, (uint8_t *)out->data, in->w, in->h, out->w, out->h, *m);
     LAUNCH_TRY(err, errlen);
     return 0;
