@@ -147,8 +147,6 @@ __device__ __forceinline__ void turn4(const uint32_t (&s)[4][BPP], uint32_t (&d)
     }
 }
 
-
-
 /* Stage the IN rows of a tile: row r holds the aligned 16-byte words around the tile's source
  * columns (from sxmin) of the source row that output column x0 + r reads. Words wholly inside the
  * image go by cp.async (the caller commits); a word crossing the buffer's ends is read bytewise. */
@@ -225,7 +223,7 @@ __global__ void __launch_bounds__(SW<BPP>::T)
             uint8_t *row = out + (size_t)y * rowbytes;
             const int s = (int)(((size_t)row + lo_b) & 15);   /* byte lo_b's place in its word */
             const int o0 = y < oh ? lo_b + (x0 == 0 ? -s : (16 - s) & 15) : INT_MAX / 2;
-            const size_t wp = (size_t)(row + o0);
+            const size_t wp = y < oh ? (size_t)(row + o0) : 0;   /* rows past the image: no word */
             RI[tid] = make_int4((int)(unsigned)wp, (int)(unsigned)(wp >> 32), o0, 16 + o0 - lo_b);
         }
         /* turn: 4x4-pixel blocks; lane = 16 pixel groups x 2 row groups */
