@@ -154,6 +154,17 @@ __device__ __forceinline__ void store16_in(uint8_t *g, const uint4 &v, int lo, i
     }
 }
 
+/* The 16 bytes at address p, those outside [lo, hi) zero, read one at a time: a word at a
+ * buffer's ends, where a 16-byte load would reach past it (or the buffer is not aligned). */
+__device__ __forceinline__ uint4 load16_in(uintptr_t p, uintptr_t lo, uintptr_t hi)
+{
+    uint32_t w[4] = {};
+    for (int e = 0; e < 16; e++)
+        if (p + e >= lo && p + e < hi)
+            w[e >> 2] |= (uint32_t)*(const uint8_t *)(p + e) << (8 * (e & 3));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 /* How many blocks of kernel k (threads, smem dynamic bytes) the current GPU holds at once: the
  * grid of a persistent kernel (at least one block an SM). */
 template <typename K> static inline cudaError_t resident_blocks(K k, int threads, size_t smem, long long *n)

@@ -104,43 +104,43 @@ __device__ __forceinline__ void turn4(const uint32_t (&s)[4][BPP], uint32_t (&d)
         d[3][0] = __byte_perm(t1, t3, 0x7632);
     } else {
         /* each output word from the source words its 4 bytes lie in: a permute of the first two,
-         * then one a further word (all indices are compile-time constants) */
+         * then one a further word (all indices are compile-time constants); byte b of output word
+         * (j, k) is byte sb(b) of source word (row i(b), word sb(b) / 4), named id(b) */
 #pragma unroll
         for (int j = 0; j < 4; j++)
 #pragma unroll
             for (int k = 0; k < BPP; k++) {
+                auto i_of = [&](int b) { return (4 * k + b) / BPP; };
+                auto sb_of = [&](int b) { return j * BPP + (4 * k + b) % BPP; };
+                auto id_of = [&](int b) { return i_of(b) * 8 + (sb_of(b) >> 2); };
                 uint32_t v = 0;
                 int done = 0;
 #pragma unroll
                 for (int p = 0; p < 4; p++) {
                     int fa = -1, fb = -1;   /* first byte not yet placed, and the first from another word */
 #pragma unroll
-                    for (int b = 0; b < 4; b++) {
-                        const int t = 4 * k + b, id = (t / BPP) * 8 + ((j * BPP + t % BPP) >> 2);
+                    for (int b = 0; b < 4; b++)
                         if (!(done >> b & 1) && fa < 0)
                             fa = b;
-                        else if (!(done >> b & 1) && fb < 0 && fa >= 0 &&
-                                 id != ((4 * k + fa) / BPP) * 8 + ((j * BPP + (4 * k + fa) % BPP) >> 2))
+                        else if (!(done >> b & 1) && fb < 0 && fa >= 0 && id_of(b) != id_of(fa))
                             fb = b;
-                    }
                     if (fa < 0)
                         break;
-                    const int ta = 4 * k + fa, ia = ta / BPP, wa = (j * BPP + ta % BPP) >> 2, ida = ia * 8 + wa;
-                    const int tb = 4 * k + (fb < 0 ? fa : fb), ib = tb / BPP, wb = (j * BPP + tb % BPP) >> 2,
-                              idb = ib * 8 + wb;
+                    const int ida = id_of(fa), idb = id_of(fb < 0 ? fa : fb);
                     unsigned sel = 0;
 #pragma unroll
                     for (int b = 0; b < 4; b++) {
-                        const int t = 4 * k + b, sb = j * BPP + t % BPP, id = (t / BPP) * 8 + (sb >> 2);
+                        const int id = id_of(b), lo = sb_of(b) & 3;
                         if (p == 0) {   /* from A (0..3) or B (4..7) */
-                            if (id == ida) { sel |= (unsigned)(sb & 3) << (4 * b); done |= 1 << b; }
-                            else if (id == idb) { sel |= (4u + (sb & 3)) << (4 * b); done |= 1 << b; }
+                            if (id == ida) { sel |= (unsigned)lo << (4 * b); done |= 1 << b; }
+                            else if (id == idb) { sel |= (4u + lo) << (4 * b); done |= 1 << b; }
                         } else {        /* keep v's byte b, or take it from A (4..7) */
-                            if (!(done >> b & 1) && id == ida) { sel |= (4u + (sb & 3)) << (4 * b); done |= 1 << b; }
+                            if (!(done >> b & 1) && id == ida) { sel |= (4u + lo) << (4 * b); done |= 1 << b; }
                             else sel |= (unsigned)b << (4 * b);
                         }
                     }
-                    v = p == 0 ? __byte_perm(s[ia][wa], s[ib][wb], sel) : __byte_perm(v, s[ia][wa], sel);
+                    v = p == 0 ? __byte_perm(s[ida / 8][ida % 8], s[idb / 8][idb % 8], sel)
+                               : __byte_perm(v, s[ida / 8][ida % 8], sel);
                 }
                 d[j][k] = v;
             }
@@ -173,12 +173,7 @@ __device__ __forceinline__ void swap_stage(const uint8_t *__restrict__ in, uint3
         if (a0 >= 0 && a0 + 16 <= total) {
             cp_async16(at, in + a0);
         } else {
-            uint32_t w[4] = {};
-#pragma unroll
-            for (int b = 0; b < 16; b++)
-                if (a0 + b >= 0 && a0 + b < total)
-                    w[b >> 2] |= (uint32_t)in[a0 + b] << (8 * (b & 3));
-            *(uint4 *)at = make_uint4(w[0], w[1], w[2], w[3]);
+            *(uint4 *)at = load16_in((uintptr_t)in + a0, (uintptr_t)in, (uintptr_t)in + total);
         }
     }
 }

@@ -259,7 +259,6 @@ __global__ void tex_bilinear(cudaTextureObject_t tex, T *out, int ow, int oh, fl
     });
 }
 
-/* An attribute of the current device, or fallback where it cannot be read. */
 static size_t tex_pitch(int w, int depth)
 {
     const int align = dev_attr(cudaDevAttrTexturePitchAlignment, 512);
@@ -477,15 +476,8 @@ template <int C> struct WS { static constexpr int PL = C == 3 ? 4 : 8, SP = 32 *
  * input not 16-byte aligned): bytes outside [lo, hi) are zero, never weighted. */
 __device__ __noinline__ void ws_edge(uint8_t *d, uintptr_t g, int nch, uintptr_t lo, uintptr_t hi)
 {
-    for (int q = (int)(threadIdx.x & 31); q < nch; q += 32) {
-        uint32_t w[4] = {};
-        for (int e = 0; e < 16; e++) {
-            const uintptr_t p = g + 16 * (size_t)q + e;
-            if (p >= lo && p < hi)
-                w[e >> 2] |= (uint32_t)*(const uint8_t *)p << (8 * (e & 3));
-        }
-        *(uint4 *)(d + 16 * q) = make_uint4(w[0], w[1], w[2], w[3]);
-    }
+    for (int q = (int)(threadIdx.x & 31); q < nch; q += 32)
+        *(uint4 *)(d + 16 * q) = load16_in(g + 16 * (size_t)q, lo, hi);
 }
 
 template <int C>

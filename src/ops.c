@@ -5,7 +5,8 @@
 #include "error.h"
 #include "ops.h"
 
-const char *const kernel_names[KV_COUNT] = { "perpixel", "coalesced", "tiled", "separable", "vector", "texture", "tensor" };
+const char *const kernel_names[KV_COUNT] = { "perpixel", "coalesced", "tiled",  "separable",
+                                              "vector",   "texture",   "tensor" };
 
 long op_gpu_tolerance(const struct op_desc *op, const struct op_args *a, const struct geom *in, int variant)
 {

@@ -195,7 +195,9 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
 {
     const int ksize = blur_kernel_size(a->v[P_SIGMA].num, in->depth);
-    return (variant == KV_TILED || variant == KV_TENSOR) && gpu_blur_onepass_applies(in->c, in->depth, ksize) ? FUSE_TRANSPOSE_OUT : 0;
+    return (variant == KV_TILED || variant == KV_TENSOR) && gpu_blur_onepass_applies(in->c, in->depth, ksize)
+               ? FUSE_TRANSPOSE_OUT
+               : 0;
 }
 #endif
 
