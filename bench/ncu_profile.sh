@@ -25,7 +25,7 @@ echo "$cases" | while IFS='|' read -r name kre kv pipe inp; do
         case " $want " in *" $name "*) ;; *) continue ;; esac
     fi
     eval "src=\$$inp"
-    ncu --kernel-name-base demangled -k "regex:$kre" -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    ncu --kernel-name-base demangled -k "regex:$kre" -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
         --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats \
         --section SourceCounters -f -o "/tmp/ncu-$name" \
         ./gpuimg -q --force --backend=gpu --kernel="$kv" "$pipe" "$src" /tmp/ncu-out.png >"$out/$name.log" 2>&1
