@@ -45,6 +45,20 @@ extern "C" int gpu_nearest(int variant, const struct gpu_image *in, const struct
  * becomes its Y first: gray fused into the resize, the same integers as the two steps. */
 #define HP 4
 
+/* NW words that start sh bits into the aligned word g: NW + 1 aligned loads, funnel-shifted (the
+ * caller checks that they lie inside the buffer). */
+template <int NW>
+__device__ __forceinline__ void load_shifted(const uint32_t *g, unsigned sh, uint32_t (&w)[NW])
+{
+    uint32_t prev = __ldg(g);
+#pragma unroll
+    for (int i = 0; i < NW; i++) {
+        const uint32_t next = __ldg(g + i + 1);
+        w[i] = __funnelshift_r(prev, next, sh);
+        prev = next;
+    }
+}
+
 __device__ __forceinline__ uint32_t byte_of(const uint32_t *wd, int j) { return (wd[j >> 2] >> (8 * (j & 3))) & 255u; }
 
 template <int CI, int CO, bool GRAY>
@@ -64,15 +78,7 @@ __global__ void half_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_t 
             const size_t a = ((size_t)(2 * y + r) * iw + 2 * (size_t)x0) * CI, a0 = a & ~(size_t)3;
             uint32_t wd[NW];
             if (n == HP && a0 + 4 * (NW + 1) <= total) {
-                const uint32_t *g = (const uint32_t *)(in + a0);
-                const unsigned sh = 8 * (unsigned)(a & 3);
-                uint32_t prev = __ldg(g);
-#pragma unroll
-                for (int i = 0; i < NW; i++) {
-                    const uint32_t next = __ldg(g + i + 1);
-                    wd[i] = __funnelshift_r(prev, next, sh);
-                    prev = next;
-                }
+                load_shifted((const uint32_t *)(in + a0), 8 * (unsigned)(a & 3), wd);
             } else {
 #pragma unroll
                 for (int i = 0; i < NW; i++)
@@ -182,15 +188,7 @@ __global__ void double_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_
             const size_t a = (row + i0 - 1) * C;   /* column i0 - 1 (not read at the left edge) */
             const uintptr_t p = (uintptr_t)(in + a), pa = p & ~(uintptr_t)3;
             if (inner && pa >= (uintptr_t)in && pa + 4 * (NW + 1) <= (uintptr_t)in + total) {
-                const uint32_t *g = (const uint32_t *)pa;
-                const unsigned sh = 8 * (unsigned)(p - pa);
-                uint32_t prev = __ldg(g);
-#pragma unroll
-                for (int i = 0; i < NW; i++) {
-                    const uint32_t next = __ldg(g + i + 1);
-                    wd[r][i] = __funnelshift_r(prev, next, sh);
-                    prev = next;
-                }
+                load_shifted((const uint32_t *)pa, 8 * (unsigned)(p - pa), wd[r]);
             } else {   /* the edges: columns clamped */
 #pragma unroll
                 for (int i = 0; i < NW; i++)
@@ -257,15 +255,7 @@ __device__ __forceinline__ void dg_row(const uint8_t *__restrict__ in, const uin
     const uint8_t *row = in + (size_t)min(max(r, 0), ih - 1) * iw;
     const uintptr_t p = (uintptr_t)(row + b0 - 4), pa = p & ~(uintptr_t)3;
     if (inner && pa >= (uintptr_t)in && pa + 4 * (DG_NW + 1) <= (uintptr_t)end) {
-        const uint32_t *g = (const uint32_t *)pa;
-        const unsigned sh = 8 * (unsigned)(p - pa);
-        uint32_t prev = __ldg(g);
-#pragma unroll
-        for (int i = 0; i < DG_NW; i++) {
-            const uint32_t next = __ldg(g + i + 1);
-            w[i] = __funnelshift_r(prev, next, sh);
-            prev = next;
-        }
+        load_shifted((const uint32_t *)pa, 8 * (unsigned)(p - pa), w);
     } else {
 #pragma unroll
         for (int i = 0; i < DG_NW; i++)
