@@ -62,11 +62,11 @@ __global__ void remap_tiled(const typename PixT<BPP>::type *in, typename PixT<BP
  * cache lines):
  *  - stage: IN row r (the source row of output column x0 + r) holds the aligned 16-byte words that
  *    cover the tile's source columns, by cp.async; the row's byte shift (0..15) is kept;
- *  - turn: a thread takes 4 rows x 4 pixels, reads each row's 4*BPP bytes as BPP funnel-shifted
- *    words, regroups the bytes in registers (byte_perm) into the 4*BPP bytes of 4 output rows and
- *    stores them as words into OS (lanes are 16 pixel-groups x 2 row-groups; IN's pitch is 4 mod 8
- *    words and OS row c starts 16 (c / 4) bytes later than its pitch says, so neither side has
- *    more than 2-way bank conflicts);
+ *  - turn: a thread takes 4 rows x 4 pixels (grey: 8 x 8), reads each row's 4*BPP bytes as BPP
+ *    funnel-shifted words, regroups the bytes in registers (byte_perm) into the 4*BPP bytes of 4
+ *    output rows and stores them as words into OS (lanes are 16 pixel-groups x 2 row-groups; IN's
+ *    pitch is 4 mod 8 words and OS rows are skewed, so neither side has more than 2-way bank
+ *    conflicts);
  *  - copy out: each aligned 16-byte global word is written whole, once, by the tile that holds its
  *    first byte, cut out of two aligned 16-byte shared loads (word selects and a funnel shift by
  *    the row's offset modulo 16). A word runs up to 15 bytes into the next tile, so a tile stages
@@ -83,10 +83,14 @@ template <int BPP> struct SW {
     static constexpr int NQ = N * BPP / 16 + 1;                      /* 16-byte words a row, both sides */
     static constexpr int PIN = NQ * 4 + (NQ % 2 ? 0 : 4);            /* IN pitch, words, = 4 mod 8 */
     static constexpr int POS = ((NR * BPP + 16) / 16 + 1) * 4;       /* OS pitch, words: a 16-byte head */
-    /* threads a block: 9 warps where the turn's (NR / 4) x (N / 4) = 288 blocks are then one round
-     * (with 8, RGB's turn took a second round for one warp while the others waited at the barrier:
-     * 3.5% of its time); grey's 1152 are whole rounds of either, and 8 warps measured 1.5% faster */
-    static constexpr int T = BPP == 1 ? 256 : 288;
+    /* threads a block: 9 warps, so that the turn's 288 blocks (grey: (NR / 8) x (N / 8) of 8x8
+     * pixels; others: (NR / 4) x (N / 4) of 4x4) are one round (with 8 warps, RGB's turn took a
+     * second round for one warp while the others waited at the barrier: 3.5% of its time) */
+    static constexpr int T = 288;
+    /* OS row c starts skew(c) words past c POS (rising with c, the rows' spare words absorbing
+     * it), so that a warp's turn stores meet different banks: grey stores 8 bytes of rows 8
+     * apart, the others 4 bytes of rows 4 apart */
+    static __device__ __forceinline__ int skew(int c) { return BPP == 1 ? 4 * (c >> 3) : 4 * (c >> 2); }
     /* IN, OS (with the rows' skew), each OS row's first word (16 bytes), IN rows' shifts */
     static constexpr size_t SMEM = ((size_t)NR * PIN + (size_t)N * POS + N + 4 * N) * 4 + NR;
 };
@@ -221,11 +225,44 @@ __global__ void __launch_bounds__(SW<BPP>::T)
             const size_t wp = y < oh ? (size_t)(row + o0) : 0;   /* rows past the image: no word */
             RI[tid] = make_int4((int)(unsigned)wp, (int)(unsigned)(wp >> 32), o0, 16 + o0 - lo_b);
         }
-        /* turn: 4x4-pixel blocks; lane = 16 pixel groups x 2 row groups */
-        constexpr int GB = N / 64;   /* 16-wide pixel-group bands across the tile */
-        for (int e = tid; e < (G::NR / 4) * (N / 4); e += G::T) {
-            const int g = e >> 5, l = e & 31;
-            const int a = (g / GB) * 2 + (l >> 4), b = (g % GB) * 16 + (l & 15);
+        if constexpr (BPP == 1) {
+            /* turn, grey: a thread an 8x8 block; lane bit 0 picks one of the warp's two 8-row
+             * groups, bits 1-4 the 8-column group, so a half-warp's 8-byte stores fill 8 OS rows x
+             * 16 bytes on different banks. Half the instructions of 4x4 blocks a thread. */
+            static_assert(G::NR / 8 * (N / 8) == G::T, "one 8x8 block a thread");
+            const int a = 2 * (tid >> 5) + (tid & 1), b = (tid & 31) >> 1;
+            const uint2 sh8 = *(const uint2 *)(shift + 8 * a);   /* the 8 rows' shifts */
+            uint32_t s[8][2];
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                const int sb = ((i < 4 ? sh8.x : sh8.y) >> (8 * (i & 3))) & 15;
+                const uint32_t *row = IN + (8 * a + i) * G::PIN + 2 * b + (sb >> 2);
+                const unsigned sh = 8u * (sb & 3);
+                const uint32_t w0 = row[0], w1 = row[1], w2 = row[2];
+                s[i][0] = __funnelshift_r(w0, w1, sh);
+                s[i][1] = __funnelshift_r(w1, w2, sh);
+            }
+            /* output row j of the block takes source rows 0-3 (its word 0) and 4-7 (word 1) of
+             * source column j: 4x4 turns of the source's column halves */
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                uint32_t d[2][4][1];
+#pragma unroll
+                for (int rh = 0; rh < 2; rh++) {
+                    const uint32_t q[4][1] = { { s[4 * rh][h] }, { s[4 * rh + 1][h] }, { s[4 * rh + 2][h] },
+                                               { s[4 * rh + 3][h] } };
+                    turn4<1>(q, d[rh]);
+                }
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const int c = 8 * b + 4 * h + j;
+                    *(uint2 *)(OS + c * G::POS + G::skew(c) + 4 + 2 * a) = make_uint2(d[0][j][0], d[1][j][0]);
+                }
+            }
+        } else {
+            /* turn: a thread a 4x4-pixel block; lane = 16 pixel groups x 2 row groups */
+            static_assert(G::NR / 4 * (N / 4) == G::T, "one 4x4 block a thread");
+            const int a = 2 * (tid >> 5) + ((tid & 31) >> 4), b = tid & 15;
             const uint32_t sh4 = *(const uint32_t *)(shift + 4 * a);   /* the 4 rows' shifts */
             uint32_t s[4][BPP], d[4][BPP];
 #pragma unroll
@@ -242,14 +279,14 @@ __global__ void __launch_bounds__(SW<BPP>::T)
                 }
             }
             turn4<BPP>(s, d);
-            /* output row j of the block is source pixel column c = 4b + j; its data starts after the
-             * 16-byte head */
+            /* output row j of the block is source pixel column c = 4b + j; its data starts after
+             * the 16-byte head */
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int c = 4 * b + j;
 #pragma unroll
                 for (int k = 0; k < BPP; k++)
-                    OS[c * G::POS + 4 * (c >> 2) + 4 + a * BPP + k] = d[j][k];
+                    OS[c * G::POS + G::skew(c) + 4 + a * BPP + k] = d[j][k];
             }
         }
         __syncthreads();   /* OS is whole and IN free: stage the next tile */
@@ -266,7 +303,7 @@ __global__ void __launch_bounds__(SW<BPP>::T)
             if (o >= hi_b)
                 continue;
             uint8_t *g = (uint8_t *)(((size_t)(unsigned)ri.y << 32) | (unsigned)ri.x) + 16 * k;
-            const uint32_t *rw = OS + c * G::POS + 4 * (c >> 2) + 4 * (ri.w >> 4) + 4 * k;
+            const uint32_t *rw = OS + c * G::POS + G::skew(c) + 4 * (ri.w >> 4) + 4 * k;
             store16_in(g, cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 4), ri.w & 15), o, rowbytes);
         }
         /* the next turn writes OS and RI only after the next iteration's barrier */
