@@ -114,6 +114,21 @@ static inline unsigned grid1d(size_t n, unsigned threads, int ppt)
     default: { constexpr int P = 4; __VA_ARGS__; } break;                                          \
     }
 
+/* NW words that start sh bits into the aligned word g: NW + 1 aligned loads, funnel-shifted (the
+ * caller checks that they lie inside the buffer). GLOBAL: g is read-only global memory (__ldg);
+ * otherwise plain loads (shared memory). */
+template <int NW, bool GLOBAL = true>
+__device__ __forceinline__ void load_shifted(const uint32_t *g, unsigned sh, uint32_t (&w)[NW])
+{
+    uint32_t prev = GLOBAL ? __ldg(g) : g[0];
+#pragma unroll
+    for (int i = 0; i < NW; i++) {
+        const uint32_t next = GLOBAL ? __ldg(g + i + 1) : g[i + 1];
+        w[i] = __funnelshift_r(prev, next, sh);
+        prev = next;
+    }
+}
+
 /* The 16 bytes that start at byte s (0..15) of the 32 bytes A, B (two aligned 16-byte words, A
  * first): two levels of word selects and a funnel shift, all in registers (an indexed array would
  * go to local memory). */

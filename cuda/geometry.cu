@@ -236,11 +236,7 @@ __global__ void __launch_bounds__(SW<BPP>::T)
 #pragma unroll
             for (int i = 0; i < 8; i++) {
                 const int sb = ((i < 4 ? sh8.x : sh8.y) >> (8 * (i & 3))) & 15;
-                const uint32_t *row = IN + (8 * a + i) * G::PIN + 2 * b + (sb >> 2);
-                const unsigned sh = 8u * (sb & 3);
-                const uint32_t w0 = row[0], w1 = row[1], w2 = row[2];
-                s[i][0] = __funnelshift_r(w0, w1, sh);
-                s[i][1] = __funnelshift_r(w1, w2, sh);
+                load_shifted<2, false>(IN + (8 * a + i) * G::PIN + 2 * b + (sb >> 2), 8u * (sb & 3), s[i]);
             }
             /* output row j of the block takes source rows 0-3 (its word 0) and 4-7 (word 1) of
              * source column j: 4x4 turns of the source's column halves */
@@ -268,15 +264,7 @@ __global__ void __launch_bounds__(SW<BPP>::T)
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 const int sb = (sh4 >> (8 * i)) & 15;
-                const uint32_t *row = IN + (4 * a + i) * G::PIN + b * BPP + (sb >> 2);
-                const unsigned sh = 8u * (sb & 3);
-                uint32_t w0 = row[0];
-#pragma unroll
-                for (int k = 0; k < BPP; k++) {
-                    const uint32_t w1 = row[k + 1];
-                    s[i][k] = __funnelshift_r(w0, w1, sh);
-                    w0 = w1;
-                }
+                load_shifted<BPP, false>(IN + (4 * a + i) * G::PIN + b * BPP + (sb >> 2), 8u * (sb & 3), s[i]);
             }
             turn4<BPP>(s, d);
             /* output row j of the block is source pixel column c = 4b + j; its data starts after

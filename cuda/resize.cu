@@ -45,20 +45,6 @@ extern "C" int gpu_nearest(int variant, const struct gpu_image *in, const struct
  * becomes its Y first: gray fused into the resize, the same integers as the two steps. */
 #define HP 4
 
-/* NW words that start sh bits into the aligned word g: NW + 1 aligned loads, funnel-shifted (the
- * caller checks that they lie inside the buffer). */
-template <int NW>
-__device__ __forceinline__ void load_shifted(const uint32_t *g, unsigned sh, uint32_t (&w)[NW])
-{
-    uint32_t prev = __ldg(g);
-#pragma unroll
-    for (int i = 0; i < NW; i++) {
-        const uint32_t next = __ldg(g + i + 1);
-        w[i] = __funnelshift_r(prev, next, sh);
-        prev = next;
-    }
-}
-
 __device__ __forceinline__ uint32_t byte_of(const uint32_t *wd, int j) { return (wd[j >> 2] >> (8 * (j & 3))) & 255u; }
 
 template <int CI, int CO, bool GRAY>
