@@ -148,7 +148,7 @@ int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_image *out, co
                      const int32_t *yi, const uint32_t *yw, int fit, char *err, size_t errlen);
 /* resize.cu: two taps an axis (bilinear; area where it has two), 8-bit grey or RGB, any ratio
  * whose source span fits (gpu_resize_warp_fits checks the host's tables): vector's kernel outside
- * exact 2:1 and 1:2, a warp a column segment, no block barriers. */
+ * exact 1:2 (and for grey outside exact 2:1), a warp a column segment, no block barriers. */
 int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi);
 int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                     const int32_t *yi, const uint32_t *yw, char *err, size_t errlen);

@@ -521,30 +521,55 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
 }
 
 /* warp (two taps an axis, 8-bit grey or RGB, any ratio whose source span fits): what vector runs
- * outside exact 2:1 and 1:2. A warp owns a segment of a row (128 RGB or 256 grey pixels) and walks
- * down a run of rows, so each lane's horizontal taps (the source offsets and weights of its output
- * bytes) are read once and kept in registers. Each row, with no block barrier (barriers with the
- * loads exposed behind them were the staged kernel's cost for RGB):
+ * outside exact 1:2, and outside exact 2:1 for grey (RGB at 2:1 too: 3x faster than half_u8 at
+ * 45.9 Mpx). A warp owns a segment of 256 pixels of a row and walks down a run of rows, so each
+ * lane's horizontal taps (the source offsets and weights of its output bytes) are read once and
+ * kept in registers. Each row, with no block barrier (barriers with the loads exposed behind them
+ * were the staged kernel's cost for RGB):
  *  - the span of the two source rows comes into the warp's own shared buffer as aligned 16-byte
  *    chunks by cp.async, the next row's while this one is computed (no realignment: readers add
- *    the row's 0..15 byte shift);
+ *    the row's 0..15 byte shift); the row table entry is read a row earlier still;
  *  - each lane computes PL pixels of the segment (a pixel's taps serve its C bytes): per
- *    byte four shared byte loads, I = wx0 a + wx1 b for each row, (wy0 I0 + wy1 I1 + 2^31) >> 32
- *    in 64 bits, the CPU's integers; the byte goes into a shared output row placed at the global
- *    row's alignment, so that
- *  - the row leaves in aligned 16-byte words (4-byte words and bytes at the segment's two ends).
+ *    byte four shared byte loads, I = wx0 a + wx1 b for each row, wy0 I0 + wy1 I1 + 2^31 in two
+ *    64-bit multiply-adds (the rounding term their first addend), the CPU's integers, the result
+ *    the high word; the byte goes into a shared output row placed at the global row's alignment;
+ *  - the row leaves in aligned 16-byte words, each written whole by the segment its first byte
+ *    lies in (so a segment also computes the XP pixels, up to 15 bytes, past its end); only the
+ *    words at an image row's two ends, shared with the rows before and after, go in pieces.
  * The second tap is always the first + C bytes: at the right edge, where the tables repeat the
  * last pixel, its weight is 0, so the byte it reads (staged past the row, or zero) counts nothing.
  * The grid is what fits the GPU at once; the (segment, row) tasks are split evenly among its warps
- * in segment-major order. gpu_resize_warp_fits checks on the host that every span fits WS_SPAN. */
-#define WS_CH 2                 /* 16-byte chunks a lane stages of a source row */
-#define WS_SPAN (512 * WS_CH)   /* staged bytes a source row */
+ * in segment-major order. gpu_resize_warp_fits checks on the host that every span fits SPAN.
+ * 128-pixel segments spent half their instructions on the per-row work (staging, the copy-out's
+ * partial words at both ends): 256 and whole-word ownership took RGB near 2:1 from 0.076 to 0.069
+ * ms at 10109x4542, the lane layout K = 2 (ws_pixel) to 0.067 (bench/RESULTS.md, 13th session). */
 #define WS_WARPS 8
-#define WS_BMAX 384             /* output bytes a segment, at most */
-#define WS_O (WS_BMAX + 32)     /* the output row: up to 15 bytes of shift, whole 16-byte chunks */
-/* pixels a lane (PL: lane l takes pixels l, l + 32, ... of the segment), a segment (SP), output
- * bytes a segment (B) */
-template <int C> struct WS { static constexpr int PL = C == 3 ? 4 : 8, SP = 32 * PL, B = SP * C; };
+/* pixels a lane (PL, placed by ws_pixel), a segment (SP), pixels
+ * past it that its last word may take (XP: lanes 0 .. XP - 1 take one more); 16-byte chunks a lane
+ * stages of a source row (CH), staged bytes a source row (SPAN), the output row (O: up to 15 bytes
+ * of shift, whole 16-byte chunks) */
+template <int C, int PL> struct WS {
+    static constexpr int SP = 32 * PL, XP = (15 + C - 1) / C, CH = PL * C <= 12 ? 2 : 4, SPAN = 512 * CH;
+    static constexpr int O = (15 + (SP + XP) * C + 15) / 16 * 16;
+    static constexpr int W = (4 * SPAN + O) * WS_WARPS <= 48 * 1024 ? WS_WARPS : WS_WARPS / 2;   /* warps a block */
+};
+
+/* (a b + c d + half) >> 32 of 32-bit factors, half (2^31) the first multiply-add's addend. half
+ * comes from the host: a compile-time 2^31 the compiler adds after the products, two more
+ * instructions an output byte. */
+__device__ __forceinline__ uint32_t mad_round32(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint64_t half)
+{
+    return (uint32_t)(((uint64_t)a * b + half + (uint64_t)c * d) >> 32);
+}
+
+/* Pixel m of a lane in its segment: K = 1: lane + 32 m; K = 2: pixel pairs (2 lane, 2 lane + 1), 64
+ * pixels a step, so that at about 2:1 RGB the lanes' byte loads lie 12 bytes (3 words) apart, on
+ * 32 different banks, where 6 bytes apart two lanes share a bank. m = PL: the pixels past the
+ * segment. */
+template <int PL, int K> __device__ __forceinline__ int ws_pixel(int m, int lane)
+{
+    return m < PL ? 32 * K * (m / K) + K * lane + m % K : 32 * PL + lane;
+}
 
 /* Chunks q = lane, lane + 32, ... < nch of a span that reaches past the image (its last rows, or an
  * input not 16-byte aligned): bytes outside [lo, hi) are zero, never weighted. */
@@ -554,38 +579,36 @@ __device__ __noinline__ void ws_edge(uint8_t *d, uintptr_t g, int nch, uintptr_t
         *(uint4 *)(d + 16 * q) = load16_in(g + 16 * (size_t)q, lo, hi);
 }
 
-template <int C>
-__global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__restrict__ in, int iw, int ih,
-                                                             uint8_t *__restrict__ out, int ow, int oh,
-                                                             const int32_t *__restrict__ xi,
-                                                             const uint32_t *__restrict__ xw,
-                                                             const int32_t *__restrict__ yi,
-                                                             const uint32_t *__restrict__ yw)
+/* blocks an SM: what shared memory allows (registers capped to match) */
+template <int C, int PL, int K>
+__global__ void __launch_bounds__(32 * WS<C, PL>::W, WS<C, PL>::W == 4 ? 6 : C == 3 ? 4 : 3)
+    resize_warp(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh,
+                const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw, const int32_t *__restrict__ yi,
+                const uint32_t *__restrict__ yw, uint64_t half)
 {
-    constexpr int PL = WS<C>::PL, SP = WS<C>::SP;
-    static_assert(WS<C>::B <= WS_BMAX, "segment larger than the output row buffer");
-    __shared__ __align__(16) uint8_t S[WS_WARPS][2][2 * WS_SPAN];
-    __shared__ __align__(16) uint8_t SO[WS_WARPS][WS_O];
+    typedef WS<C, PL> G;
+    constexpr int SP = G::SP, WS_SPAN = G::SPAN;
+    __shared__ __align__(16) uint8_t S[G::W][2][2 * WS_SPAN];
+    __shared__ __align__(16) uint8_t SO[G::W][G::O];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     uint8_t *O = SO[wid];
-    const long long nseg = (ow + SP - 1) / SP, ntask = nseg * oh, nwarp = (long long)gridDim.x * WS_WARPS;
-    const long long gw = (long long)blockIdx.x * WS_WARPS + wid, t0 = ntask * gw / nwarp, t1 = ntask * (gw + 1) / nwarp;
+    const long long nseg = (ow + SP - 1) / SP, ntask = nseg * oh, nwarp = (long long)gridDim.x * G::W;
+    const long long gw = (long long)blockIdx.x * G::W + wid, t0 = ntask * gw / nwarp, t1 = ntask * (gw + 1) / nwarp;
     if (t0 >= t1)
         return;
     const size_t rowbytes = (size_t)iw * C;
     const uintptr_t lo = (uintptr_t)in, hi = lo + rowbytes * ih;
     const unsigned sbase = (unsigned)__cvta_generic_to_shared(S[wid]) + 16 * lane;   /* this lane's chunk 0 */
-    /* the span of task (segment s, row y)'s two source rows into buffer b; their shifts into sh.
-     * The segment's first source column and span are read when the segment changes. */
+    /* the span of task (segment s, source rows r)'s two source rows into buffer b; their shifts
+     * into sh. The segment's first source column and span are read when the segment changes. */
     int iseg = -1, c0 = 0, need = 0;
-    auto issue = [&](int s, int y, int b, int (&sh)[2]) {
+    auto issue = [&](int s, int2 r, int b, int (&sh)[2]) {
         if (s != iseg) {
             iseg = s;
-            const int x0 = s * SP, np = min(SP, ow - x0);
+            const int x0 = s * SP, np = min(SP + G::XP, ow - x0);
             c0 = xi[2 * x0];
             need = (xi[2 * (x0 + np - 1)] - c0) * C + 2 * C;   /* bytes read from the first tap's */
         }
-        const int2 r = *(const int2 *)(yi + 2 * y);
 #pragma unroll
         for (int k = 0; k < 2; k++) {
             const uintptr_t a = lo + (size_t)(k ? r.y : r.x) * rowbytes + (size_t)c0 * C, a0 = a & ~(uintptr_t)15;
@@ -594,7 +617,7 @@ __global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__re
             if (a0 >= lo && a0 + 16 * (size_t)nch <= hi) {   /* the same for the whole warp */
                 const char *g = (const char *)a0 + 16 * lane;
 #pragma unroll
-                for (int j = 0; j < WS_CH; j++)
+                for (int j = 0; j < G::CH; j++)
                     if (lane + 32 * j < nch)
                         cp_async16_s(sbase + (b * 2 + k) * WS_SPAN + 512 * j, g + 512 * j);
             } else
@@ -602,25 +625,39 @@ __global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__re
         }
         cp_async_commit();
     };
-    int s = (int)(t0 / oh), y = (int)(t0 - (long long)s * oh), seg = -1, off[PL], sh[2], nsh[2];
-    uint32_t w0[PL], w1[PL];
-    issue(s, y, 0, sh);
+    /* the task after (s, y) */
+    auto next = [&](int &s, int &y) {
+        if (++y == oh) {
+            y = 0;
+            s++;
+        }
+    };
+    int s = (int)(t0 / oh), y = (int)(t0 - (long long)s * oh), seg = -1, off[PL + 1], sh[2], nsh[2];
+    uint32_t w0[PL + 1], w1[PL + 1];
+    int ns = s, ny = y;   /* the next task, and the one after it (fs, fy: its row taps go into rf) */
+    next(ns, ny);
+    int fs = ns, fy = ny;
+    next(fs, fy);
+    issue(s, *(const int2 *)(yi + 2 * y), 0, sh);
+    int2 rf = *(const int2 *)(yi + 2 * (t0 + 1 < t1 ? ny : y));
     for (long long t = t0; t < t1; t++) {
-        const int b = (int)((t - t0) & 1), ns = y + 1 < oh ? s : s + 1, ny = y + 1 < oh ? y + 1 : 0;
-        const int x0 = s * SP, np = min(SP, ow - x0), nb = np * C;
-        if (s != seg) {   /* this lane's taps: pixels past the segment repeat its last one */
+        const int b = (int)((t - t0) & 1);
+        const int x0 = s * SP, np = min(SP, ow - x0), npx = min(SP + G::XP, ow - x0);
+        if (s != seg) {   /* this lane's taps: pixels past those computed repeat the last one */
             seg = s;
             const int c0 = xi[2 * x0];   /* (issue's may be the next segment's already) */
 #pragma unroll
-            for (int m = 0; m < PL; m++) {
-                const int x = x0 + min(lane + 32 * m, np - 1);
+            for (int m = 0; m <= PL; m++) {
+                const int x = x0 + min(ws_pixel<PL, K>(m, lane), npx - 1);
                 off[m] = (xi[2 * x] - c0) * C;
                 w0[m] = xw[2 * x];
                 w1[m] = xw[2 * x + 1];
             }
         }
         if (t + 1 < t1) {
-            issue(ns, ny, b ^ 1, nsh);
+            issue(ns, rf, b ^ 1, nsh);
+            if (t + 2 < t1)
+                rf = *(const int2 *)(yi + 2 * fy);
             cp_async_wait_1();
         } else
             cp_async_wait_all();
@@ -630,37 +667,84 @@ __global__ void __launch_bounds__(32 * WS_WARPS) resize_warp(const uint8_t *__re
         const uint8_t *p0 = S[wid][b] + sh[0], *p1 = S[wid][b] + WS_SPAN + sh[1];
         const uint2 v = *(const uint2 *)(yw + 2 * y);
 #pragma unroll
-        for (int m = 0; m < PL; m++) {
+        for (int m = 0; m <= PL; m++) {
+            if (m == PL && lane >= G::XP)
+                break;
             const uint8_t *q0 = p0 + off[m], *q1 = p1 + off[m];
-            uint8_t *o = O + so + C * (lane + 32 * m);
+            uint8_t *o = O + so + C * ws_pixel<PL, K>(m, lane);
 #pragma unroll
             for (int c = 0; c < C; c++) {
                 const uint32_t I0 = w0[m] * q0[c] + w1[m] * q0[c + C], I1 = w0[m] * q1[c] + w1[m] * q1[c + C];
-                o[c] = (uint8_t)(((uint64_t)v.x * I0 + (uint64_t)v.y * I1 + (1ull << 31)) >> 32);
+                o[c] = (uint8_t)mad_round32(v.x, I0, v.y, I1, half);
             }
         }
         __syncwarp();
-        if (lane < (so + nb + 15) >> 4)   /* aligned chunk lane of the segment's output bytes */
-            store16_in(dst - so + 16 * lane, *(const uint4 *)(O + 16 * lane), 16 * lane - so, nb);
+        /* chunk lane of O is global word dst - so + 16 lane: the segment writes those that start
+         * in its bytes [0, np C) (and at a row's start the one before it, in part); a word reaching
+         * past the bytes computed is cut at them (at the image row's end) */
+        const int nb = np * C, nbx = npx * C;
+#pragma unroll
+        for (int k = lane; k < G::O / 16; k += 32) {
+            const int l0 = 16 * k - so;
+            if ((l0 >= 0 || x0 == 0) && l0 < nb && l0 > -16) {
+                const uint4 wv = *(const uint4 *)(O + 16 * k);
+                if (l0 >= 0 && l0 + 16 <= nbx)
+                    *(uint4 *)(dst - so + 16 * k) = wv;
+                else
+                    store16_in(dst - so + 16 * k, wv, l0, nbx);
+            }
+        }
         __syncwarp();   /* O and this buffer are refilled next */
         s = ns;
         y = ny;
+        ns = fs;
+        ny = fy;
+        next(fs, fy);
         sh[0] = nsh[0];
         sh[1] = nsh[1];
     }
+}
+
+/* RGB lane layout: K = 2 where the source step (in / out) is 1.6 to 2.4 pixels (lanes' loads 6
+ * bytes apart at K = 1), else 1. */
+static int ws_k(int iw, int ow)
+{
+    const double r = (double)iw / ow;
+    return r >= 1.6 && r < 2.4 ? 2 : 1;
+}
+
+template <int C, int PL> static int ws_fits(int ow, const int32_t *xi)
+{
+    typedef WS<C, PL> G;
+    for (int x0 = 0; x0 < ow; x0 += G::SP) {
+        const int last = (x0 + G::SP + G::XP < ow ? x0 + G::SP + G::XP : ow) - 1;
+        if (15 + (xi[2 * last] - xi[2 * x0]) * C + 2 * C > G::SPAN)
+            return 0;
+    }
+    return 1;
 }
 
 extern "C" int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi)
 {
     if (depth != 8 || (c != 1 && c != 3))
         return 0;
-    const int sp = c == 1 ? WS<1>::SP : WS<3>::SP;
-    for (int x0 = 0; x0 < ow; x0 += sp) {
-        const int last = (x0 + sp < ow ? x0 + sp : ow) - 1;
-        if (15 + (xi[2 * last] - xi[2 * x0]) * c + 2 * c > WS_SPAN)
-            return 0;
-    }
-    return 1;
+    return c == 1 ? ws_fits<1, 8>(ow, xi) : ws_fits<3, 8>(ow, xi);
+}
+
+template <int C, int PL, int K>
+static int launch_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
+                       const int32_t *yi, const uint32_t *yw, char *err, size_t errlen)
+{
+    typedef WS<C, PL> G;
+    auto k = resize_warp<C, PL, K>;
+    long long fit = 0;
+    CUDA_TRY(resident_blocks(k, 32 * G::W, 0, &fit), err, errlen);
+    const long long sp = WS<C, PL>::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
+    const long long blocks = (tasks + G::W - 1) / G::W;   /* no warp without a task */
+    launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * WS<C, PL>::W), 0, PL, (const uint8_t *)in->data,
+           in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw, 1ull << 31);
+    LAUNCH_TRY(err, errlen);
+    return 0;
 }
 
 extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
@@ -670,13 +754,8 @@ extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_imag
         snprintf(err, errlen, "gpu_resize_warp: no kernel for %d channels at %d bits", in->c, in->depth);
         return (int)cudaErrorInvalidValue;
     }
-    auto k = in->c == 1 ? resize_warp<1> : resize_warp<3>;
-    long long fit = 0;
-    CUDA_TRY(resident_blocks(k, 32 * WS_WARPS, 0, &fit), err, errlen);
-    const long long sp = in->c == 1 ? WS<1>::SP : WS<3>::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
-    const long long blocks = (tasks + WS_WARPS - 1) / WS_WARPS;   /* no warp without a task */
-    launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * WS_WARPS), 0, in->c == 1 ? WS<1>::PL : WS<3>::PL,
-           (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw);
-    LAUNCH_TRY(err, errlen);
-    return 0;
+    if (in->c == 1)
+        return launch_warp<1, 8, 1>(in, out, xi, xw, yi, yw, err, errlen);
+    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 8, 2>(in, out, xi, xw, yi, yw, err, errlen)
+                                 : launch_warp<3, 8, 1>(in, out, xi, xw, yi, yw, err, errlen);
 }

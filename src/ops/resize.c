@@ -254,10 +254,12 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
 
 #ifdef HAVE_CUDA
 /* Which kernel a variant runs for these arguments: vector, tiled and texture apply to some
- * layouts only (gpu.h) and otherwise run perpixel, the same bits. vector: the exact 2:1 kernel,
- * the exact 1:2 one (K_DOUBLE), else the warp-segment two-tap kernel for 8-bit grey and RGB
- * (K_WARP) where its source span fits (wfit). tiled takes vector's kernel for an exact 2:1
- * (measured faster) and needs its tile to fit (fit). fit and wfit come from gpu_prepare (0 where
+ * layouts only (gpu.h) and otherwise run perpixel, the same bits. vector: the exact 2:1 kernel for
+ * grey, the exact 1:2 one (K_DOUBLE), else the warp-segment two-tap kernel for 8-bit grey and RGB
+ * (K_WARP) where its source span fits (wfit): RGB at exact 2:1 too, where it measured 3x faster
+ * than the 2:1 kernel (H200, 10108x4542: 0.067 against 0.195 ms; bench/RESULTS.md, 13th
+ * session). tiled takes the 2:1 kernel for an exact 2:1 (measured faster than its own) and needs
+ * its tile to fit (fit). fit and wfit come from gpu_prepare (0 where
  * not known: perpixel is assumed). */
 #define K_DOUBLE (-3)
 #define K_WARP (-4)
@@ -267,7 +269,7 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
     const int f = a->v[P_FILTER].choice;
     const int half = f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h);
     if (variant == KV_VECTOR)
-        return half ? KV_VECTOR
+        return half && (c == 1 || !wfit) ? KV_VECTOR
                : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
                : f != F_NEAREST && wfit ? K_WARP
                                         : KV_PERPIXEL;
