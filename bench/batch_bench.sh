@@ -7,10 +7,8 @@
 #   sh bench/batch_bench.sh [N]        (after a build; prints everything on stdout)
 set -u
 n=${1:-200}
-d=${BATCH_DIR:-/tmp/gpuimg-batch}
-rm -rf "$d"
-mkdir -p "$d"
-python3 bench/make_batch_inputs.py "$d/in" "$n" 2560 1600 .bench/*.jpg .bench/*.png || exit 1
+. bench/batch_inputs.sh
+batch_inputs /tmp/gpuimg-batch "$n" || exit 1
 head -n 50 "$d/in/list.txt" >"$d/list50.txt"
 echo "inputs: $n JPEGs 2560x1600, $(du -sm "$d/in" | cut -f1) MB; $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
 sync

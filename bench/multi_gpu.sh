@@ -5,10 +5,8 @@
 #   sh bench/multi_gpu.sh [N]
 set -u
 n=${1:-200}
-d=${BATCH_DIR:-/tmp/gpuimg-multi}
-rm -rf "$d"
-mkdir -p "$d"
-python3 bench/make_batch_inputs.py "$d/in" "$n" 2560 1600 .bench/*.jpg .bench/*.png || exit 1
+. bench/batch_inputs.sh
+batch_inputs /tmp/gpuimg-multi "$n" || exit 1
 echo "inputs: $n JPEGs 2560x1600; $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | tr -s ' ')"
 cat "$d"/in/*.jpg >/dev/null
 jobs=$(nproc)
