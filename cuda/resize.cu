@@ -544,12 +544,12 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * partial words at both ends): 256 and whole-word ownership took RGB near 2:1 from 0.076 to 0.069
  * ms at 10109x4542, the lane layout K = 2 (ws_pixel) to 0.067 (bench/RESULTS.md, 13th session). */
 #define WS_WARPS 8
-/* pixels a lane (PL, placed by ws_pixel), a segment (SP), pixels
+/* pixels a lane (PL: 8, placed by ws_pixel; 4 measured slower), a segment (SP), pixels
  * past it that its last word may take (XP: lanes 0 .. XP - 1 take one more); 16-byte chunks a lane
  * stages of a source row (CH), staged bytes a source row (SPAN), the output row (O: up to 15 bytes
  * of shift, whole 16-byte chunks) */
-template <int C, int PL> struct WS {
-    static constexpr int SP = 32 * PL, XP = (15 + C - 1) / C, CH = PL * C <= 12 ? 2 : 4, SPAN = 512 * CH;
+template <int C> struct WS {
+    static constexpr int PL = 8, SP = 32 * PL, XP = (15 + C - 1) / C, CH = C == 1 ? 2 : 4, SPAN = 512 * CH;
     static constexpr int O = (15 + (SP + XP) * C + 15) / 16 * 16;
     static constexpr int W = (4 * SPAN + O) * WS_WARPS <= 48 * 1024 ? WS_WARPS : WS_WARPS / 2;   /* warps a block */
 };
@@ -580,14 +580,14 @@ __device__ __noinline__ void ws_edge(uint8_t *d, uintptr_t g, int nch, uintptr_t
 }
 
 /* blocks an SM: what shared memory allows (registers capped to match) */
-template <int C, int PL, int K>
-__global__ void __launch_bounds__(32 * WS<C, PL>::W, WS<C, PL>::W == 4 ? 6 : C == 3 ? 4 : 3)
+template <int C, int K>
+__global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::W == 4 ? 6 : 3)
     resize_warp(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh,
                 const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw, const int32_t *__restrict__ yi,
                 const uint32_t *__restrict__ yw, uint64_t half)
 {
-    typedef WS<C, PL> G;
-    constexpr int SP = G::SP, WS_SPAN = G::SPAN;
+    typedef WS<C> G;
+    constexpr int PL = G::PL, SP = G::SP, WS_SPAN = G::SPAN;
     __shared__ __align__(16) uint8_t S[G::W][2][2 * WS_SPAN];
     __shared__ __align__(16) uint8_t SO[G::W][G::O];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -713,9 +713,9 @@ static int ws_k(int iw, int ow)
     return r >= 1.6 && r < 2.4 ? 2 : 1;
 }
 
-template <int C, int PL> static int ws_fits(int ow, const int32_t *xi)
+template <int C> static int ws_fits(int ow, const int32_t *xi)
 {
-    typedef WS<C, PL> G;
+    typedef WS<C> G;
     for (int x0 = 0; x0 < ow; x0 += G::SP) {
         const int last = (x0 + G::SP + G::XP < ow ? x0 + G::SP + G::XP : ow) - 1;
         if (15 + (xi[2 * last] - xi[2 * x0]) * C + 2 * C > G::SPAN)
@@ -728,20 +728,20 @@ extern "C" int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi)
 {
     if (depth != 8 || (c != 1 && c != 3))
         return 0;
-    return c == 1 ? ws_fits<1, 8>(ow, xi) : ws_fits<3, 8>(ow, xi);
+    return c == 1 ? ws_fits<1>(ow, xi) : ws_fits<3>(ow, xi);
 }
 
-template <int C, int PL, int K>
+template <int C, int K>
 static int launch_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                        const int32_t *yi, const uint32_t *yw, char *err, size_t errlen)
 {
-    typedef WS<C, PL> G;
-    auto k = resize_warp<C, PL, K>;
+    typedef WS<C> G;
+    auto k = resize_warp<C, K>;
     long long fit = 0;
     CUDA_TRY(resident_blocks(k, 32 * G::W, 0, &fit), err, errlen);
-    const long long sp = WS<C, PL>::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
+    const long long sp = G::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
     const long long blocks = (tasks + G::W - 1) / G::W;   /* no warp without a task */
-    launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * WS<C, PL>::W), 0, PL, (const uint8_t *)in->data,
+    launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * G::W), 0, G::PL, (const uint8_t *)in->data,
            in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw, 1ull << 31);
     LAUNCH_TRY(err, errlen);
     return 0;
@@ -755,7 +755,7 @@ extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_imag
         return (int)cudaErrorInvalidValue;
     }
     if (in->c == 1)
-        return launch_warp<1, 8, 1>(in, out, xi, xw, yi, yw, err, errlen);
-    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 8, 2>(in, out, xi, xw, yi, yw, err, errlen)
-                                 : launch_warp<3, 8, 1>(in, out, xi, xw, yi, yw, err, errlen);
+        return launch_warp<1, 1>(in, out, xi, xw, yi, yw, err, errlen);
+    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 2>(in, out, xi, xw, yi, yw, err, errlen)
+                                 : launch_warp<3, 1>(in, out, xi, xw, yi, yw, err, errlen);
 }
