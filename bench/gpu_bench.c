@@ -6,9 +6,10 @@
  * launches, then the median of --repeat (default 30) CUDA-event timings. GB/s counts the bytes
  * an operation must read and write (its input and output images). resize=200% takes a half-size
  * input so that its output is the full size, as NPP's anchor does.
- *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME]
+ *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] [--pipeline P]...
  * --quick: grey and RGB 8-bit only; --op: only the cases whose pipeline starts with NAME (and no
- * whole-pipeline rows unless NAME is "pipeline").
+ * whole-pipeline rows unless NAME is "pipeline"); --size: this size instead of the two; --pipeline:
+ * the whole-pipeline rows (RGB 8-bit) for these pipelines instead of gray,resize=50%,blur=2,transpose.
  * Not part of make check: timings are recorded in bench/RESULTS.md, never asserted. */
 #include <config.h>
 #include <stdio.h>
@@ -98,8 +99,9 @@ static int fail(const char *what)
 
 int main(int argc, char **argv)
 {
-    int repeat = 30, quick = 0;
-    const char *only = NULL;
+    int repeat = 30, quick = 0, nsizes = 2, npipes = 0;
+    const char *only = NULL, *pipes[8] = { "gray,resize=50%,blur=2,transpose" };
+    int sizes[2][2] = { { 10109, 4542 }, { 1920, 1080 } };
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
@@ -109,8 +111,15 @@ int main(int argc, char **argv)
             quick = 1;
         else if (!strcmp(argv[i], "--op") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &sizes[0][0], &sizes[0][1]) == 2
+                 && sizes[0][0] > 1 && sizes[0][1] > 1) {
+            nsizes = 1;
+            i++;
+        } else if (!strcmp(argv[i], "--pipeline") && i + 1 < argc && npipes < 8)
+            pipes[npipes++] = argv[++i];
         else {
-            fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME]\n");
+            fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] "
+                            "[--pipeline P]...\n");
             return 2;
         }
     }
@@ -132,14 +141,15 @@ int main(int argc, char **argv)
         fprintf(csv, "size,channels,depth,operation,implementation,ms,gb_per_s,share_of_copy,npp_ms,check\n");
     printf("%-10s %-14s %-12s %-10s %9s %8s %7s %8s  %s\n", "size", "layout", "operation", "impl", "ms", "GB/s",
            "copy%", "vs NPP", "check");
-    static const int sizes[][2] = { { 10109, 4542 }, { 1920, 1080 } };
     struct gpu_timer *timer;
     if (gpu_timer_create(&timer, err, sizeof err)) {
         fprintf(stderr, "gpu_bench: %s\n", err);
         return 1;
     }
     int mismatches = 0;
-    for (int s = 0; s < 2; s++)
+    if (!npipes)
+        npipes = 1;
+    for (int s = 0; s < nsizes; s++)
         for (int depth = 8; depth <= 16; depth += 8)
             for (int c = 1; c <= 4; c++) {
                 if (c == 2 || (quick && ((c != 1 && c != 3) || depth != 8)))
@@ -203,9 +213,9 @@ int main(int argc, char **argv)
                     image_free(&ref);
                     fflush(stdout);
                 }
-                if (c == 3 && depth == 8 && (!only || !strcmp(only, "pipeline")) && bench_pipeline("gray,resize=50%,blur=2,transpose", &full, size, copy_gbs, repeat,
-                                                           &mismatches))
-                    return 1;
+                for (int p = 0; c == 3 && depth == 8 && (!only || !strcmp(only, "pipeline")) && p < npipes; p++)
+                    if (bench_pipeline(pipes[p], &full, size, copy_gbs, repeat, &mismatches))
+                        return 1;
                 gpu_free(din);
                 gpu_free(dout);
                 image_free(&full);

@@ -16,6 +16,9 @@ big=/tmp/big.png half=/tmp/half.png grey=/tmp/biggrey.png
 cases='blur|blur_tensor|tensor|blur=2|big
 blurgrey|blur_tensor|tensor|blur=2|grey
 resize50|resize_warp|vector|resize=50%|big
+resize50grey|resize_warp|vector|resize=50%|grey
+grayresize50|resize_warp|auto|gray,resize=50%|big
+pipeblur|blur_tensor|auto|gray,resize=50%,blur=2,transpose|big
 resize2x|double_u8|vector|resize=200%|half
 transpose|remap_swap|vector|transpose|big
 transposegrey|remap_swap|vector|transpose|grey'

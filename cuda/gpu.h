@@ -133,7 +133,7 @@ int gpu_remap(int variant, const struct gpu_image *in, const struct gpu_image *o
 int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
                 const int32_t *ys, char *err, size_t errlen);
 /* resize.cu: exactly 2:1 on both axes (bilinear or area: (a + b + c + d + 2) >> 2), 8-bit, one
- * or three channels: the vector kernel (takes gray_from). */
+ * or three channels: the vector kernel. */
 int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* resize.cu: exactly 1:2 on both axes, bilinear ((k + 8) >> 4 over {1, 3} x {1, 3} weights),
@@ -148,8 +148,9 @@ int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_image *out, co
                      const int32_t *yi, const uint32_t *yw, int fit, char *err, size_t errlen);
 /* resize.cu: two taps an axis (bilinear; area where it has two), 8-bit grey or RGB, any ratio
  * whose source span fits (gpu_resize_warp_fits checks the host's tables): vector's kernel outside
- * exact 1:2 (and for grey outside exact 2:1), a warp a column segment, no block barriers. */
-int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi);
+ * exact 1:2 (and for grey outside exact 2:1), a warp a column segment, no block barriers. Takes
+ * gray_from (c = 1, the source RGB): gpu_resize_warp_fits(1, 3, ...) says whether it fits so. */
+int gpu_resize_warp_fits(int c, int gray_from, int depth, int ow, const int32_t *xi);
 int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                     const int32_t *yi, const uint32_t *yw, char *err, size_t errlen);
 /* resize.cu: bilinear through the texture unit (one channel; weights have 8 fraction bits, so

@@ -41,17 +41,15 @@ extern "C" int gpu_nearest(int variant, const struct gpu_image *in, const struct
 
 /* vector (exact 2:1, 8-bit, no alpha): a thread makes HP = 4 output pixels of a row from 8x2
  * source pixels, each source row read as aligned words funnel-shifted into place (bytes at the
- * ragged ends of the image one by one). With gray_from the source is RGB and every source pixel
- * becomes its Y first: gray fused into the resize, the same integers as the two steps. */
+ * ragged ends of the image one by one). */
 #define HP 4
 
 __device__ __forceinline__ uint32_t byte_of(const uint32_t *wd, int j) { return (wd[j >> 2] >> (8 * (j & 3))) & 255u; }
 
-template <int CI, int CO, bool GRAY>
-__global__ void half_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh,
-                        uint32_t wr, uint32_t wg, uint32_t wb)
+template <int C>
+__global__ void half_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh)
 {
-    constexpr int NB = 2 * HP * CI, NW = NB / 4;   /* source bytes of one row a thread reads */
+    constexpr int CI = C, CO = C, NB = 2 * HP * CI, NW = NB / 4;   /* source bytes of one row a thread reads */
     const int k = blockIdx.x * blockDim.x + threadIdx.x, x0 = HP * k;
     if (x0 >= ow)
         return;
@@ -75,15 +73,8 @@ __global__ void half_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_t 
 #pragma unroll
             for (int p = 0; p < 2 * HP; p++)
 #pragma unroll
-                for (int c = 0; c < CO; c++) {
-                    uint32_t v;
-                    if (GRAY)
-                        v = (wr * byte_of(wd, p * CI) + wg * byte_of(wd, p * CI + 1) + wb * byte_of(wd, p * CI + 2)
-                             + 16384u) >> 15;
-                    else
-                        v = byte_of(wd, p * CI + c);
-                    s[(p / 2) * CO + c] += v;
-                }
+                for (int c = 0; c < CO; c++)
+                    s[(p / 2) * CO + c] += byte_of(wd, p * CI + c);
         }
         const size_t o = ((size_t)y * ow + x0) * CO;
         if (n == HP && (o & 3) == 0) {
@@ -113,17 +104,14 @@ extern "C" int gpu_half(const struct gpu_image *in, const struct gpu_image *out,
     uint8_t *d = (uint8_t *)out->data;
     const dim3 block = perpixel_block();
     const dim3 grid(grid2d((out->w + HP - 1) / HP, out->h, block));
-    if (!gpu_half_applies(in->c, in->depth, in->w, in->h, out->w, out->h) || (in->gray_from && in->gray_from != 3)) {
+    if (!gpu_half_applies(in->c, in->depth, in->w, in->h, out->w, out->h) || in->gray_from) {
         snprintf(err, errlen, "gpu_half: no kernel for %d channels at %d bits", in->c, in->depth);
         return (int)cudaErrorInvalidValue;
     }
-    const uint32_t *gw = in->gray_w;
-    if (in->gray_from == 3)
-        launch(half_u8<3, 1, true>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h, gw[0], gw[1], gw[2]);
-    else if (in->c == 1)
-        launch(half_u8<1, 1, false>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
+    if (in->c == 1)
+        launch(half_u8<1>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h);
     else
-        launch(half_u8<3, 3, false>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h, 0, 0, 0);
+        launch(half_u8<3>, grid, block, 0, HP, s, in->w, in->h, d, out->w, out->h);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
@@ -542,16 +530,26 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * in segment-major order. gpu_resize_warp_fits checks on the host that every span fits SPAN.
  * 128-pixel segments spent half their instructions on the per-row work (staging, the copy-out's
  * partial words at both ends): 256 and whole-word ownership took RGB near 2:1 from 0.076 to 0.069
- * ms at 10109x4542, the lane layout K = 2 (ws_pixel) to 0.067 (bench/RESULTS.md, 13th session). */
+ * ms at 10109x4542, the lane layout K = 2 (ws_pixel) to 0.067 (bench/RESULTS.md, 13th session).
+ * GRAY (a gray step fused in): the staged rows are RGB and the warp turns both into rows of Y
+ * (gray16, 16 pixels a lane at a time) before the taps, which then run as for grey: gray,resize=50%
+ * at 10109x4542 0.063 ms against 0.078 as two kernels (14th session). */
 #define WS_WARPS 8
 /* pixels a lane (PL: 8, placed by ws_pixel; 4 measured slower), a segment (SP), pixels
  * past it that its last word may take (XP: lanes 0 .. XP - 1 take one more); 16-byte chunks a lane
  * stages of a source row (CH), staged bytes a source row (SPAN), the output row (O: up to 15 bytes
  * of shift, whole 16-byte chunks) */
-template <int C> struct WS {
-    static constexpr int PL = 8, SP = 32 * PL, XP = (15 + C - 1) / C, CH = C == 1 ? 2 : 4, SPAN = 512 * CH;
+template <int C, bool GRAY = false> struct WS {
+    static constexpr int CI = GRAY ? 3 : C;   /* source bytes a pixel */
+    static constexpr int PL = 8, SP = 32 * PL, XP = (15 + C - 1) / C;
+    static constexpr int SPAN = CI == 1 ? 1024 : GRAY ? 1792 : 2048, CH = (SPAN + 511) / 512;
     static constexpr int O = (15 + (SP + XP) * C + 15) / 16 * 16;
-    static constexpr int W = (4 * SPAN + O) * WS_WARPS <= 48 * 1024 ? WS_WARPS : WS_WARPS / 2;   /* warps a block */
+    /* GRAY: the Y rows (SG) made from the staged RGB rows, 16 pixels from each 48 bytes; its reads
+     * of up to GMARGIN bytes past the span stay in the row. SPAN 1792 (not 2048): 6 blocks an SM,
+     * 24 warps, 1% faster; it fits shrinking up to about 2.1x. */
+    static constexpr int GMARGIN = GRAY ? 52 : 0, GSPAN = GRAY ? (SPAN - GMARGIN + 47) / 48 * 16 : 0;
+    static constexpr int W = (4 * SPAN + 2 * GSPAN + O) * WS_WARPS <= 48 * 1024 ? WS_WARPS : WS_WARPS / 2;   /* warps a block */
+    static constexpr int MINB = W == WS_WARPS ? 3 : 6;   /* blocks an SM that shared memory allows */
 };
 
 /* (a b + c d + half) >> 32 of 32-bit factors, half (2^31) the first multiply-add's addend. half
@@ -579,16 +577,49 @@ __device__ __noinline__ void ws_edge(uint8_t *d, uintptr_t g, int nch, uintptr_t
         *(uint4 *)(d + 16 * q) = load16_in(g + 16 * (size_t)q, lo, hi);
 }
 
-/* blocks an SM: what shared memory allows (registers capped to match) */
-template <int C, int K>
-__global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::W == 4 ? 6 : 3)
+/* GRAY: the Y of 16 source pixels from the 48 staged bytes at p (and 4 after), the first pixel
+ * at byte PH, as the 16 bytes of a word. Each weight is split w = 128 a + b (a < 256, b < 128):
+ * 2 (w . RGB + 16384) = 256 (a . RGB) + (2b . RGB) + 32768, two byte dot products (dp4a; the
+ * pixel word's fourth byte, the next pixel's, has weight 0) and a multiply-add, so that Y, the
+ * result >> 16, is byte 2 and byte permutes pack four of them: the gray step's integers. */
+template <int PH> __device__ __forceinline__ uint4 gray16(const uint8_t *p, uint32_t wa, uint32_t wb2)
+{
+    uint32_t w[13], y[16];
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+        const uint4 v = ((const uint4 *)p)[i];
+        w[4 * i] = v.x;
+        w[4 * i + 1] = v.y;
+        w[4 * i + 2] = v.z;
+        w[4 * i + 3] = v.w;
+    }
+    w[12] = *(const uint32_t *)(p + 48);
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+        const int o = PH + 3 * k, j = o >> 2, r = o & 3;
+        const uint32_t px = r ? __funnelshift_r(w[j], w[j + 1], 8 * r) : w[j];
+        y[k] = __dp4a(px, wa, 0u) * 256u + __dp4a(px, wb2, 32768u);
+    }
+    uint32_t q[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        q[i] = __byte_perm(__byte_perm(y[4 * i], y[4 * i + 1], 0x62), __byte_perm(y[4 * i + 2], y[4 * i + 3], 0x62),
+                           0x5410);
+    return make_uint4(q[0], q[1], q[2], q[3]);
+}
+
+/* blocks an SM: what shared memory allows (registers capped to match). GRAY: the source is RGB
+ * read through the gray step (C = 1): each staged source row becomes a row of Y first. */
+template <int C, int K, bool GRAY>
+__global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
     resize_warp(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh,
                 const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw, const int32_t *__restrict__ yi,
-                const uint32_t *__restrict__ yw, uint64_t half)
+                const uint32_t *__restrict__ yw, uint64_t half, uint32_t wa, uint32_t wb2)
 {
-    typedef WS<C> G;
-    constexpr int PL = G::PL, SP = G::SP, WS_SPAN = G::SPAN;
+    typedef WS<C, GRAY> G;
+    constexpr int PL = G::PL, SP = G::SP, WS_SPAN = G::SPAN, CI = G::CI;
     __shared__ __align__(16) uint8_t S[G::W][2][2 * WS_SPAN];
+    __shared__ __align__(16) uint8_t SG[G::W][2][G::GSPAN > 0 ? G::GSPAN : 1];
     __shared__ __align__(16) uint8_t SO[G::W][G::O];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     uint8_t *O = SO[wid];
@@ -596,22 +627,24 @@ __global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::W == 4 ? 6 : 3)
     const long long gw = (long long)blockIdx.x * G::W + wid, t0 = ntask * gw / nwarp, t1 = ntask * (gw + 1) / nwarp;
     if (t0 >= t1)
         return;
-    const size_t rowbytes = (size_t)iw * C;
+    const size_t rowbytes = (size_t)iw * CI;
     const uintptr_t lo = (uintptr_t)in, hi = lo + rowbytes * ih;
     const unsigned sbase = (unsigned)__cvta_generic_to_shared(S[wid]) + 16 * lane;   /* this lane's chunk 0 */
     /* the span of task (segment s, source rows r)'s two source rows into buffer b; their shifts
-     * into sh. The segment's first source column and span are read when the segment changes. */
+     * into sh, the bytes read from the first tap's into nd. The segment's first source column and
+     * span are read when the segment changes. */
     int iseg = -1, c0 = 0, need = 0;
-    auto issue = [&](int s, int2 r, int b, int (&sh)[2]) {
+    auto issue = [&](int s, int2 r, int b, int (&sh)[2], int &nd) {
         if (s != iseg) {
             iseg = s;
             const int x0 = s * SP, np = min(SP + G::XP, ow - x0);
             c0 = xi[2 * x0];
-            need = (xi[2 * (x0 + np - 1)] - c0) * C + 2 * C;   /* bytes read from the first tap's */
+            need = (xi[2 * (x0 + np - 1)] - c0) * CI + 2 * CI;
         }
+        nd = need;
 #pragma unroll
         for (int k = 0; k < 2; k++) {
-            const uintptr_t a = lo + (size_t)(k ? r.y : r.x) * rowbytes + (size_t)c0 * C, a0 = a & ~(uintptr_t)15;
+            const uintptr_t a = lo + (size_t)(k ? r.y : r.x) * rowbytes + (size_t)c0 * CI, a0 = a & ~(uintptr_t)15;
             sh[k] = (int)(a - a0);
             const int nch = (sh[k] + need + 15) >> 4;
             if (a0 >= lo && a0 + 16 * (size_t)nch <= hi) {   /* the same for the whole warp */
@@ -632,13 +665,13 @@ __global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::W == 4 ? 6 : 3)
             s++;
         }
     };
-    int s = (int)(t0 / oh), y = (int)(t0 - (long long)s * oh), seg = -1, off[PL + 1], sh[2], nsh[2];
+    int s = (int)(t0 / oh), y = (int)(t0 - (long long)s * oh), seg = -1, off[PL + 1], sh[2], nsh[2], nd, nnd;
     uint32_t w0[PL + 1], w1[PL + 1];
     int ns = s, ny = y;   /* the next task, and the one after it (fs, fy: its row taps go into rf) */
     next(ns, ny);
     int fs = ns, fy = ny;
     next(fs, fy);
-    issue(s, *(const int2 *)(yi + 2 * y), 0, sh);
+    issue(s, *(const int2 *)(yi + 2 * y), 0, sh, nd);
     int2 rf = *(const int2 *)(yi + 2 * (t0 + 1 < t1 ? ny : y));
     for (long long t = t0; t < t1; t++) {
         const int b = (int)((t - t0) & 1);
@@ -655,7 +688,7 @@ __global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::W == 4 ? 6 : 3)
             }
         }
         if (t + 1 < t1) {
-            issue(ns, rf, b ^ 1, nsh);
+            issue(ns, rf, b ^ 1, nsh, nnd);
             if (t + 2 < t1)
                 rf = *(const int2 *)(yi + 2 * fy);
             cp_async_wait_1();
@@ -665,6 +698,19 @@ __global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::W == 4 ? 6 : 3)
         uint8_t *dst = out + ((size_t)y * ow + x0) * C;
         const int so = (int)((uintptr_t)dst & 15);
         const uint8_t *p0 = S[wid][b] + sh[0], *p1 = S[wid][b] + WS_SPAN + sh[1];
+        if (GRAY) {   /* both rows' Y: 48-byte groups of row 0, then of row 1, a lane a group */
+            const int ng0 = (sh[0] + nd + 47) / 48, ng = ng0 + (sh[1] + nd + 47) / 48;
+            for (int e = lane; e < ng; e += 32) {
+                const int k = e >= ng0, q = e - (k ? ng0 : 0), ph = (k ? sh[1] : sh[0]) % 3;   /* (sh[k]: local memory) */
+                const uint8_t *src = S[wid][b] + k * WS_SPAN + 48 * q;
+                *(uint4 *)(SG[wid][k] + 16 * q) = ph == 0 ? gray16<0>(src, wa, wb2)
+                                                  : ph == 1 ? gray16<1>(src, wa, wb2)
+                                                            : gray16<2>(src, wa, wb2);
+            }
+            __syncwarp();
+            p0 = SG[wid][0] + sh[0] / 3;   /* Y of the first tap's pixel */
+            p1 = SG[wid][1] + sh[1] / 3;
+        }
         const uint2 v = *(const uint2 *)(yw + 2 * y);
 #pragma unroll
         for (int m = 0; m <= PL; m++) {
@@ -702,6 +748,7 @@ __global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::W == 4 ? 6 : 3)
         next(fs, fy);
         sh[0] = nsh[0];
         sh[1] = nsh[1];
+        nd = nnd;
     }
 }
 
@@ -713,36 +760,41 @@ static int ws_k(int iw, int ow)
     return r >= 1.6 && r < 2.4 ? 2 : 1;
 }
 
-template <int C> static int ws_fits(int ow, const int32_t *xi)
+template <int C, bool GRAY> static int ws_fits(int ow, const int32_t *xi)
 {
-    typedef WS<C> G;
+    typedef WS<C, GRAY> G;
     for (int x0 = 0; x0 < ow; x0 += G::SP) {
         const int last = (x0 + G::SP + G::XP < ow ? x0 + G::SP + G::XP : ow) - 1;
-        if (15 + (xi[2 * last] - xi[2 * x0]) * C + 2 * C > G::SPAN)
+        if (15 + (xi[2 * last] - xi[2 * x0]) * G::CI + 2 * G::CI + G::GMARGIN > G::SPAN)
             return 0;
     }
     return 1;
 }
 
-extern "C" int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi)
+extern "C" int gpu_resize_warp_fits(int c, int gray_from, int depth, int ow, const int32_t *xi)
 {
-    if (depth != 8 || (c != 1 && c != 3))
+    if (depth != 8 || (c != 1 && c != 3) || (gray_from && (gray_from != 3 || c != 1)))
         return 0;
-    return c == 1 ? ws_fits<1>(ow, xi) : ws_fits<3>(ow, xi);
+    return gray_from ? ws_fits<1, true>(ow, xi) : c == 1 ? ws_fits<1, false>(ow, xi) : ws_fits<3, false>(ow, xi);
 }
 
-template <int C, int K>
+template <int C, int K, bool GRAY>
 static int launch_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                        const int32_t *yi, const uint32_t *yw, char *err, size_t errlen)
 {
-    typedef WS<C> G;
-    auto k = resize_warp<C, K>;
+    typedef WS<C, GRAY> G;
+    auto k = resize_warp<C, K, GRAY>;
+    uint32_t wa = 0, wb2 = 0;   /* GRAY: the weights split for gray16, a byte each */
+    for (int i = 0; GRAY && i < 3; i++) {
+        wa |= (in->gray_w[i] >> 7) << (8 * i);
+        wb2 |= 2 * (in->gray_w[i] & 127) << (8 * i);
+    }
     long long fit = 0;
     CUDA_TRY(resident_blocks(k, 32 * G::W, 0, &fit), err, errlen);
     const long long sp = G::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
     const long long blocks = (tasks + G::W - 1) / G::W;   /* no warp without a task */
     launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * G::W), 0, G::PL, (const uint8_t *)in->data,
-           in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw, 1ull << 31);
+           in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw, 1ull << 31, wa, wb2);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
@@ -750,12 +802,17 @@ static int launch_warp(const struct gpu_image *in, const struct gpu_image *out, 
 extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
                                const uint32_t *xw, const int32_t *yi, const uint32_t *yw, char *err, size_t errlen)
 {
-    if ((in->c != 1 && in->c != 3) || in->depth != 8 || in->gray_from) {
-        snprintf(err, errlen, "gpu_resize_warp: no kernel for %d channels at %d bits", in->c, in->depth);
+    const int g = in->gray_from;
+    if ((in->c != 1 && in->c != 3) || in->depth != 8 || (g && (g != 3 || in->c != 1))
+        || (g && (in->gray_w[0] | in->gray_w[1] | in->gray_w[2]) >= 32768)) {
+        snprintf(err, errlen, "gpu_resize_warp: no kernel for %d channels at %d bits%s", in->c, in->depth,
+                 g ? " read through gray" : "");
         return (int)cudaErrorInvalidValue;
     }
+    if (g)
+        return launch_warp<1, 1, true>(in, out, xi, xw, yi, yw, err, errlen);
     if (in->c == 1)
-        return launch_warp<1, 1>(in, out, xi, xw, yi, yw, err, errlen);
-    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 2>(in, out, xi, xw, yi, yw, err, errlen)
-                                 : launch_warp<3, 1>(in, out, xi, xw, yi, yw, err, errlen);
+        return launch_warp<1, 1, false>(in, out, xi, xw, yi, yw, err, errlen);
+    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 2, false>(in, out, xi, xw, yi, yw, err, errlen)
+                                 : launch_warp<3, 1, false>(in, out, xi, xw, yi, yw, err, errlen);
 }

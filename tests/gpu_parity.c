@@ -39,6 +39,9 @@ static const char *const pipelines[] = {
 static const char *const fused[] = {
     "gray,resize=50%", "gray,resize=50%:filter=area", "blur=2,transpose", "blur=0.8:border=constant,transpose",
     "gray,resize=50%,blur=2,transpose", "gray,gray,resize=50%", "blur=2,transpose,transpose",
+    /* gray read through by the warp kernel (two taps, shrinking 1.6 to about 2.1 times; both weight sets), or not */
+    "gray=709,resize=48%:filter=bilinear", "gray,resize=60%:filter=bilinear", "gray,resize=77%:filter=bilinear",
+    "gray=709,resize=200%", "gray,resize=30%:filter=bilinear",
 };
 
 /* One GPU run of pipe with kernel variant v (-1: auto) against want; 1 when it fails. */
@@ -342,7 +345,10 @@ int main(void)
               + fusion_plan("gray,resize=50%,blur=2,transpose", 1000, 626, 3, 8, "s--s")
               + fusion_plan("blur=2,transpose", 7, 3, 3, 8, "-s") + fusion_plan("blur=2,transpose", 7, 3, 1, 8, "-s")
               + fusion_plan("gray,resize=50%", 1000, 626, 3, 16, "--")      /* 16-bit: no fused kernel */
-              + fusion_plan("gray,resize=50%", 1001, 626, 3, 8, "--")       /* not exactly 2:1 */
+              + fusion_plan("gray,resize=50%", 1001, 626, 3, 8, "s-")       /* not exactly 2:1: the warp kernel */
+              + fusion_plan("gray,resize=30%:filter=bilinear", 1001, 626, 3, 8, "--")   /* its span does not fit */
+              + fusion_plan("gray,resize=77%:filter=bilinear", 1001, 626, 3, 8, "--")   /* measured slower fused */
+              + fusion_plan("gray,resize=50%", 1001, 626, 4, 8, "--")       /* RGBA: gray+alpha */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "--")         /* alpha: two-pass blur */
               + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--");
     if (bad || jpeg_checks())
