@@ -158,6 +158,59 @@ __device__ __forceinline__ uint32_t border_byte(const uint8_t *row, int q, int w
     return mx >= 0 ? row[(size_t)mx * C + ch] : 0u;
 }
 
+/* put_transposed's words that are not whole (rare) */
+template <int C>
+__device__ __forceinline__ void put_partial(uint8_t *row, int j0, uint32_t v, int nsb, int c0, int c1)
+{
+    for (int b = 0; b < 4; b++) {
+        const int jb = j0 + b, ch = jb % C;
+        if (jb >= 0 && jb < nsb && ch >= c0 && ch < c1)
+            row[jb] = (uint8_t)(v >> (8 * b));
+    }
+}
+
+/* A fused transpose's copy-out, for staging that holds a tile pixel column a row (PT bytes: its
+ * TH rows' C bytes each, in output order). Tile pixel column xl < np is output row p0 + xl, whose
+ * bytes from row y0 on are staging bytes [0, nr C) of row xl. They go out as the aligned 4-byte
+ * words they cover (TH C / 4 + 1 slots a row, consecutive threads on consecutive words), each the
+ * funnel shift of two staged words; bytes one by one only in the words shared with neighbouring
+ * tiles: the span's two ends, a short last tile, and a pixel split between two tile columns (of
+ * its channels only those in the tile's image-row bytes [blo, bhi) are written). Byte by byte, this
+ * copy-out was half of the tensor kernel's instructions (bench/RESULTS.md, 14th session); the
+ * one-pass kernel's tiles (fused at small sizes) still go out byte by byte. */
+template <int C, int TH>
+__device__ __forceinline__ void put_transposed(const uint8_t *OS, int PT, uint8_t *out, int h, long long p0, int np,
+                                               int y0, int nr, long long blo, long long bhi)
+{
+    constexpr int NS = TH * C / 4 + 1;
+    const int nsb = nr * C;
+    const size_t hc = (size_t)h * C;
+    uint8_t *const base = out + ((size_t)p0 * h + y0) * C;   /* output row p0's span */
+    const unsigned a0 = (unsigned)(uintptr_t)base, hcl = (unsigned)hc;
+    for (int e = threadIdx.x; e < np * NS; e += blockDim.x) {
+        const int xl = e / NS, k = e - xl * NS;
+        const int sh = (int)((a0 + (unsigned)xl * hcl) & 3u), j0 = 4 * k - sh;   /* span byte of the word's first */
+        if (j0 >= nsb)
+            continue;
+        const uint32_t *sw = (const uint32_t *)(OS + xl * PT);   /* (the last slot's high word lies past the span) */
+        const uint32_t hiw = k < NS - 1 ? sw[k] : 0u, low = k ? sw[k - 1] : 0u;
+        const uint32_t v = __funnelshift_rc(low, hiw, 32 - 8 * sh);
+        uint8_t *row = base + xl * hc;
+        bool whole = j0 >= 0 && j0 + 4 <= nsb;
+        int c0 = 0, c1 = C;
+        if (C != 1 && (xl == 0 || xl == np - 1)) {   /* a pixel split between two tile columns */
+            const long long b0 = (p0 + xl) * C;
+            c0 = (int)max(0LL, blo - b0);
+            c1 = (int)min((long long)C, bhi - b0);
+            whole = whole && c0 == 0 && c1 == C;
+        }
+        if (whole)
+            *(uint32_t *)(row + j0) = v;
+        else
+            put_partial<C>(row, j0, v, nsb, c0, c1);
+    }
+}
+
 /* tiled (q8): the one-pass kernel for 8-bit images without alpha, whose weights are Q8 (multiples of 256
  * in the Q16 table: OpenCV's kernel). Every sum then stays below 2^24, so it is exact in the
  * arithmetic the SMs are fastest at:
@@ -409,7 +462,8 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
  *    consecutive rows for one byte: packed four at a time they are the down step's B fragments
  *    directly, with W's columns permuted to match (ro below), so H never goes through memory;
  *  - out: (S + 2^15) >> 16 into a staging tile at the row's global alignment mod 16, copied out
- *    in aligned 16-byte words (or transposed, byte-wise, for a fused transpose).
+ *    in aligned 16-byte words (or, for a fused transpose, staged a pixel column a row and written
+ *    as aligned 4-byte words of the output rows: put_transposed).
  * Blocks are persistent (the A fragments are built once a block) and the next tile's rows are
  * copied asynchronously (cp.async, aligned 16-byte words) while this tile is computed; the
  * realignment to the tile's byte columns is a shared-to-shared step. About 1 instruction a warp
@@ -429,6 +483,11 @@ template <int C, int KS> struct TN {
     static constexpr int PB = 16 * NQ;
     static constexpr int PR = PB + 16;                   /* raw rows: the aligned words the staged ones are cut from */
     static constexpr int PO = TN_W + 16;                 /* output staging pitch: 17 words */
+    /* transposed (a fused transpose): the staging holds a tile pixel column a row, its TN_H rows' C
+     * bytes each in output order, NPT rows (pixels a tile column band touches) of PT bytes; no
+     * larger than the plain staging (more would cost a block an SM) */
+    static constexpr int PT = TN_H * C, NPT = C == 1 ? TN_W : (TN_W + C - 1) / C + 1;
+    static_assert(NPT * PT <= TN_H * PO, "transposed staging");
     static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + (size_t)TN_H * PO + 2 * ROWS * (8 + 8 + 4);
 };
 
@@ -629,23 +688,21 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
 #pragma unroll
                     for (int r = 0; r < 4; r++) {
                         const int y = 16 * mt + g + 8 * (r >> 1), xb = 16 * cg + 8 * nb + 2 * t + (r & 1);
-                        OS[y * G::PO + shr[mt][r >> 1] + xb] = (uint8_t)((lo[r] + (hi[r] << 8)) >> 16);
+                        const uint8_t v = (uint8_t)((lo[r] + (hi[r] << 8)) >> 16);
+                        if (TR) {   /* pixel column xl of the tile, byte y C + ch of its output row */
+                            const int px = (int)((xb0 + xb) / C), xl = px - (int)(xb0 / C), ch = (int)(xb0 + xb) - C * px;
+                            OS[xl * G::PT + y * C + ch] = v;
+                        } else
+                            OS[y * G::PO + shr[mt][r >> 1] + xb] = v;
                     }
                 }
         }
         __syncthreads();
         const int nr = min(TN_H, h - y0);
         if (TR) {
-            /* transposed: pixel (x, y) to (y, x); consecutive threads write consecutive bytes of an
-             * output row (the tile's rows, C bytes each) */
             const long long p0 = xb0 / C;
-            const int np = (int)((xb0 + nbytes - 1) / C - p0 + 1);
-            for (int e = tid; e < np * TN_H * C; e += blockDim.x) {
-                const int xl = e / (TN_H * C), j = e - xl * (TN_H * C), y = j / C, ch = j - y * C;
-                const long long xbyte = (p0 + xl) * C + ch - xb0;   /* byte of the tile's row */
-                if (y < nr && xbyte >= 0 && xbyte < nbytes)
-                    out[(((p0 + xl) * h) + y0 + y) * C + ch] = OS[y * G::PO + xbyte];
-            }
+            put_transposed<C, TN_H>(OS, G::PT, out, h, p0, (int)((xb0 + nbytes - 1) / C - p0 + 1), y0, nr, xb0,
+                                    xb0 + nbytes);
         } else {
             /* whole aligned 16-byte words: staging bytes [sh, sh + nbytes) of row y are its global bytes
              * from xb0, sh its address mod 16; 16 word slots a row, starting after a partial head */

@@ -350,7 +350,8 @@ int main(void)
               + fusion_plan("gray,resize=77%:filter=bilinear", 1001, 626, 3, 8, "--")   /* measured slower fused */
               + fusion_plan("gray,resize=50%", 1001, 626, 4, 8, "--")       /* RGBA: gray+alpha */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "--")         /* alpha: two-pass blur */
-              + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--");
+              + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--")
+              + fusion_plan("blur=2,transpose", 5000, 3400, 1, 8, "--");   /* tensor above 16 MiB: apart */
     if (bad || jpeg_checks())
         return 1;
     static const int full[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 4097, 3 }, { 1001, 626 }, { 1000, 626 } };

@@ -191,11 +191,19 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
     return rc ? op_cuda_fail(&op_blur, variant, err) : GPUIMG_OK;
 }
 
-/* The one-pass and tensor kernels write their tile transposed as easily as straight. */
+/* The one-pass and tensor kernels write their tile transposed as easily as straight; the tensor
+ * kernel only up to 16 MiB of image, where it measured faster so (H200, 14th session: the
+ * pipeline's 5055x2271 grey blur 0.037 fused against 0.040 ms; 1920x1080 RGB even at 0.035), not
+ * above (10109x4542 grey 0.131 against 0.118 for blur and transpose apart, RGB 0.40 against 0.32):
+ * each tile writes its transposed rows 32 pixels at a time. */
+#define TENSOR_FUSE_MAX (16u << 20)
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
 {
     const int ksize = blur_kernel_size(a->v[P_SIGMA].num, in->depth);
-    return (variant == KV_TILED || variant == KV_TENSOR) && gpu_blur_onepass_applies(in->c, in->depth, ksize)
+    size_t bytes = 0;
+    geom_bytes(in, &bytes);
+    return (variant == KV_TILED || (variant == KV_TENSOR && bytes <= TENSOR_FUSE_MAX))
+                   && gpu_blur_onepass_applies(in->c, in->depth, ksize)
                ? FUSE_TRANSPOSE_OUT
                : 0;
 }
