@@ -284,9 +284,10 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
 /* The kernel that reads RGB through a gray step before it: vector's warp kernel where its span
  * fits so (gfit: shrinking up to about 2.1 times; 8-bit, two taps) and both axes shrink by 1.6 or
  * more; K_NONE elsewhere. The warp kernel makes the Y of every source row it stages, for each
- * output row: at 77% that cost more than the separate gray step saves (H200, 10109x4542: 0.120 fused against 0.108 ms; 150%: 0.363
- * against 0.271), at 50% it won (0.068 against 0.079; at 10108x4542 also against the exact 2:1
- * kernel reading RGB through gray, 0.069 against 0.074, which it replaced). */
+ * output row: at 77% that cost more than the separate gray step saves (H200, 10109x4542: 0.120
+ * fused against 0.108 ms; 150%: 0.363 against 0.271), at 50% it won (0.063 against 0.078; at
+ * 10108x4542 also against the exact 2:1 kernel reading RGB through gray, 0.069 against 0.074,
+ * which it replaced: half_u8 no longer takes gray_from). */
 static int gray_in_kernel(const struct op_args *a, int variant, const struct geom *in, const struct geom *out,
                           int gfit)
 {
