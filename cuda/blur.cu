@@ -634,6 +634,7 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
         __syncthreads();
         if (next < ntiles)
             issue(k ^ 1);
+        const int r0 = (int)(xb0 % C);   /* transposed: the tile's first byte is channel r0 of its first pixel */
         int shr[2][2];   /* the staging offset (global address mod 16) of the four rows this thread writes */
 #pragma unroll
         for (int mt = 0; mt < 2; mt++)
@@ -690,7 +691,7 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                         const int y = 16 * mt + g + 8 * (r >> 1), xb = 16 * cg + 8 * nb + 2 * t + (r & 1);
                         const uint8_t v = (uint8_t)((lo[r] + (hi[r] << 8)) >> 16);
                         if (TR) {   /* pixel column xl of the tile, byte y C + ch of its output row */
-                            const int px = (int)((xb0 + xb) / C), xl = px - (int)(xb0 / C), ch = (int)(xb0 + xb) - C * px;
+                            const int xl = (r0 + xb) / C, ch = r0 + xb - C * xl;
                             OS[xl * G::PT + y * C + ch] = v;
                         } else
                             OS[y * G::PO + shr[mt][r >> 1] + xb] = v;

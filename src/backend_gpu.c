@@ -130,7 +130,7 @@ int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int 
     return 1;
 }
 
-/* Which neighbours run inside which step (gp->variant is set). */
+/* Which neighbours run inside which step (gp->variant and gp->tables are set). */
 static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
 {
     for (int i = 0; i + 1 < pl->nsteps; i++) {
@@ -138,11 +138,11 @@ static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
         if (gp->skip[i])
             continue;
         if (a->op == &op_gray && a->in.c == 3 && b->op->gpu_fuse && !gp->fuse[i + 1]
-            && (b->op->gpu_fuse(&b->args, &b->in, &b->out, gp->variant[i + 1]) & FUSE_GRAY_IN)) {
+            && (b->op->gpu_fuse(&b->args, &b->in, &b->out, gp->variant[i + 1], &gp->tables[i + 1]) & FUSE_GRAY_IN)) {
             gp->skip[i] = 1;
             gp->fuse[i + 1] |= FUSE_GRAY_IN;
         } else if (b->op == &op_transpose && a->op->gpu_fuse
-                   && (a->op->gpu_fuse(&a->args, &a->in, &a->out, gp->variant[i]) & FUSE_TRANSPOSE_OUT)) {
+                   && (a->op->gpu_fuse(&a->args, &a->in, &a->out, gp->variant[i], &gp->tables[i]) & FUSE_TRANSPOSE_OUT)) {
             gp->skip[i + 1] = 1;
             gp->fuse[i] |= FUSE_TRANSPOSE_OUT;
             i++;

@@ -65,8 +65,10 @@ struct op_desc {
     int (*gpu_launch)(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
                       const struct gpu_image *out);
     /* The fused forms (FUSE_* bits, gpu.h's gpu_image) the launch of a variant takes for this
-     * step; NULL: none. The pipeline then skips the neighbouring gray or transpose step. */
-    unsigned (*gpu_fuse)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant);
+     * step, given the tables gpu_prepare built for it (so that the choice is the launch's); NULL:
+     * none. The pipeline then skips the neighbouring gray or transpose step. */
+    unsigned (*gpu_fuse)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                         const struct gpu_tables *t);
     /* The largest difference from the OpenMP result a variant may give for this step, in levels;
      * NULL: 0, every variant exact. */
     long (*gpu_tolerance)(const struct op_args *a, const struct geom *in, int variant);

@@ -197,8 +197,10 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
  * above (10109x4542 grey 0.131 against 0.118 for blur and transpose apart, RGB 0.40 against 0.32):
  * each tile writes its transposed rows 32 pixels at a time. */
 #define TENSOR_FUSE_MAX (16u << 20)
-static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
+static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                         const struct gpu_tables *t)
 {
+    (void)t;
     const int ksize = blur_kernel_size(a->v[P_SIGMA].num, in->depth);
     size_t bytes = 0;
     geom_bytes(in, &bytes);

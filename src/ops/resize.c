@@ -282,19 +282,16 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
 }
 
 /* The kernel that reads RGB through a gray step before it: vector's warp kernel where its span
- * fits so (gfit: shrinking up to about 2.1 times; 8-bit, two taps) and both axes shrink by 1.6 or
- * more; K_NONE elsewhere. The warp kernel makes the Y of every source row it stages, for each
+ * fits so (gfit, from gpu_prepare: vector, two taps, 8-bit grey, shrinking up to about 2.1 times)
+ * and both axes shrink by 1.6 or more; K_NONE elsewhere. The warp kernel makes the Y of every source row it stages, for each
  * output row: at 77% that cost more than the separate gray step saves (H200, 10109x4542: 0.120
  * fused against 0.108 ms; 150%: 0.363 against 0.271), at 50% it won (0.063 against 0.078; at
  * 10108x4542 also against the exact 2:1 kernel reading RGB through gray, 0.069 against 0.074,
  * which it replaced: half_u8 no longer takes gray_from). */
-static int gray_in_kernel(const struct op_args *a, int variant, const struct geom *in, const struct geom *out,
-                          int gfit)
+static int gray_in_kernel(int variant, const struct geom *in, const struct geom *out, int gfit)
 {
-    return variant == KV_VECTOR && gfit && in->c == 1 && in->depth == 8 && a->v[P_FILTER].choice != F_NEAREST
-                   && 5 * (long)in->w >= 8L * out->w && 5 * (long)in->h >= 8L * out->h
-               ? K_WARP
-               : K_NONE;
+    return variant == KV_VECTOR && gfit && 5 * (long)in->w >= 8L * out->w && 5 * (long)in->h >= 8L * out->h ? K_WARP
+                                                                                                          : K_NONE;
 }
 
 /* The tables the kernels read: nearest's two index maps, or the filter's four tap arrays (and the
@@ -342,7 +339,7 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 {
     char err[256];
     const struct geom gi = { in->w, in->h, in->c, in->depth }, go = { out->w, out->h, out->c, out->depth };
-    const int k = in->gray_from ? gray_in_kernel(a, variant, &gi, &go, t->n[3] >> 1)
+    const int k = in->gray_from ? gray_in_kernel(variant, &gi, &go, t->n[3] >> 1)
                                 : gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2], t->n[3] & 1);
     if (k == K_NONE)   /* the pipeline fuses only where gpu_fuse found a kernel */
         return op_cuda_fail(&op_resize, variant, "no kernel reads this input through gray");
@@ -365,17 +362,12 @@ static long gpu_tolerance(const struct op_args *a, const struct geom *in, int va
     return in->depth == 8 ? GPU_TEXTURE_TOL8 : GPU_TEXTURE_TOL16;
 }
 
-static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant)
+/* gpu_prepare's fit (vector, two taps, 8-bit grey) decides, as it does at the launch */
+static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                         const struct gpu_tables *t)
 {
-    int gfit = 0;
-    if (variant == KV_VECTOR && in->c == 1 && in->depth == 8 && a->v[P_FILTER].choice != F_NEAREST) {
-        struct taps tx = { 0 }, ty = { 0 };   /* the tables gpu_prepare will build, for the fit */
-        if (!filter_taps(a->v[P_FILTER].choice, &tx, &ty, in, out) && tx.n == 2 && ty.n == 2)
-            gfit = gpu_resize_warp_fits(1, 3, 8, out->w, tx.idx);
-        taps_free(&tx);
-        taps_free(&ty);
-    }
-    return gray_in_kernel(a, variant, in, out, gfit) != K_NONE ? FUSE_GRAY_IN : 0;
+    (void)a;
+    return gray_in_kernel(variant, in, out, t->n[3] >> 1) != K_NONE ? FUSE_GRAY_IN : 0;
 }
 #endif
 
