@@ -3,7 +3,9 @@
  * thread along an output row, warp-stride, so writes are contiguous (reads are too for flips).
  * tiled: a 32x32 tile of the source read row by row (coalesced) into shared memory, then written
  * row by row of the output; one padding column keeps a warp's column reads off a single bank.
- * vector: for the maps that swap axes, tiles moved as aligned 16-byte words (described below). */
+ * vector: for the maps that swap axes, tiles moved as aligned 16-byte words through shared memory
+ * (remap_swap), or on large images of 2- to 6-byte pixels as 4-byte words turned in registers
+ * (remap_words); both described below. */
 #include "common.cuh"
 #include <climits>
 
@@ -299,6 +301,214 @@ __global__ void __launch_bounds__(SW<BPP>::T)
     cp_async_wait_all();
 }
 
+/* words: the maps that swap axes, a tile moved through registers as 4-byte words. A tile is 128
+ * source columns (output rows) x 128 output columns (source rows, in output order, so flips come
+ * free). A lane takes 4 columns of a warp's rows: each row's BPP words by coalesced 4-byte loads
+ * (the row's byte shift undone by a funnel shift with the next lane's first word), a 4x4-pixel
+ * turn in registers (turn4), stores into OS (pitch 32 BPP words; word q of row c at q ^ (c / 4),
+ * so neither a warp's stores nor its row reads meet a bank twice). One barrier, then a warp writes
+ * whole output rows: each aligned 4-byte word of the row whose first byte lies in the tile's
+ * first TH columns is cut from two OS words and written whole, once (it runs up to 3 bytes into
+ * the 4 columns past TH, which the tile loads for that); only the row's two ends, shared with the
+ * rows before and after, go in bytes. One tile a block, tiles numbered down the output columns
+ * first, so the blocks resident at once write whole output rows (numbered the other way, each
+ * output row was written in pieces far apart in time: RGB 0.113 ms against 0.097).
+ * `vector` takes it for 2- to 6-byte pixels from WORDS_MIN_TILES tiles (bench/RESULTS.md, fifteenth
+ * session: at 10109x4542 RGB 0.091 ms against remap_swap's 0.107, RGBA 0.116 against 0.132, grey
+ * 16-bit 0.066 against 0.077, RGB 16-bit 0.173 against 0.186). Below that, with a wave or two of
+ * these large tiles, remap_swap is faster (5120x2880 RGB 0.041 against 0.035, 1920x1080 0.021
+ * against 0.011), as it is for grey at every size (0.048 against 0.042). */
+template <int BPP> struct WT {
+    static constexpr int V = 1;                  /* 4-pixel groups a lane (2 for grey measured no faster) */
+    static constexpr int WARPS = 8;              /* a warp's rows: 16 */
+    static constexpr int WL = V * BPP;           /* words a lane a row */
+    static constexpr int RP = WL == 1 ? 16 : 8;  /* rows a load phase (registers: RP (WL + 2) words) */
+    static constexpr int NR = 16 * WARPS;        /* tile rows: output columns */
+    static constexpr int TH = NR - 4;            /* the output columns a tile owns */
+    static constexpr int NC = 128 * V;           /* tile columns: 4 V a lane */
+    static constexpr int MINB = 3;               /* blocks an SM: 80 registers (4 spilled and ran slower) */
+    static constexpr int P = NR * BPP / 4;       /* OS words a row (a multiple of 32) */
+    static constexpr int OWN = TH * BPP / 4;     /* aligned words an output row takes from a tile */
+    static constexpr int T = 32 * WARPS;
+    static constexpr size_t SMEM = (size_t)NC * P * 4;
+};
+
+#define WORDS_MIN_TILES 1600   /* about 4 waves of 3 blocks on 132 SMs */
+
+template <int BPP> static inline long long words_tiles(const gpu_image *in, const gpu_image *out)
+{
+    return (long long)((in->w + WT<BPP>::NC - 1) / WT<BPP>::NC) * ((out->w + WT<BPP>::TH - 1) / WT<BPP>::TH);
+}
+
+/* The aligned word at p, bytes outside [lo, hi) zero: rows at the buffer's ends. */
+__device__ __noinline__ uint32_t word_in(uintptr_t p, uintptr_t lo, uintptr_t hi)
+{
+    uint32_t w = 0;
+    for (int e = 0; e < 4; e++)
+        if (p + e >= lo && p + e < hi)
+            w |= (uint32_t)*(const uint8_t *)(p + e) << (8 * e);
+    return w;
+}
+
+template <int BPP>
+__global__ void __launch_bounds__(WT<BPP>::T, WT<BPP>::MINB)
+    remap_words(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int iw, int ih, int ow, int oh, gpu_map m)
+{
+    typedef WT<BPP> G;
+    constexpr int WL = G::WL, V = G::V;
+    extern __shared__ __align__(16) uint32_t OS[];
+    const int lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
+    const uintptr_t lo = (uintptr_t)in, hi = lo + (size_t)iw * ih * BPP;
+    const size_t inrow = (size_t)iw * BPP;
+    const int rowbytes = ow * BPP;
+    const int nty = (ow + G::TH - 1) / G::TH, ntiles = nty * ((iw + G::NC - 1) / G::NC);
+    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const int sx0 = t / nty * G::NC, x0 = t % nty * G::TH;
+        /* a warp's 16 rows in phases of RP: every row's loads issued before any is used. Rows
+         * past the image are clamped to its last (their bytes are never stored), so the loads
+         * carry no branch; a phase whose span reaches past the buffer reads bytewise. */
+        constexpr int RP = G::RP;
+#pragma unroll
+        for (int ph = 0; ph < 16 / RP; ph++) {
+            const int r0 = wi * 16 + ph * RP;
+            auto rowp = [&](int r) {
+                const int x = min(x0 + r, ow - 1);
+                return lo + (size_t)(m.ay * x + m.cy) * inrow + (size_t)sx0 * BPP;
+            };
+            const uintptr_t pa = rowp(r0), pb = rowp(r0 + RP - 1);
+            const bool fast = (min(pa, pb) & ~(uintptr_t)3) >= lo &&
+                              (max(pa, pb) & ~(uintptr_t)3) + 4 * (32 * WL + 1) <= hi;
+            uint32_t raw[RP][WL + 1], ext[RP];
+            unsigned sh[RP];
+            if (fast) {
+#pragma unroll
+                for (int i = 0; i < RP; i++) {
+                    const uintptr_t p = rowp(r0 + i);
+                    sh[i] = 8u * (unsigned)(p & 3);
+                    const uint32_t *b = (const uint32_t *)(p & ~(uintptr_t)3);
+#pragma unroll
+                    for (int k = 0; k < WL; k++)
+                        raw[i][k] = __ldg(b + WL * lane + k);
+                    ext[i] = __ldg(b + 32 * WL);   /* the same word for all lanes: one access */
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < RP; i++) {
+                    const uintptr_t p = rowp(r0 + i);
+                    sh[i] = 8u * (unsigned)(p & 3);
+                    const uintptr_t b = p & ~(uintptr_t)3;
+#pragma unroll
+                    for (int k = 0; k < WL; k++)
+                        raw[i][k] = word_in(b + 4 * (WL * lane + k), lo, hi);
+                    ext[i] = word_in(b + 4 * 32 * WL, lo, hi);
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < RP; i++) {
+                const uint32_t nx = __shfl_down_sync(0xffffffffu, raw[i][0], 1);
+                raw[i][WL] = lane == 31 ? ext[i] : nx;
+            }
+#pragma unroll
+            for (int g = 0; g < RP / 4; g++)
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    uint32_t s4[4][BPP];
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+#pragma unroll
+                        for (int k = 0; k < BPP; k++)
+                            s4[i][k] = __funnelshift_r(raw[4 * g + i][v * BPP + k], raw[4 * g + i][v * BPP + k + 1],
+                                                       sh[4 * g + i]);
+                    uint32_t d[4][BPP];
+                    turn4<BPP>(s4, d);
+                    const int q0 = BPP * ((r0 >> 2) + g);   /* the group's first OS word */
+#pragma unroll
+                    for (int j = 0; j < 4; j++)
+#pragma unroll
+                        for (int k = 0; k < BPP; k++)
+                            OS[(4 * (V * lane + v) + j) * G::P + ((q0 + k) ^ lane)] = d[j][k];
+                }
+        }
+        __syncthreads();
+        /* copy out: a warp NC / WARPS whole output rows; OS row c's swizzle is c / (4 V) */
+        constexpr int RW = G::NC / G::WARPS;
+        const int c0 = wi * RW;
+        if (x0 > 0 && (x0 + G::NR) * BPP <= rowbytes && sx0 + c0 + RW <= iw) {
+            /* inside the row and the image: every owned word whole; rows stepped, swizzle fixed
+             * for 4 rows, OS offsets compile-time */
+            const long long step = (long long)m.bx * rowbytes;
+            uint8_t *S = out + (long long)m.bx * (sx0 + c0 - m.cx) * rowbytes + (size_t)x0 * BPP + 4 * lane;
+            const uint32_t *rows = OS + c0 * G::P;
+#pragma unroll
+            for (int q = 0; q < RW / 4; q++) {
+                const int sw = ((c0 >> 2) + q) / V;
+                int k0[BPP], k1[BPP];
+#pragma unroll
+                for (int mm = 0; mm < BPP; mm++) {
+                    k0[mm] = (lane + 32 * mm) ^ sw;
+                    k1[mm] = min(lane + 32 * mm + 1, G::P - 1) ^ sw;   /* the last lane owns no word */
+                }
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const uint32_t *row = rows + (4 * q + j) * G::P;
+                    const unsigned u = (unsigned)(-(uintptr_t)S) & 3;
+#pragma unroll
+                    for (int mm = 0; mm < BPP; mm++) {
+                        const uint32_t v = __funnelshift_r(row[k0[mm]], row[k1[mm]], 8u * u);
+                        if (lane + 32 * mm < G::OWN)
+                            *(uint32_t *)(S + u + 128 * mm) = v;
+                    }
+                    S += step;
+                }
+            }
+        } else {
+            const int lim = rowbytes - x0 * BPP;   /* bytes of the row from the tile's first */
+#pragma unroll 1
+            for (int ii = 0; ii < RW; ii++) {
+                const int c = c0 + ii;
+                if (sx0 + c >= iw)
+                    break;
+                const int y = m.bx * (sx0 + c - m.cx);
+                uint8_t *S = out + (size_t)y * rowbytes + (size_t)x0 * BPP;
+                const unsigned u = (4u - (unsigned)((uintptr_t)S & 3)) & 3;
+                const uint32_t *row = OS + c * G::P;
+                const int sw = c / (4 * V);
+#pragma unroll
+                for (int mm = 0; mm < BPP; mm++) {
+                    const int k = lane + 32 * mm;
+                    if (k < G::OWN) {
+                        const uint32_t v = __funnelshift_r(row[k ^ sw], row[(k + 1) ^ sw], 8u * u);
+                        const int o = (int)u + 4 * k;
+                        if (o + 4 <= lim)
+                            *(uint32_t *)(S + o) = v;
+                        else
+                            for (int e = 0; e < 4 && o + e < lim; e++)
+                                S[o + e] = (uint8_t)(v >> (8 * e));
+                    }
+                }
+                if (x0 == 0 && u && lane == 31) {   /* the row's first bytes, before its first aligned word */
+                    const uint32_t v = row[sw];
+                    for (int e = 0; e < (int)u && e < lim; e++)
+                        S[e] = (uint8_t)(v >> (8 * e));
+                }
+            }
+        }
+        __syncthreads();   /* OS is refilled for the next tile */
+    }
+}
+
+template <int BPP>
+static int launch_words(const gpu_image *in, const gpu_image *out, const gpu_map *m, char *err, size_t errlen)
+{
+    typedef WT<BPP> G;
+    CUDA_TRY(cudaFuncSetAttribute(remap_words<BPP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM), err,
+             errlen);
+    launch(remap_words<BPP>, dim3((unsigned)words_tiles<BPP>(in, out)), G::T, G::SMEM, G::NC * G::TH / G::T,
+           (const uint8_t *)in->data, (uint8_t *)out->data, in->w, in->h, out->w, out->h, *m);
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
 template <int BPP>
 static int launch_swap(const gpu_image *in, const gpu_image *out, const gpu_map *m, char *err, size_t errlen)
 {
@@ -325,6 +535,9 @@ static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, 
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
         launch(remap_direct<BPP, false>, g, b, 0, 1, s, d, in->w, out->w, out->h, *m);
     } else if (variant == KV_VECTOR && m->ax == 0 && m->by == 0) {
+        if constexpr (BPP >= 2 && BPP <= 6)
+            if (words_tiles<BPP>(in, out) >= WORDS_MIN_TILES)
+                return launch_words<BPP>(in, out, m, err, errlen);
         return launch_swap<BPP>(in, out, m, err, errlen);
     } else if (variant == KV_COALESCED || variant == KV_VECTOR) {   /* vector keeping rows whole (rotate=180):
                                                                        nothing to turn, the coalesced kernel */
