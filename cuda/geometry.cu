@@ -315,9 +315,9 @@ __global__ void __launch_bounds__(SW<BPP>::T)
  * output row was written in pieces far apart in time: RGB 0.113 ms against 0.097).
  * `vector` takes it for 2- to 6-byte pixels from WORDS_MIN_TILES tiles (bench/RESULTS.md, fifteenth
  * session: at 10109x4542 RGB 0.091 ms against remap_swap's 0.107, RGBA 0.116 against 0.132, grey
- * 16-bit 0.066 against 0.077, RGB 16-bit 0.173 against 0.186). Below that, with a wave or two of
- * these large tiles, remap_swap is faster (5120x2880 RGB 0.041 against 0.035, 1920x1080 0.021
- * against 0.011), as it is for grey at every size (0.048 against 0.042). */
+ * 16-bit 0.066 against 0.077, RGB 16-bit 0.173 against 0.186). Below that remap_swap is faster:
+ * 7680x4320 RGB (2100 tiles, rows aligned) 0.073 against 0.069, 5120x2880 0.041 against 0.035,
+ * 1920x1080 0.021 against 0.011; and for grey at every size (0.045-0.048 against 0.043). */
 template <int BPP> struct WT {
     static constexpr int V = 1;                  /* 4-pixel groups a lane (2 for grey measured no faster) */
     static constexpr int WARPS = 8;              /* a warp's rows: 16 */
@@ -333,7 +333,7 @@ template <int BPP> struct WT {
     static constexpr size_t SMEM = (size_t)NC * P * 4;
 };
 
-#define WORDS_MIN_TILES 1600   /* about 4 waves of 3 blocks on 132 SMs */
+#define WORDS_MIN_TILES 2500   /* between 2100 (7680x4320: slower) and 2923 (10109x4542: faster) */
 
 template <int BPP> static inline long long words_tiles(const gpu_image *in, const gpu_image *out)
 {
