@@ -169,14 +169,22 @@ __device__ __forceinline__ void store16_in(uint8_t *g, const uint4 &v, int lo, i
     }
 }
 
-/* The 16 bytes at address p, those outside [lo, hi) zero, read one at a time: a word at a
- * buffer's ends, where a 16-byte load would reach past it (or the buffer is not aligned). */
-__device__ __forceinline__ uint4 load16_in(uintptr_t p, uintptr_t lo, uintptr_t hi)
+/* The NW 4-byte words at address p, bytes outside [lo, hi) zero, read one at a time: words at a
+ * buffer's ends, where a whole-word load would reach past it (or the buffer is not aligned). */
+template <int NW>
+__device__ __forceinline__ void load_words_in(uintptr_t p, uintptr_t lo, uintptr_t hi, uint32_t (&w)[NW])
 {
-    uint32_t w[4] = {};
-    for (int e = 0; e < 16; e++)
+    for (int i = 0; i < NW; i++)
+        w[i] = 0;
+    for (int e = 0; e < 4 * NW; e++)
         if (p + e >= lo && p + e < hi)
             w[e >> 2] |= (uint32_t)*(const uint8_t *)(p + e) << (8 * (e & 3));
+}
+/* the same for one 16-byte word */
+__device__ __forceinline__ uint4 load16_in(uintptr_t p, uintptr_t lo, uintptr_t hi)
+{
+    uint32_t w[4];
+    load_words_in<4>(p, lo, hi, w);
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 

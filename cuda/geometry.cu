@@ -319,13 +319,11 @@ __global__ void __launch_bounds__(SW<BPP>::T)
  * 7680x4320 RGB (2100 tiles, rows aligned) 0.073 against 0.069, 5120x2880 0.041 against 0.035,
  * 1920x1080 0.021 against 0.011; and for grey at every size (0.045-0.048 against 0.043). */
 template <int BPP> struct WT {
-    static constexpr int V = 1;                  /* 4-pixel groups a lane (2 for grey measured no faster) */
     static constexpr int WARPS = 8;              /* a warp's rows: 16 */
-    static constexpr int WL = V * BPP;           /* words a lane a row */
-    static constexpr int RP = WL == 1 ? 16 : 8;  /* rows a load phase (registers: RP (WL + 2) words) */
+    static constexpr int RP = 8;                 /* rows a load phase (registers: RP (BPP + 2) words) */
     static constexpr int NR = 16 * WARPS;        /* tile rows: output columns */
     static constexpr int TH = NR - 4;            /* the output columns a tile owns */
-    static constexpr int NC = 128 * V;           /* tile columns: 4 V a lane */
+    static constexpr int NC = 128;               /* tile columns: 4 a lane (8, measured on grey: no faster) */
     static constexpr int MINB = 3;               /* blocks an SM: 80 registers (4 spilled and ran slower) */
     static constexpr int P = NR * BPP / 4;       /* OS words a row (a multiple of 32) */
     static constexpr int OWN = TH * BPP / 4;     /* aligned words an output row takes from a tile */
@@ -340,14 +338,12 @@ template <int BPP> static inline long long words_tiles(const gpu_image *in, cons
     return (long long)((in->w + WT<BPP>::NC - 1) / WT<BPP>::NC) * ((out->w + WT<BPP>::TH - 1) / WT<BPP>::TH);
 }
 
-/* The aligned word at p, bytes outside [lo, hi) zero: rows at the buffer's ends. */
+/* One word by load_words_in, out of line: rows at the buffer's ends, rare. */
 __device__ __noinline__ uint32_t word_in(uintptr_t p, uintptr_t lo, uintptr_t hi)
 {
-    uint32_t w = 0;
-    for (int e = 0; e < 4; e++)
-        if (p + e >= lo && p + e < hi)
-            w |= (uint32_t)*(const uint8_t *)(p + e) << (8 * e);
-    return w;
+    uint32_t w[1];
+    load_words_in<1>(p, lo, hi, w);
+    return w[0];
 }
 
 template <int BPP>
@@ -355,145 +351,138 @@ __global__ void __launch_bounds__(WT<BPP>::T, WT<BPP>::MINB)
     remap_words(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int iw, int ih, int ow, int oh, gpu_map m)
 {
     typedef WT<BPP> G;
-    constexpr int WL = G::WL, V = G::V;
     extern __shared__ __align__(16) uint32_t OS[];
     const int lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
     const uintptr_t lo = (uintptr_t)in, hi = lo + (size_t)iw * ih * BPP;
     const size_t inrow = (size_t)iw * BPP;
     const int rowbytes = ow * BPP;
-    const int nty = (ow + G::TH - 1) / G::TH, ntiles = nty * ((iw + G::NC - 1) / G::NC);
-    for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        const int sx0 = t / nty * G::NC, x0 = t % nty * G::TH;
-        /* a warp's 16 rows in phases of RP: every row's loads issued before any is used. Rows
-         * past the image are clamped to its last (their bytes are never stored), so the loads
-         * carry no branch; a phase whose span reaches past the buffer reads bytewise. */
-        constexpr int RP = G::RP;
+    const int nty = (ow + G::TH - 1) / G::TH;   /* one tile a block: output-column tiles first */
+    const int sx0 = (int)(blockIdx.x / nty) * G::NC, x0 = (int)(blockIdx.x % nty) * G::TH;
+    /* a warp's 16 rows in phases of RP: every row's loads issued before any is used. Rows
+     * past the image are clamped to its last (their bytes are never stored), so the loads
+     * carry no branch; a phase whose span reaches past the buffer reads bytewise. */
+    constexpr int RP = G::RP;
 #pragma unroll
-        for (int ph = 0; ph < 16 / RP; ph++) {
-            const int r0 = wi * 16 + ph * RP;
-            auto rowp = [&](int r) {
-                const int x = min(x0 + r, ow - 1);
-                return lo + (size_t)(m.ay * x + m.cy) * inrow + (size_t)sx0 * BPP;
-            };
-            const uintptr_t pa = rowp(r0), pb = rowp(r0 + RP - 1);
-            const bool fast = (min(pa, pb) & ~(uintptr_t)3) >= lo &&
-                              (max(pa, pb) & ~(uintptr_t)3) + 4 * (32 * WL + 1) <= hi;
-            uint32_t raw[RP][WL + 1], ext[RP];
-            unsigned sh[RP];
-            if (fast) {
-#pragma unroll
-                for (int i = 0; i < RP; i++) {
-                    const uintptr_t p = rowp(r0 + i);
-                    sh[i] = 8u * (unsigned)(p & 3);
-                    const uint32_t *b = (const uint32_t *)(p & ~(uintptr_t)3);
-#pragma unroll
-                    for (int k = 0; k < WL; k++)
-                        raw[i][k] = __ldg(b + WL * lane + k);
-                    ext[i] = __ldg(b + 32 * WL);   /* the same word for all lanes: one access */
-                }
-            } else {
-#pragma unroll
-                for (int i = 0; i < RP; i++) {
-                    const uintptr_t p = rowp(r0 + i);
-                    sh[i] = 8u * (unsigned)(p & 3);
-                    const uintptr_t b = p & ~(uintptr_t)3;
-#pragma unroll
-                    for (int k = 0; k < WL; k++)
-                        raw[i][k] = word_in(b + 4 * (WL * lane + k), lo, hi);
-                    ext[i] = word_in(b + 4 * 32 * WL, lo, hi);
-                }
-            }
+    for (int ph = 0; ph < 16 / RP; ph++) {
+        const int r0 = wi * 16 + ph * RP;
+        auto rowp = [&](int r) {
+            const int x = min(x0 + r, ow - 1);
+            return lo + (size_t)(m.ay * x + m.cy) * inrow + (size_t)sx0 * BPP;
+        };
+        const uintptr_t pa = rowp(r0), pb = rowp(r0 + RP - 1);
+        const bool fast = (min(pa, pb) & ~(uintptr_t)3) >= lo &&
+                          (max(pa, pb) & ~(uintptr_t)3) + 4 * (32 * BPP + 1) <= hi;
+        uint32_t raw[RP][BPP + 1], ext[RP];
+        unsigned sh[RP];
+        if (fast) {
 #pragma unroll
             for (int i = 0; i < RP; i++) {
-                const uint32_t nx = __shfl_down_sync(0xffffffffu, raw[i][0], 1);
-                raw[i][WL] = lane == 31 ? ext[i] : nx;
-            }
+                const uintptr_t p = rowp(r0 + i);
+                sh[i] = 8u * (unsigned)(p & 3);
+                const uint32_t *b = (const uint32_t *)(p & ~(uintptr_t)3);
 #pragma unroll
-            for (int g = 0; g < RP / 4; g++)
-#pragma unroll
-                for (int v = 0; v < V; v++) {
-                    uint32_t s4[4][BPP];
-#pragma unroll
-                    for (int i = 0; i < 4; i++)
-#pragma unroll
-                        for (int k = 0; k < BPP; k++)
-                            s4[i][k] = __funnelshift_r(raw[4 * g + i][v * BPP + k], raw[4 * g + i][v * BPP + k + 1],
-                                                       sh[4 * g + i]);
-                    uint32_t d[4][BPP];
-                    turn4<BPP>(s4, d);
-                    const int q0 = BPP * ((r0 >> 2) + g);   /* the group's first OS word */
-#pragma unroll
-                    for (int j = 0; j < 4; j++)
-#pragma unroll
-                        for (int k = 0; k < BPP; k++)
-                            OS[(4 * (V * lane + v) + j) * G::P + ((q0 + k) ^ lane)] = d[j][k];
-                }
-        }
-        __syncthreads();
-        /* copy out: a warp NC / WARPS whole output rows; OS row c's swizzle is c / (4 V) */
-        constexpr int RW = G::NC / G::WARPS;
-        const int c0 = wi * RW;
-        if (x0 > 0 && (x0 + G::NR) * BPP <= rowbytes && sx0 + c0 + RW <= iw) {
-            /* inside the row and the image: every owned word whole; rows stepped, swizzle fixed
-             * for 4 rows, OS offsets compile-time */
-            const long long step = (long long)m.bx * rowbytes;
-            uint8_t *S = out + (long long)m.bx * (sx0 + c0 - m.cx) * rowbytes + (size_t)x0 * BPP + 4 * lane;
-            const uint32_t *rows = OS + c0 * G::P;
-#pragma unroll
-            for (int q = 0; q < RW / 4; q++) {
-                const int sw = ((c0 >> 2) + q) / V;
-                int k0[BPP], k1[BPP];
-#pragma unroll
-                for (int mm = 0; mm < BPP; mm++) {
-                    k0[mm] = (lane + 32 * mm) ^ sw;
-                    k1[mm] = min(lane + 32 * mm + 1, G::P - 1) ^ sw;   /* the last lane owns no word */
-                }
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    const uint32_t *row = rows + (4 * q + j) * G::P;
-                    const unsigned u = (unsigned)(-(uintptr_t)S) & 3;
-#pragma unroll
-                    for (int mm = 0; mm < BPP; mm++) {
-                        const uint32_t v = __funnelshift_r(row[k0[mm]], row[k1[mm]], 8u * u);
-                        if (lane + 32 * mm < G::OWN)
-                            *(uint32_t *)(S + u + 128 * mm) = v;
-                    }
-                    S += step;
-                }
+                for (int k = 0; k < BPP; k++)
+                    raw[i][k] = __ldg(b + BPP * lane + k);
+                ext[i] = __ldg(b + 32 * BPP);   /* the same word for all lanes: one access */
             }
         } else {
-            const int lim = rowbytes - x0 * BPP;   /* bytes of the row from the tile's first */
-#pragma unroll 1
-            for (int ii = 0; ii < RW; ii++) {
-                const int c = c0 + ii;
-                if (sx0 + c >= iw)
-                    break;
-                const int y = m.bx * (sx0 + c - m.cx);
-                uint8_t *S = out + (size_t)y * rowbytes + (size_t)x0 * BPP;
-                const unsigned u = (4u - (unsigned)((uintptr_t)S & 3)) & 3;
-                const uint32_t *row = OS + c * G::P;
-                const int sw = c / (4 * V);
 #pragma unroll
-                for (int mm = 0; mm < BPP; mm++) {
-                    const int k = lane + 32 * mm;
-                    if (k < G::OWN) {
-                        const uint32_t v = __funnelshift_r(row[k ^ sw], row[(k + 1) ^ sw], 8u * u);
-                        const int o = (int)u + 4 * k;
-                        if (o + 4 <= lim)
-                            *(uint32_t *)(S + o) = v;
-                        else
-                            for (int e = 0; e < 4 && o + e < lim; e++)
-                                S[o + e] = (uint8_t)(v >> (8 * e));
-                    }
-                }
-                if (x0 == 0 && u && lane == 31) {   /* the row's first bytes, before its first aligned word */
-                    const uint32_t v = row[sw];
-                    for (int e = 0; e < (int)u && e < lim; e++)
-                        S[e] = (uint8_t)(v >> (8 * e));
-                }
+            for (int i = 0; i < RP; i++) {
+                const uintptr_t p = rowp(r0 + i);
+                sh[i] = 8u * (unsigned)(p & 3);
+                const uintptr_t b = p & ~(uintptr_t)3;
+#pragma unroll
+                for (int k = 0; k < BPP; k++)
+                    raw[i][k] = word_in(b + 4 * (BPP * lane + k), lo, hi);
+                ext[i] = word_in(b + 4 * 32 * BPP, lo, hi);
             }
         }
-        __syncthreads();   /* OS is refilled for the next tile */
+#pragma unroll
+        for (int i = 0; i < RP; i++) {
+            const uint32_t nx = __shfl_down_sync(0xffffffffu, raw[i][0], 1);
+            raw[i][BPP] = lane == 31 ? ext[i] : nx;
+        }
+#pragma unroll
+        for (int g = 0; g < RP / 4; g++) {
+            uint32_t s4[4][BPP];
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int k = 0; k < BPP; k++)
+                    s4[i][k] = __funnelshift_r(raw[4 * g + i][k], raw[4 * g + i][k + 1], sh[4 * g + i]);
+            uint32_t d[4][BPP];
+            turn4<BPP>(s4, d);
+            const int q0 = BPP * ((r0 >> 2) + g);   /* the group's first OS word */
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+#pragma unroll
+                for (int k = 0; k < BPP; k++)
+                    OS[(4 * lane + j) * G::P + ((q0 + k) ^ lane)] = d[j][k];
+        }
+    }
+    __syncthreads();
+    /* copy out: a warp NC / WARPS whole output rows; OS row c's swizzle is c / 4 */
+    constexpr int RW = G::NC / G::WARPS;
+    const int c0 = wi * RW;
+    if (x0 > 0 && (x0 + G::NR) * BPP <= rowbytes && sx0 + c0 + RW <= iw) {
+        /* inside the row and the image: every owned word whole; rows stepped, swizzle fixed
+         * for 4 rows, OS offsets compile-time */
+        const long long step = (long long)m.bx * rowbytes;
+        uint8_t *S = out + (long long)m.bx * (sx0 + c0 - m.cx) * rowbytes + (size_t)x0 * BPP + 4 * lane;
+        const uint32_t *rows = OS + c0 * G::P;
+#pragma unroll
+        for (int q = 0; q < RW / 4; q++) {
+            const int sw = (c0 >> 2) + q;
+            int k0[BPP], k1[BPP];
+#pragma unroll
+            for (int mm = 0; mm < BPP; mm++) {
+                k0[mm] = (lane + 32 * mm) ^ sw;
+                k1[mm] = min(lane + 32 * mm + 1, G::P - 1) ^ sw;   /* the last lane owns no word */
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const uint32_t *row = rows + (4 * q + j) * G::P;
+                const unsigned u = (unsigned)(-(uintptr_t)S) & 3;
+#pragma unroll
+                for (int mm = 0; mm < BPP; mm++) {
+                    const uint32_t v = __funnelshift_r(row[k0[mm]], row[k1[mm]], 8u * u);
+                    if (lane + 32 * mm < G::OWN)
+                        *(uint32_t *)(S + u + 128 * mm) = v;
+                }
+                S += step;
+            }
+        }
+    } else {
+        const int lim = rowbytes - x0 * BPP;   /* bytes of the row from the tile's first */
+#pragma unroll 1
+        for (int ii = 0; ii < RW; ii++) {
+            const int c = c0 + ii;
+            if (sx0 + c >= iw)
+                break;
+            const int y = m.bx * (sx0 + c - m.cx);
+            uint8_t *S = out + (size_t)y * rowbytes + (size_t)x0 * BPP;
+            const unsigned u = (4u - (unsigned)((uintptr_t)S & 3)) & 3;
+            const uint32_t *row = OS + c * G::P;
+            const int sw = c >> 2;
+#pragma unroll
+            for (int mm = 0; mm < BPP; mm++) {
+                const int k = lane + 32 * mm;
+                if (k < G::OWN) {
+                    const uint32_t v = __funnelshift_r(row[k ^ sw], row[(k + 1) ^ sw], 8u * u);
+                    const int o = (int)u + 4 * k;
+                    if (o + 4 <= lim)
+                        *(uint32_t *)(S + o) = v;
+                    else
+                        for (int e = 0; e < 4 && o + e < lim; e++)
+                            S[o + e] = (uint8_t)(v >> (8 * e));
+                }
+            }
+            if (x0 == 0 && u && lane == 31) {   /* the row's first bytes, before its first aligned word */
+                const uint32_t v = row[sw];
+                for (int e = 0; e < (int)u && e < lim; e++)
+                    S[e] = (uint8_t)(v >> (8 * e));
+            }
+        }
     }
 }
 
