@@ -450,7 +450,8 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 /* tensor: the same blur as two integer matrix products on the tensor cores (mma.sync m16n8k32,
  * u8 x u8 -> s32: exact), for 8-bit grey and RGB whose Q8 weights are below 256 and kernels of up
  * to TN_MAXK taps. A block owns TN_W output bytes (16 column groups of 16: a tile need not hold
- * whole pixels, every byte is its own sum) x TN_H rows; warp w takes column groups w and w + 8.
+ * whole pixels, every byte is its own sum) x TH rows (32 or 64: launch_tall); warp w takes column
+ * groups w and w + 8.
  *  - stage: the tile's input rows (halo and border maps applied), each row realigned from its
  *    aligned 16-byte words and stored as 16-byte words: staged byte s of row r is byte column
  *    x0 - R*C + s of image row y0 - R + r;
@@ -469,26 +470,25 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
  * realignment to the tile's byte columns is a shared-to-shared step. About 1 instruction a warp
  * per output byte against the one-pass kernel's 2.8 (bench/RESULTS.md, eighth session). */
 #define TN_W 256
-#define TN_H 32
 #define TN_MAXK 17
 
-template <int C, int KS> struct TN {
+template <int C, int KS, int TH> struct TN {
     static constexpr int R = KS / 2, HB = R * C;
     static constexpr int KH = (16 + 2 * HB + 31) / 32;   /* across: 32-byte k steps for 16 outputs */
     static constexpr int KV = (15 + KS + 31) / 32;       /* down: 32-row k steps for 16 outputs */
-    static constexpr int NT = 2 + 4 * KV;                /* across: 8-row n tiles (two m tiles down) */
-    static constexpr int ROWS = 8 * NT;                  /* staged rows, >= TN_H + KS - 1 */
+    static constexpr int NT = TH / 8 - 2 + 4 * KV;     /* across: 8-row n tiles (TH / 16 m tiles down) */
+    static constexpr int ROWS = 8 * NT;                  /* staged rows, >= TH + KS - 1 */
     static constexpr int NQ = 15 + 2 * KH;               /* staged 16-byte words a row: odd, so 8 rows
                                                             of one ldmatrix hit 8 different bank groups */
     static constexpr int PB = 16 * NQ;
     static constexpr int PR = PB + 16;                   /* raw rows: the aligned words the staged ones are cut from */
     static constexpr int PO = TN_W + 16;                 /* output staging pitch: 17 words */
-    /* transposed (a fused transpose): the staging holds a tile pixel column a row, its TN_H rows' C
+    /* transposed (a fused transpose): the staging holds a tile pixel column a row, its TH rows' C
      * bytes each in output order, NPT rows (pixels a tile column band touches) of PT bytes; no
      * larger than the plain staging (more would cost a block an SM) */
-    static constexpr int PT = TN_H * C, NPT = C == 1 ? TN_W : (TN_W + C - 1) / C + 1;
-    static_assert(NPT * PT <= TN_H * PO, "transposed staging");
-    static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + (size_t)TN_H * PO + 2 * ROWS * (8 + 8 + 4);
+    static constexpr int PT = TH * C, NPT = C == 1 ? TN_W : (TN_W + C - 1) / C + 1;
+    static_assert(NPT * PT <= TH * PO, "transposed staging");
+    static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + (size_t)TH * PO + 2 * ROWS * (8 + 8 + 4);
 };
 
 /* Weight j of the compiled KS taps (the ksize-tap kernel centred in zeros), Q8. */
@@ -534,18 +534,18 @@ __device__ __forceinline__ void ldsm_x2(uint32_t (&r)[4], const void *p)
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
 }
 
-template <int C, int KS, bool TR>
+template <int C, int KS, bool TR, int TH>
 __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ in, int w, int h,
                                                    uint8_t *__restrict__ out, const uint32_t *__restrict__ kern,
                                                    int ksize, const int32_t *__restrict__ bx,
                                                    const int32_t *__restrict__ by)
 {
-    typedef TN<C, KS> G;
+    typedef TN<C, KS, TH> G;
     extern __shared__ __align__(16) unsigned char tns[];
     uint8_t *IN = tns, *RAW = IN + (size_t)G::ROWS * G::PB, *OS = RAW + (size_t)G::ROWS * G::PR;
     /* staged row i of the tile (index k) and of the next one (k ^ 1): the image row's offset (or -1),
      * and where the asynchronous copy reads it (the aligned span's start, or NULL) at which shift */
-    long long(*rowoff)[G::ROWS] = (long long(*)[G::ROWS])(OS + (size_t)TN_H * G::PO);
+    long long(*rowoff)[G::ROWS] = (long long(*)[G::ROWS])(OS + (size_t)TH * G::PO);
     const uint8_t *(*rawsrc)[G::ROWS] = (const uint8_t *(*)[G::ROWS])(rowoff + 2);
     int(*rawsh)[G::ROWS] = (int(*)[G::ROWS])(rawsrc + 2);
     const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, g = lane >> 2, t = lane & 3;
@@ -570,11 +570,11 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
     }
     const long long rowbytes = (long long)w * C, total = rowbytes * h;
     const int ncol = (int)((rowbytes + TN_W - 1) / TN_W);
-    const long long ntiles = (long long)ncol * ((h + TN_H - 1) / TN_H);
+    const long long ntiles = (long long)ncol * ((h + TH - 1) / TH);
     /* the rows of a tile; a row comes through the asynchronous copy when its aligned span of NQ + 1
      * words lies inside the image and the tile has no border column */
     auto fill_rows = [&](int b, long long tile) {
-        const int y0 = (int)(tile / ncol) * TN_H;
+        const int y0 = (int)(tile / ncol) * TH;
         const long long xb0 = (tile % ncol) * TN_W;
         for (int i = tid; i < G::ROWS; i += blockDim.x) {
             const int p = y0 - G::R + i, sr = p >= -rk && p < h + rk ? by[p + rk] : -1;
@@ -605,7 +605,7 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
         issue(0);
     }
     for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x, k ^= 1) {
-        const int y0 = (int)(tile / ncol) * TN_H;
+        const int y0 = (int)(tile / ncol) * TH;
         const long long xb0 = (tile % ncol) * TN_W;   /* the tile's first output byte column */
         const int nbytes = (int)min((long long)TN_W, rowbytes - xb0);
         const long long next = tile + gridDim.x;
@@ -635,9 +635,9 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
         if (next < ntiles)
             issue(k ^ 1);
         const int r0 = (int)(xb0 % C);   /* transposed: the tile's first byte is channel r0 of its first pixel */
-        int shr[2][2];   /* the staging offset (global address mod 16) of the four rows this thread writes */
+        int shr[TH / 16][2];   /* the staging offset (global address mod 16) of the four rows this thread writes */
 #pragma unroll
-        for (int mt = 0; mt < 2; mt++)
+        for (int mt = 0; mt < TH / 16; mt++)
 #pragma unroll
             for (int hh = 0; hh < 2; hh++)
                 shr[mt][hh] = TR ? 0 : (int)(((size_t)out + (size_t)((y0 + 16 * mt + g + 8 * hh) * rowbytes + xb0)) & 15);
@@ -675,7 +675,7 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                     bhi[q][nb] = __byte_perm(x, y, 0x7632);
                 }
 #pragma unroll
-            for (int mt = 0; mt < 2; mt++)
+            for (int mt = 0; mt < TH / 16; mt++)
 #pragma unroll
                 for (int nb = 0; nb < 2; nb++) {
                     uint32_t lo[4] = { 32768u, 32768u, 32768u, 32768u }, hi[4] = { 0, 0, 0, 0 };
@@ -699,15 +699,15 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                 }
         }
         __syncthreads();
-        const int nr = min(TN_H, h - y0);
+        const int nr = min(TH, h - y0);
         if (TR) {
             const long long p0 = xb0 / C;
-            put_transposed<C, TN_H>(OS, G::PT, out, h, p0, (int)((xb0 + nbytes - 1) / C - p0 + 1), y0, nr, xb0,
+            put_transposed<C, TH>(OS, G::PT, out, h, p0, (int)((xb0 + nbytes - 1) / C - p0 + 1), y0, nr, xb0,
                                     xb0 + nbytes);
         } else {
             /* whole aligned 16-byte words: staging bytes [sh, sh + nbytes) of row y are its global bytes
              * from xb0, sh its address mod 16; 16 word slots a row, starting after a partial head */
-            for (int e = tid; e < TN_H * 16; e += blockDim.x) {
+            for (int e = tid; e < TH * 16; e += blockDim.x) {
                 const int y = e >> 4;
                 uint8_t *row = out + (y0 + y) * rowbytes + xb0;
                 const int sh = (int)((size_t)row & 15), lo = 16 * ((e & 15) + (sh != 0));
@@ -715,7 +715,7 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                     *(uint4 *)(row - sh + lo) = *(const uint4 *)(OS + y * G::PO + lo);
             }
             /* the partial words at the two ends of each row (shared with the neighbouring tiles) */
-            if (tid < 2 * TN_H) {
+            if (tid < 2 * TH) {
                 const int y = tid >> 1;
                 uint8_t *row = out + (y0 + y) * rowbytes + xb0;
                 const int sh = (int)((size_t)row & 15), end = sh + nbytes, K = end >> 4;
@@ -730,20 +730,41 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
     }
 }
 
-template <int C, int KS, bool TR>
+template <int C, int KS, bool TR, int TH>
 static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
                          const int32_t *bx, const int32_t *by, char *err, size_t errlen)
 {
-    typedef TN<C, KS> G;
-    CUDA_TRY(cudaFuncSetAttribute(blur_tensor<C, KS, TR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM),
+    typedef TN<C, KS, TH> G;
+    CUDA_TRY(cudaFuncSetAttribute(blur_tensor<C, KS, TR, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM),
              err, errlen);
-    const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TN_H - 1) / TN_H);
+    const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TH - 1) / TH);
     long long resident = 0;
-    CUDA_TRY(resident_blocks(blur_tensor<C, KS, TR>, 256, G::SMEM, &resident), err, errlen);
-    launch(blur_tensor<C, KS, TR>, dim3((unsigned)min(ntiles, resident)), 256, G::SMEM, TN_W * TN_H / C / 256,
+    CUDA_TRY(resident_blocks(blur_tensor<C, KS, TR, TH>, 256, G::SMEM, &resident), err, errlen);
+    launch(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), 256, G::SMEM, TN_W * TH / C / 256,
            (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
     LAUNCH_TRY(err, errlen);
     return 0;
+}
+
+/* Tiles of 64 rows where they are at least TN_WAVES times the blocks resident at once, 32 below.
+ * A 64-row tile stages and filters across 76 rows for 64 outputs (80 rows staged, against 96 for two
+ * 32-row tiles) and has half the barriers an output: RGB 10109x4542 0.218 -> 0.187 ms, grey 0.081
+ * -> 0.073. But its 70 KiB of shared memory leave 3 blocks an SM, not 4, and it makes half the
+ * tiles: where they are few the waves go uneven (grey 3840x2160: 0.026-0.028 ms with 32 rows,
+ * 0.029 with 64). bench/RESULTS.md, sixteenth session. */
+#define TN_WAVES 4
+template <int C, int KS, bool TR>
+static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
+                       const int32_t *bx, const int32_t *by, char *err, size_t errlen)
+{
+    typedef TN<C, KS, 64> G;
+    CUDA_TRY(cudaFuncSetAttribute(blur_tensor<C, KS, TR, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)G::SMEM), err, errlen);
+    long long resident = 0;
+    CUDA_TRY(resident_blocks(blur_tensor<C, KS, TR, 64>, 256, G::SMEM, &resident), err, errlen);
+    const long long tiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + 63) / 64);
+    return tiles >= TN_WAVES * resident ? launch_tensor<C, KS, TR, 64>(in, out, kern, ksize, bx, by, err, errlen)
+                                        : launch_tensor<C, KS, TR, 32>(in, out, kern, ksize, bx, by, err, errlen);
 }
 
 template <int C>
@@ -752,8 +773,8 @@ static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint
 {
 #define TN_TRY(K)                                                                                  \
     if (ksize <= K)                                                                                \
-        return out->transposed ? launch_tensor<C, K, true>(in, out, kern, ksize, bx, by, err, errlen)              \
-                               : launch_tensor<C, K, false>(in, out, kern, ksize, bx, by, err, errlen);
+        return out->transposed ? launch_tall<C, K, true>(in, out, kern, ksize, bx, by, err, errlen)                \
+                               : launch_tall<C, K, false>(in, out, kern, ksize, bx, by, err, errlen);
     TN_TRY(3) TN_TRY(5) TN_TRY(7) TN_TRY(9) TN_TRY(11) TN_TRY(13) TN_TRY(17)
 #undef TN_TRY
     return -1;

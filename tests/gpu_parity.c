@@ -361,6 +361,43 @@ static int words_checks(void)
     return failed;
 }
 
+/* The tensor blur's 64-row tiles are taken only where they are at least 4 times the blocks resident
+ * at once (at least 2000 tiles or so on an H200), so they are checked on images that large, of odd
+ * sizes (a short last tile row, a partial last tile column): RGB with 13 taps and the replicate
+ * border, grey with 17 taps and the constant border. The last launch must have had 64-row tiles
+ * (64 / C output pixels a thread, 256 threads): a change of the rule fails here, not silently. */
+static int tall_checks(void)
+{
+    static const struct { int w, h, c; const char *pipe; } cases[] = {
+        { 6001, 2600, 3, "blur=2" }, { 6001, 2600, 3, "blur=2:border=replicate" },
+        { 10001, 4001, 1, "blur=2.6:border=constant" },
+    };
+    int runs = 0, failed = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct geom g = { cases[k].w, cases[k].h, cases[k].c, 8 };
+        struct image in, want;
+        struct plan pl;
+        if (test_make_image(&in, &g, (uint32_t)(57 + k)) || test_run_pipeline(cases[k].pipe, &in, &want)
+            || plan_parse(cases[k].pipe, &pl) || plan_resolve(&pl, &g, 0))
+            return 1;
+        runs++;
+        failed += check_run(cases[k].pipe, &pl, &in, &want, KV_TENSOR, 0, 0);
+#ifdef HAVE_CUDA
+        struct gpu_launch_info li;
+        char err[128];
+        if (gpu_last_launch(&li, err, sizeof err) || li.block != 256 || li.px_per_thread != 64 / g.c) {
+            printf("FAIL %s tensor %dx%d c%d: the last launch did not have 64-row tiles (%u threads, %d pixels a "
+                   "thread)\n", cases[k].pipe, g.w, g.h, g.c, li.block, li.px_per_thread);
+            failed++;
+        }
+#endif
+        image_free(&want);
+        image_free(&in);
+    }
+    printf("gpu parity, tensor blur in 64-row tiles: %d runs, %d failed\n", runs, failed);
+    return failed;
+}
+
 int main(void)
 {
     const int require = getenv("GPUIMG_REQUIRE_GPU") && atoi(getenv("GPUIMG_REQUIRE_GPU")) == 1;
@@ -433,7 +470,9 @@ int main(void)
     printf("gpu parity: %d runs, %d failed\n", runs, failed);
     failed += tiled_checks(quick);
     failed += tensor_fused_checks(quick);
-    if (!quick)   /* too slow under racecheck: bench/RESULTS.md says how it was sanitized */
+    if (!quick) {   /* too slow under racecheck: bench/RESULTS.md says how they were sanitized */
         failed += words_checks();
+        failed += tall_checks();
+    }
     return failed ? 1 : 0;
 }
