@@ -476,7 +476,7 @@ template <int C, int KS, int TH> struct TN {
     static constexpr int R = KS / 2, HB = R * C;
     static constexpr int KH = (16 + 2 * HB + 31) / 32;   /* across: 32-byte k steps for 16 outputs */
     static constexpr int KV = (15 + KS + 31) / 32;       /* down: 32-row k steps for 16 outputs */
-    static constexpr int NT = TH / 8 - 2 + 4 * KV;     /* across: 8-row n tiles (TH / 16 m tiles down) */
+    static constexpr int NT = TH / 8 - 2 + 4 * KV;       /* across: 8-row n tiles (TH / 16 m tiles down) */
     static constexpr int ROWS = 8 * NT;                  /* staged rows, >= TH + KS - 1 */
     static constexpr int NQ = 15 + 2 * KH;               /* staged 16-byte words a row: odd, so 8 rows
                                                             of one ldmatrix hit 8 different bank groups */
@@ -730,18 +730,22 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
     }
 }
 
+/* The blocks of blur_tensor<C, KS, TR, TH> resident at once (its shared memory allowed first). */
+template <int C, int KS, bool TR, int TH> static cudaError_t tensor_resident(long long *resident)
+{
+    const cudaError_t e = cudaFuncSetAttribute(blur_tensor<C, KS, TR, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)TN<C, KS, TH>::SMEM);
+    return e != cudaSuccess ? e : resident_blocks(blur_tensor<C, KS, TR, TH>, 256, TN<C, KS, TH>::SMEM, resident);
+}
+
+/* persistent: at most the resident blocks (tensor_resident's count) */
 template <int C, int KS, bool TR, int TH>
 static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
-                         const int32_t *bx, const int32_t *by, char *err, size_t errlen)
+                         const int32_t *bx, const int32_t *by, long long resident, char *err, size_t errlen)
 {
-    typedef TN<C, KS, TH> G;
-    CUDA_TRY(cudaFuncSetAttribute(blur_tensor<C, KS, TR, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM),
-             err, errlen);
     const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TH - 1) / TH);
-    long long resident = 0;
-    CUDA_TRY(resident_blocks(blur_tensor<C, KS, TR, TH>, 256, G::SMEM, &resident), err, errlen);
-    launch(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), 256, G::SMEM, TN_W * TH / C / 256,
-           (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
+    launch(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), 256, TN<C, KS, TH>::SMEM,
+           TN_W * TH / C / 256, (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
@@ -757,14 +761,13 @@ template <int C, int KS, bool TR>
 static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
                        const int32_t *bx, const int32_t *by, char *err, size_t errlen)
 {
-    typedef TN<C, KS, 64> G;
-    CUDA_TRY(cudaFuncSetAttribute(blur_tensor<C, KS, TR, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)G::SMEM), err, errlen);
     long long resident = 0;
-    CUDA_TRY(resident_blocks(blur_tensor<C, KS, TR, 64>, 256, G::SMEM, &resident), err, errlen);
+    CUDA_TRY((tensor_resident<C, KS, TR, 64>(&resident)), err, errlen);
     const long long tiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + 63) / 64);
-    return tiles >= TN_WAVES * resident ? launch_tensor<C, KS, TR, 64>(in, out, kern, ksize, bx, by, err, errlen)
-                                        : launch_tensor<C, KS, TR, 32>(in, out, kern, ksize, bx, by, err, errlen);
+    if (tiles >= TN_WAVES * resident)
+        return launch_tensor<C, KS, TR, 64>(in, out, kern, ksize, bx, by, resident, err, errlen);
+    CUDA_TRY((tensor_resident<C, KS, TR, 32>(&resident)), err, errlen);
+    return launch_tensor<C, KS, TR, 32>(in, out, kern, ksize, bx, by, resident, err, errlen);
 }
 
 template <int C>

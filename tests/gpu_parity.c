@@ -321,6 +321,26 @@ static int tensor_fused_checks(int quick)
     return failed;
 }
 
+/* 1 (and a FAIL line) unless the last launch had 256 threads and, where given (not 0), smem bytes
+ * of shared memory and ppt pixels a thread: the kernel a size rule must have picked (what). */
+static int last_launch_not(const char *pipe, const char *vn, const struct geom *g, const char *what, size_t smem,
+                           int ppt)
+{
+#ifdef HAVE_CUDA
+    struct gpu_launch_info li;
+    char err[128];
+    if (gpu_last_launch(&li, err, sizeof err) || li.block != 256 || (smem && li.smem != smem)
+        || (ppt && li.px_per_thread != ppt)) {
+        printf("FAIL %s %s %dx%d c%d d%d: the last launch was not %s (%u threads, %zu bytes of shared memory, %d "
+               "pixels a thread)\n", pipe, vn, g->w, g->h, g->c, g->depth, what, li.block, li.smem, li.px_per_thread);
+        return 1;
+    }
+#else
+    (void)pipe, (void)vn, (void)g, (void)what, (void)smem, (void)ppt;
+#endif
+    return 0;
+}
+
 /* vector's transpose of 2- to 6-byte pixels goes through remap_words (4-byte words turned in
  * registers) only on images of 2500 tiles of 128 x 124 pixels and more, so it is checked on such
  * an image of odd size: each pixel size it takes, and for RGB the two rotations (source rows, or
@@ -343,16 +363,7 @@ static int words_checks(void)
                 return 1;
             runs++;
             failed += check_run(pipes[p], &pl, &in, &want, KV_VECTOR, 0, 0);
-#ifdef HAVE_CUDA
-            struct gpu_launch_info li;
-            char err[128];
-            const size_t bpp = (size_t)g.c * g.depth / 8;
-            if (gpu_last_launch(&li, err, sizeof err) || li.block != 256 || li.smem != 16384 * bpp) {
-                printf("FAIL %s vector %dx%d c%d d%d: the last launch was not remap_words (%u threads, %zu bytes "
-                       "of shared memory)\n", pipes[p], g.w, g.h, g.c, g.depth, li.block, li.smem);
-                failed++;
-            }
-#endif
+            failed += last_launch_not(pipes[p], "vector", &g, "remap_words", 16384 * (size_t)g.c * g.depth / 8, 0);
             image_free(&want);
         }
         image_free(&in);
@@ -382,15 +393,7 @@ static int tall_checks(void)
             return 1;
         runs++;
         failed += check_run(cases[k].pipe, &pl, &in, &want, KV_TENSOR, 0, 0);
-#ifdef HAVE_CUDA
-        struct gpu_launch_info li;
-        char err[128];
-        if (gpu_last_launch(&li, err, sizeof err) || li.block != 256 || li.px_per_thread != 64 / g.c) {
-            printf("FAIL %s tensor %dx%d c%d: the last launch did not have 64-row tiles (%u threads, %d pixels a "
-                   "thread)\n", cases[k].pipe, g.w, g.h, g.c, li.block, li.px_per_thread);
-            failed++;
-        }
-#endif
+        failed += last_launch_not(cases[k].pipe, "tensor", &g, "64-row tiles", 0, 64 / g.c);
         image_free(&want);
         image_free(&in);
     }
