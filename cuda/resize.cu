@@ -614,7 +614,7 @@ template <int PH> __device__ __forceinline__ uint4 gray16(const uint8_t *p, uint
 /* RGB: the two taps' 6 bytes from the staged row at byte i of row buffer R as three aligned
  * word loads and two funnel shifts, then byte permutes into the pairs the 16-bit dot products
  * take: P[0] = (a0, b0, a1, b1), P[1] = (a2, b2, -, -) for sel (the pixel's pattern, see
- * ws_taps3); half the shared loads of one byte load a tap. */
+ * ws_taps3, in its low 16 bits: the caller keeps the tap offset above them); half the shared loads of one byte load a tap. */
 __device__ __forceinline__ void rgb_pairs(const uint8_t *R, int i, unsigned sel, uint32_t (&P)[2])
 {
     const uint32_t *w = (const uint32_t *)(R + (i & ~3));
@@ -711,8 +711,11 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                 off[m] = (xi[2 * x] - c0) * C;
                 w0[m] = xw[2 * x];
                 w1[m] = xw[2 * x + 1];
-                if (C == 3 && !GRAY)
-                    ws_taps3(w0[m], w1[m], w0[m], w1[m]);   /* w0: the weights, w1: the pattern */
+                if (C == 3 && !GRAY) {   /* w0: the weights; off: the pattern, the offset above it */
+                    unsigned sel;
+                    ws_taps3(w0[m], w1[m], w0[m], sel);
+                    off[m] = (int)(sel | (unsigned)off[m] << 16);
+                }
             }
         }
         if (t + 1 < t1) {
@@ -743,8 +746,9 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
         /* RGB: pixel m's three bytes */
         auto px3 = [&](int m, uint32_t *r) {
             uint32_t P0[2], P1[2];
-            rgb_pairs(S[wid][b], sh[0] + off[m], w1[m], P0);
-            rgb_pairs(S[wid][b] + WS_SPAN, sh[1] + off[m], w1[m], P1);
+            const int o = (unsigned)off[m] >> 16;   /* prmt reads the selector's low 16 bits only */
+            rgb_pairs(S[wid][b], sh[0] + o, (unsigned)off[m], P0);
+            rgb_pairs(S[wid][b] + WS_SPAN, sh[1] + o, (unsigned)off[m], P1);
             r[0] = mad_round32(v.x, __dp2a_lo(w0[m], P0[0], 0u), v.y, __dp2a_lo(w0[m], P1[0], 0u), half);
             r[1] = mad_round32(v.x, __dp2a_hi(w0[m], P0[0], 0u), v.y, __dp2a_hi(w0[m], P1[0], 0u), half);
             r[2] = mad_round32(v.x, __dp2a_lo(w0[m], P0[1], 0u), v.y, __dp2a_lo(w0[m], P1[1], 0u), half);
