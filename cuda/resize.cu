@@ -540,13 +540,15 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * (gray16, 16 pixels a lane at a time) before the taps, which then run as for grey: gray,resize=50%
  * at 10109x4542 0.063 ms against 0.078 as two kernels (14th session). */
 #define WS_WARPS 8
-/* pixels a lane (PL: 8, placed by ws_pixel; 4 measured slower), a segment (SP), pixels
+/* pixels a lane (PL: 8, placed by ws_pixel; 4 measured slower; GRAY 7, so that a task's two
+ * staged rows are 64 groups of 48 bytes or fewer, two passes of the lanes' conversion, not three:
+ * gray,resize=50% 0.064 -> 0.062 ms, 17th session), a segment (SP), pixels
  * past it that its last word may take (XP: lanes 0 .. XP - 1 take one more); 16-byte chunks a lane
  * stages of a source row (CH), staged bytes a source row (SPAN), the output row (O: up to 15 bytes
  * of shift, whole 16-byte chunks) */
 template <int C, bool GRAY = false> struct WS {
     static constexpr int CI = GRAY ? 3 : C;   /* source bytes a pixel */
-    static constexpr int PL = 8, SP = 32 * PL, XP = (15 + C - 1) / C;
+    static constexpr int PL = GRAY ? 7 : 8, SP = 32 * PL, XP = (15 + C - 1) / C;
     static constexpr int SPAN = CI == 1 ? 1024 : GRAY ? 1792 : 2048, CH = (SPAN + 511) / 512;
     static constexpr int O = (15 + (SP + XP) * C + 15) / 16 * 16;
     /* GRAY: the Y rows (SG) made from the staged RGB rows, 16 pixels from each 48 bytes; its reads
