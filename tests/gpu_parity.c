@@ -321,22 +321,22 @@ static int tensor_fused_checks(int quick)
     return failed;
 }
 
-/* 1 (and a FAIL line) unless the last launch had 256 threads and, where given (not 0), smem bytes
+/* 1 (and a FAIL line) unless the last launch had block threads and, where given (not 0), smem bytes
  * of shared memory and ppt pixels a thread: the kernel a size rule must have picked (what). */
-static int last_launch_not(const char *pipe, const char *vn, const struct geom *g, const char *what, size_t smem,
-                           int ppt)
+static int last_launch_not(const char *pipe, const char *vn, const struct geom *g, const char *what, unsigned block,
+                           size_t smem, int ppt)
 {
 #ifdef HAVE_CUDA
     struct gpu_launch_info li;
     char err[128];
-    if (gpu_last_launch(&li, err, sizeof err) || li.block != 256 || (smem && li.smem != smem)
+    if (gpu_last_launch(&li, err, sizeof err) || li.block != block || (smem && li.smem != smem)
         || (ppt && li.px_per_thread != ppt)) {
         printf("FAIL %s %s %dx%d c%d d%d: the last launch was not %s (%u threads, %zu bytes of shared memory, %d "
                "pixels a thread)\n", pipe, vn, g->w, g->h, g->c, g->depth, what, li.block, li.smem, li.px_per_thread);
         return 1;
     }
 #else
-    (void)pipe, (void)vn, (void)g, (void)what, (void)smem, (void)ppt;
+    (void)pipe, (void)vn, (void)g, (void)what, (void)block, (void)smem, (void)ppt;
 #endif
     return 0;
 }
@@ -363,7 +363,7 @@ static int words_checks(void)
                 return 1;
             runs++;
             failed += check_run(pipes[p], &pl, &in, &want, KV_VECTOR, 0, 0);
-            failed += last_launch_not(pipes[p], "vector", &g, "remap_words", 16384 * (size_t)g.c * g.depth / 8, 0);
+            failed += last_launch_not(pipes[p], "vector", &g, "remap_words", 256, 16384 * (size_t)g.c * g.depth / 8, 0);
             image_free(&want);
         }
         image_free(&in);
@@ -393,11 +393,41 @@ static int tall_checks(void)
             return 1;
         runs++;
         failed += check_run(cases[k].pipe, &pl, &in, &want, KV_TENSOR, 0, 0);
-        failed += last_launch_not(cases[k].pipe, "tensor", &g, "64-row tiles", 0, 64 / g.c);
+        failed += last_launch_not(cases[k].pipe, "tensor", &g, "64-row tiles", 256, 0, 64 / g.c);
         image_free(&want);
         image_free(&in);
     }
     printf("gpu parity, tensor blur in 64-row tiles: %d runs, %d failed\n", runs, failed);
+    return failed;
+}
+
+/* The warp resize gives each warp a run of rows of one segment (a group of warps takes the segments
+ * of a run of rows); at the sizes above a run is a row at most, so runs are checked where they are
+ * about a dozen rows: RGB at 2:1 of an odd width (pixel pairs a lane) and at 1.3:1 (a pixel a lane),
+ * grey at 2:1, RGB read through gray at 2:1 (fused, 7 pixels a lane). The last launch must have
+ * been the warp kernel (its threads, its pixels a lane). */
+static int runs_checks(void)
+{
+    static const struct { int c; const char *pipe; int v; unsigned block; int ppt; } cases[] = {
+        { 3, "resize=50%", KV_VECTOR, 128, 8 }, { 3, "resize=77%:filter=bilinear", KV_VECTOR, 128, 8 },
+        { 1, "resize=50%", KV_VECTOR, 256, 8 }, { 3, "gray,resize=50%", -1, 128, 7 },
+    };
+    int runs = 0, failed = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct geom g = { 10001, 4001, cases[k].c, 8 };
+        struct image in, want;
+        struct plan pl;
+        if (test_make_image(&in, &g, (uint32_t)(71 + k)) || test_run_pipeline(cases[k].pipe, &in, &want)
+            || plan_parse(cases[k].pipe, &pl) || plan_resolve(&pl, &g, 0))
+            return 1;
+        runs++;
+        failed += check_run(cases[k].pipe, &pl, &in, &want, cases[k].v, 0, 0);
+        failed += last_launch_not(cases[k].pipe, cases[k].v < 0 ? "auto-fused" : "vector", &g, "the warp resize",
+                                  cases[k].block, 0, cases[k].ppt);
+        image_free(&want);
+        image_free(&in);
+    }
+    printf("gpu parity, warp resize with runs of rows: %d runs, %d failed\n", runs, failed);
     return failed;
 }
 
@@ -476,6 +506,7 @@ int main(void)
     if (!quick) {   /* too slow under racecheck: bench/RESULTS.md says how they were sanitized */
         failed += words_checks();
         failed += tall_checks();
+        failed += runs_checks();
     }
     return failed ? 1 : 0;
 }
