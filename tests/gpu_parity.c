@@ -372,63 +372,67 @@ static int words_checks(void)
     return failed;
 }
 
-/* The tensor blur's 64-row tiles are taken only where they are at least 4 times the blocks resident
- * at once (at least 2000 tiles or so on an H200), so they are checked on images that large, of odd
- * sizes (a short last tile row, a partial last tile column): RGB with 13 taps and the replicate
- * border, grey with 17 taps and the constant border. The last launch must have had 64-row tiles
- * (64 / C output pixels a thread, 256 threads): a change of the rule fails here, not silently. */
-static int tall_checks(void)
+/* A case on a large image of its own: exact against the OpenMP result with variant v (-1: auto,
+ * fused), and the last launch must have been `what` (block threads, ppt pixels a thread), so that a
+ * change of the rule that picks it fails here, not silently. */
+struct big_case {
+    int w, h, c;
+    const char *pipe;
+    int v;
+    const char *what;
+    unsigned block;
+    int ppt;
+};
+
+static int big_checks(const char *title, const struct big_case *cases, size_t n, uint32_t seed)
 {
-    static const struct { int w, h, c; const char *pipe; } cases[] = {
-        { 6001, 2600, 3, "blur=2" }, { 6001, 2600, 3, "blur=2:border=replicate" },
-        { 10001, 4001, 1, "blur=2.6:border=constant" },
-    };
     int runs = 0, failed = 0;
-    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        struct geom g = { cases[k].w, cases[k].h, cases[k].c, 8 };
+    for (size_t k = 0; k < n; k++) {
+        const struct big_case *b = &cases[k];
+        struct geom g = { b->w, b->h, b->c, 8 };
         struct image in, want;
         struct plan pl;
-        if (test_make_image(&in, &g, (uint32_t)(57 + k)) || test_run_pipeline(cases[k].pipe, &in, &want)
-            || plan_parse(cases[k].pipe, &pl) || plan_resolve(&pl, &g, 0))
+        if (test_make_image(&in, &g, seed + (uint32_t)k) || test_run_pipeline(b->pipe, &in, &want)
+            || plan_parse(b->pipe, &pl) || plan_resolve(&pl, &g, 0))
             return 1;
         runs++;
-        failed += check_run(cases[k].pipe, &pl, &in, &want, KV_TENSOR, 0, 0);
-        failed += last_launch_not(cases[k].pipe, "tensor", &g, "64-row tiles", 256, 0, 64 / g.c);
+        failed += check_run(b->pipe, &pl, &in, &want, b->v, 0, 0);
+        failed += last_launch_not(b->pipe, b->v < 0 ? "auto-fused" : kernel_names[b->v], &g, b->what, b->block, 0,
+                                  b->ppt);
         image_free(&want);
         image_free(&in);
     }
-    printf("gpu parity, tensor blur in 64-row tiles: %d runs, %d failed\n", runs, failed);
+    printf("gpu parity, %s: %d runs, %d failed\n", title, runs, failed);
     return failed;
+}
+
+/* The tensor blur's 64-row tiles are taken only where they are at least 4 times the blocks resident
+ * at once (at least 2000 tiles or so on an H200), so they are checked on images that large, of odd
+ * sizes (a short last tile row, a partial last tile column): RGB with 13 taps and the replicate
+ * border, grey with 17 taps and the constant border; 64-row tiles: 64 / C output pixels a thread. */
+static int tall_checks(void)
+{
+    static const struct big_case cases[] = {
+        { 6001, 2600, 3, "blur=2", KV_TENSOR, "64-row tiles", 256, 64 / 3 },
+        { 6001, 2600, 3, "blur=2:border=replicate", KV_TENSOR, "64-row tiles", 256, 64 / 3 },
+        { 10001, 4001, 1, "blur=2.6:border=constant", KV_TENSOR, "64-row tiles", 256, 64 },
+    };
+    return big_checks("tensor blur in 64-row tiles", cases, sizeof cases / sizeof *cases, 57);
 }
 
 /* The warp resize gives each warp a run of rows of one segment (a group of warps takes the segments
  * of a run of rows); at the sizes above a run is a row at most, so runs are checked where they are
  * about a dozen rows: RGB at 2:1 of an odd width (pixel pairs a lane) and at 1.3:1 (a pixel a lane),
- * grey at 2:1, RGB read through gray at 2:1 (fused, 7 pixels a lane). The last launch must have
- * been the warp kernel (its threads, its pixels a lane). */
+ * grey at 2:1, RGB read through gray at 2:1 (fused, 7 pixels a lane). */
 static int runs_checks(void)
 {
-    static const struct { int c; const char *pipe; int v; unsigned block; int ppt; } cases[] = {
-        { 3, "resize=50%", KV_VECTOR, 128, 8 }, { 3, "resize=77%:filter=bilinear", KV_VECTOR, 128, 8 },
-        { 1, "resize=50%", KV_VECTOR, 256, 8 }, { 3, "gray,resize=50%", -1, 128, 7 },
+    static const struct big_case cases[] = {
+        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "the warp resize", 128, 8 },
+        { 10001, 4001, 3, "resize=77%:filter=bilinear", KV_VECTOR, "the warp resize", 128, 8 },
+        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "the warp resize", 256, 8 },
+        { 10001, 4001, 3, "gray,resize=50%", -1, "the warp resize", 128, 7 },
     };
-    int runs = 0, failed = 0;
-    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        struct geom g = { 10001, 4001, cases[k].c, 8 };
-        struct image in, want;
-        struct plan pl;
-        if (test_make_image(&in, &g, (uint32_t)(71 + k)) || test_run_pipeline(cases[k].pipe, &in, &want)
-            || plan_parse(cases[k].pipe, &pl) || plan_resolve(&pl, &g, 0))
-            return 1;
-        runs++;
-        failed += check_run(cases[k].pipe, &pl, &in, &want, cases[k].v, 0, 0);
-        failed += last_launch_not(cases[k].pipe, cases[k].v < 0 ? "auto-fused" : "vector", &g, "the warp resize",
-                                  cases[k].block, 0, cases[k].ppt);
-        image_free(&want);
-        image_free(&in);
-    }
-    printf("gpu parity, warp resize with runs of rows: %d runs, %d failed\n", runs, failed);
-    return failed;
+    return big_checks("warp resize with runs of rows", cases, sizeof cases / sizeof *cases, 71);
 }
 
 int main(void)
