@@ -617,9 +617,10 @@ template <int PH> __device__ __forceinline__ uint4 gray16(const uint8_t *p, uint
 }
 
 /* RGB: the two taps' 6 bytes from the staged row at byte i of row buffer R as three aligned
- * word loads and two funnel shifts, then byte permutes into the pairs the 16-bit dot products
- * take: P[0] = (a0, b0, a1, b1), P[1] = (a2, b2, -, -) for sel (the pixel's pattern, see
- * ws_taps3, in its low 16 bits: the caller keeps the tap offset above them); half the shared loads of one byte load a tap. */
+ * word loads and two funnel shifts (half the shared loads of a byte load a tap), then byte
+ * permutes into the pairs the 16-bit dot products take: P[0] = (a0, b0, a1, b1), P[1] = (a2, b2,
+ * -, -) for sel (the pixel's pattern, see ws_taps3, in its low 16 bits: the caller keeps the tap
+ * offset above them). */
 __device__ __forceinline__ void rgb_pairs(const uint8_t *R, int i, unsigned sel, uint32_t (&P)[2])
 {
     const uint32_t *w = (const uint32_t *)(R + (i & ~3));
@@ -659,8 +660,10 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
     long long t0, t1;
     if (ng > 0) {   /* consecutive warps: the segments of one run of rows, read together */
         const long long s0 = gw % nseg, g = gw / nseg;
-        t0 = g < ng ? s0 * oh + oh * g / ng : 0;
-        t1 = g < ng ? s0 * oh + oh * (g + 1) / ng : 0;
+        if (g >= ng)
+            return;
+        t0 = s0 * oh + oh * g / ng;
+        t1 = s0 * oh + oh * (g + 1) / ng;
     } else {
         t0 = ntask * gw / nwarp;
         t1 = ntask * (gw + 1) / nwarp;
@@ -767,29 +770,34 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
             r[1] = mad_round32(v.x, __dp2a_hi(w0[m], P0[0], 0u), v.y, __dp2a_hi(w0[m], P1[0], 0u), half);
             r[2] = mad_round32(v.x, __dp2a_lo(w0[m], P0[1], 0u), v.y, __dp2a_lo(w0[m], P1[1], 0u), half);
         };
-        if constexpr (C == 3 && !GRAY && K == 2) {
-            /* a lane's pixel pair is 6 bytes at an even place past so: halfword stores */
+        if constexpr (C == 3 && !GRAY) {
+            int m0 = 0;   /* K = 2: a lane's pixel pair is 6 bytes at an even place past so: halfwords */
+            if constexpr (K == 2) {
 #pragma unroll
-            for (int m = 0; m < PL; m += 2) {
-                uint32_t r[6];
-                px3(m, r);
-                px3(m + 1, r + 3);
-                uint8_t *o = O + so + 3 * ws_pixel<PL, K>(m, lane);
-                if (so & 1) {
-                    o[0] = (uint8_t)r[0];
-                    *(uint16_t *)(o + 1) = (uint16_t)(r[1] | r[2] << 8);
-                    *(uint16_t *)(o + 3) = (uint16_t)(r[3] | r[4] << 8);
-                    o[5] = (uint8_t)r[5];
-                } else {
+                for (; m0 < PL; m0 += 2) {
+                    uint32_t r[6];
+                    px3(m0, r);
+                    px3(m0 + 1, r + 3);
+                    uint8_t *o = O + so + 3 * ws_pixel<PL, K>(m0, lane);
+                    if (so & 1) {
+                        o[0] = (uint8_t)r[0];
+                        *(uint16_t *)(o + 1) = (uint16_t)(r[1] | r[2] << 8);
+                        *(uint16_t *)(o + 3) = (uint16_t)(r[3] | r[4] << 8);
+                        o[5] = (uint8_t)r[5];
+                    } else {
 #pragma unroll
-                    for (int i = 0; i < 3; i++)
-                        *(uint16_t *)(o + 2 * i) = (uint16_t)(r[2 * i] | r[2 * i + 1] << 8);
+                        for (int i = 0; i < 3; i++)
+                            *(uint16_t *)(o + 2 * i) = (uint16_t)(r[2 * i] | r[2 * i + 1] << 8);
+                    }
                 }
             }
-            if (lane < G::XP) {
+#pragma unroll
+            for (int m = m0; m <= PL; m++) {   /* K = 1: every pixel; K = 2: the one past the segment */
+                if (m == PL && lane >= G::XP)
+                    break;
                 uint32_t r[3];
-                px3(PL, r);
-                uint8_t *o = O + so + 3 * ws_pixel<PL, K>(PL, lane);
+                px3(m, r);
+                uint8_t *o = O + so + 3 * ws_pixel<PL, K>(m, lane);
                 o[0] = (uint8_t)r[0];
                 o[1] = (uint8_t)r[1];
                 o[2] = (uint8_t)r[2];
@@ -799,20 +807,12 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
             for (int m = 0; m <= PL; m++) {
                 if (m == PL && lane >= G::XP)
                     break;
+                const uint8_t *q0 = p0 + off[m], *q1 = p1 + off[m];
                 uint8_t *o = O + so + C * ws_pixel<PL, K>(m, lane);
-                if constexpr (C == 3 && !GRAY) {
-                    uint32_t r[3];
-                    px3(m, r);
-                    o[0] = (uint8_t)r[0];
-                    o[1] = (uint8_t)r[1];
-                    o[2] = (uint8_t)r[2];
-                } else {
-                    const uint8_t *q0 = p0 + off[m], *q1 = p1 + off[m];
 #pragma unroll
-                    for (int c = 0; c < C; c++) {
-                        const uint32_t I0 = w0[m] * q0[c] + w1[m] * q0[c + C], I1 = w0[m] * q1[c] + w1[m] * q1[c + C];
-                        o[c] = (uint8_t)mad_round32(v.x, I0, v.y, I1, half);
-                    }
+                for (int c = 0; c < C; c++) {
+                    const uint32_t I0 = w0[m] * q0[c] + w1[m] * q0[c + C], I1 = w0[m] * q1[c] + w1[m] * q1[c + C];
+                    o[c] = (uint8_t)mad_round32(v.x, I0, v.y, I1, half);
                 }
             }
         }
