@@ -19,7 +19,7 @@ resize50|resize_warp|vector|resize=50%|big
 resize50grey|resize_warp|vector|resize=50%|grey
 grayresize50|resize_warp|auto|gray,resize=50%|big
 pipeblur|blur_tensor|auto|gray,resize=50%,blur=2,transpose|big
-resize2x|double_u8|vector|resize=200%|half
+resize2x|double_rgb|vector|resize=200%|half
 transpose|remap_words|vector|transpose|big
 transposegrey|remap_swap|vector|transpose|grey'
 want=${*:-}

@@ -120,9 +120,9 @@ extern "C" int gpu_half(const struct gpu_image *in, const struct gpu_image *out,
  * 3/4 (16384, 49152), so the defined result (2^28 k + 2^31) >> 32 is (k + 8) >> 4 with k the
  * sum of {1, 3} x {1, 3} times the four pixels: output row 2j is row j-1 + 3 row j, row 2j+1 is
  * 3 row j + row j+1, and the same across (indices clamped at the edges, where the tables put all
- * the weight on the edge pixel: the same integers). A thread reads HP + 2 source pixels of three
- * rows as aligned words (funnel-shifted), writes 2 HP pixels of two output rows in words. Runs
- * for RGB; grey has double_grey below, the same integers two bytes at a time. */
+ * the weight on the edge pixel: the same integers). double_grey and double_rgb below compute them
+ * two bytes a register. put_bytes: a thread's n output bytes (nw words w) to g, whole words where
+ * the row's alignment allows. */
 __device__ __forceinline__ void put_bytes(uint8_t *g, const uint32_t *w, int nw, int n)
 {
     const int a = (int)((uintptr_t)g & 3);
@@ -144,61 +144,6 @@ __device__ __forceinline__ void put_bytes(uint8_t *g, const uint32_t *w, int nw,
     }
 }
 
-template <int C>
-__global__ void double_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out)
-{
-    constexpr int NS = (HP + 2) * C, NW = (NS + 3) / 4, NO = 2 * HP * C / 4;   /* bytes, words */
-    const int k = blockIdx.x * blockDim.x + threadIdx.x, i0 = HP * k, ow = 2 * iw;
-    if (i0 >= iw)
-        return;
-    const int n = min(HP, iw - i0);   /* source pixels of this thread that have outputs */
-    const bool inner = i0 >= 1 && i0 + HP < iw;
-    const size_t total = (size_t)iw * ih * C;
-    for (int j = blockIdx.y * blockDim.y + threadIdx.y; j < ih; j += gridDim.y * blockDim.y) {
-        uint32_t wd[3][NW];
-#pragma unroll
-        for (int r = 0; r < 3; r++) {
-            const size_t row = (size_t)min(max(j - 1 + r, 0), ih - 1) * iw;
-            const size_t a = (row + i0 - 1) * C;   /* column i0 - 1 (not read at the left edge) */
-            const uintptr_t p = (uintptr_t)(in + a), pa = p & ~(uintptr_t)3;
-            if (inner && pa >= (uintptr_t)in && pa + 4 * (NW + 1) <= (uintptr_t)in + total) {
-                load_shifted((const uint32_t *)pa, 8 * (unsigned)(p - pa), wd[r]);
-            } else {   /* the edges: columns clamped */
-#pragma unroll
-                for (int i = 0; i < NW; i++)
-                    wd[r][i] = 0;
-#pragma unroll
-                for (int b = 0; b < NS; b++) {
-                    const int col = min(max(i0 - 1 + b / C, 0), iw - 1);
-                    wd[r][b >> 2] |= (uint32_t)in[(row + col) * C + b % C] << (8 * (b & 3));
-                }
-            }
-        }
-        uint32_t A[NS], B[NS];   /* vertical: for output rows 2j and 2j + 1 */
-#pragma unroll
-        for (int b = 0; b < NS; b++) {
-            const uint32_t p = byte_of(wd[0], b), q = byte_of(wd[1], b), s = byte_of(wd[2], b);
-            A[b] = p + 3 * q;
-            B[b] = 3 * q + s;
-        }
-#pragma unroll
-        for (int e = 0; e < 2; e++) {
-            const uint32_t *V = e ? B : A;
-            uint32_t w[NO] = {};
-#pragma unroll
-            for (int t = 0; t < HP; t++)
-#pragma unroll
-                for (int c = 0; c < C; c++) {
-                    const int m = (t + 1) * C + c, o = 2 * t * C + c;   /* window byte of pixel i0 + t */
-                    const uint32_t lo = (V[m - C] + 3 * V[m] + 8) >> 4, hi = (3 * V[m] + V[m + C] + 8) >> 4;
-                    w[o >> 2] |= lo << (8 * (o & 3));
-                    w[(o + C) >> 2] |= hi << (8 * ((o + C) & 3));
-                }
-            put_bytes(out + ((size_t)(2 * j + e) * ow + 2 * (size_t)i0) * C, w, NO, 2 * n * C);
-        }
-    }
-}
-
 /* vector, exact 1:2, grey: the same integers two bytes a 32-bit register, in 16-bit lanes. A
  * source word's even and odd bytes are spread into two registers (a byte permute each); down, V =
  * 16 (p + 3 q + 2) <= 16352 for both at once in a multiply-add; across, V[m - 1] + 3 V[m] =
@@ -206,8 +151,8 @@ __global__ void double_u8(const uint8_t *__restrict__ in, int iw, int ih, uint8_
  * interleave the lo and hi results into output order. A thread takes DG_NB source pixels of a row
  * (a window of DG_NW words: one of halo each side) and writes 2 DG_NB bytes of two output rows
  * in words. About half the byte-wise kernel's instructions; grey 10109x4542 0.037 -> 0.029 ms.
- * RGB stays byte-wise: there the same arithmetic measured slower (bench/RESULTS.md, eleventh
- * session), its time going to the memory pipeline rather than to instructions. */
+ * For RGB the same arithmetic with 4-byte loads and stores measured slower than byte-wise
+ * (bench/RESULTS.md, eleventh session): double_rgb moves 16-byte words instead. */
 #define DG_NB 8
 #define DG_NW (DG_NB / 4 + 2)
 
@@ -284,6 +229,188 @@ __global__ void double_grey(const uint8_t *__restrict__ in, int iw, int ih, uint
     }
 }
 
+/* vector, exact 1:2, RGB: double_grey's integers (two bytes a register, in 16-bit lanes) with
+ * 16-byte loads and stores. A thread makes one output row y = 2j + e (from source row j and the
+ * outer row j - 1 or j + 1) for DR_PX = 16 source pixels: 48 bytes, so every lane of a warp's row
+ * has the same alignment mod 16 and the alignment work is a branch for the warp, not a select per
+ * word:
+ *  - each source row comes as five aligned 16-byte words, cut at the row's byte shift into 14
+ *    window words (pixel i0 - 1 .. i0 + 16 from byte 1 of the first);
+ *  - down, V = 16 (outer + 3 centre + 2) for even and odd bytes (a byte permute spreads them into
+ *    lanes); across, byte b's neighbours b - 3 and b + 3 lie in the other parity's registers, one
+ *    of them whole, the other a permute of two; lo = V(b - 3) + 3 V(b) and hi = 3 V(b) + V(b + 3)
+ *    are 16 (k + 8), the result each lane's high byte; byte permutes put the lo (even output
+ *    pixel) and hi (odd) bytes in output order, six words from every 12 source bytes;
+ *  - the lane's 96 bytes go into the warp's staged output row at the row's alignment (16-, 8-,
+ *    4-byte and, at 2 mod 4, halfword stores), and the warp writes the row out in aligned 16-byte
+ *    words, consecutive lanes on consecutive words. Written straight from each lane (16 bytes of a
+ *    32-byte sector per store, lanes 96 bytes apart) the L2 took twice the sector writes and the
+ *    kernel ran at 0.130 ms against the byte-wise kernel's 0.069 (10109x4542 output, H200);
+ *    staged, 0.061 (bench/RESULTS.md, eighteenth session);
+ *  - lanes at a row's two ends (a halo pixel outside the row, a partial last chunk) and any whose
+ *    loads would pass the buffer's end are computed by the whole warp, a byte a lane with clamped
+ *    reads, into the same staged row: one lane doing them alone (as a byte-wise kernel) was a
+ *    quarter of all instructions. */
+#define DR_PX 16
+
+/* W[0 .. N) to the address g, which is A mod 16 (A a multiple of 4): the widest aligned stores. */
+template <int A, int N, int U = 0>
+__device__ __forceinline__ void put_words(uint8_t *g, const uint32_t *W)
+{
+    if constexpr (U < N) {
+        constexpr int a = (A + 4 * U) & 15;
+        if constexpr (a == 0 && U + 4 <= N) {
+            *(uint4 *)(g + 4 * U) = make_uint4(W[U], W[U + 1], W[U + 2], W[U + 3]);
+            put_words<A, N, U + 4>(g, W);
+        } else if constexpr ((a & 7) == 0 && U + 2 <= N) {
+            *(uint2 *)(g + 4 * U) = make_uint2(W[U], W[U + 1]);
+            put_words<A, N, U + 2>(g, W);
+        } else {
+            *(uint32_t *)(g + 4 * U) = W[U];
+            put_words<A, N, U + 1>(g, W);
+        }
+    }
+}
+
+/* The 24 words W (96 bytes) to g, which is O mod 16 (O even). */
+template <int O>
+__device__ __forceinline__ void put96(uint8_t *g, const uint32_t (&W)[24])
+{
+    if constexpr (O & 2) {
+        uint32_t X[23];
+#pragma unroll
+        for (int u = 0; u < 23; u++)
+            X[u] = __funnelshift_r(W[u], W[u + 1], 16);
+        *(uint16_t *)g = (uint16_t)W[0];
+        put_words<(O + 2) & 15, 23>(g + 2, X);
+        *(uint16_t *)(g + 94) = (uint16_t)(W[23] >> 16);
+    } else {
+        put_words<O, 24>(g, W);
+    }
+}
+
+/* Window words w[0 .. 14) from the loaded words R, Q words and sh bits in. */
+template <int Q>
+__device__ __forceinline__ void cut_window(const uint32_t (&R)[20], unsigned sh, uint32_t (&w)[14])
+{
+#pragma unroll
+    for (int i = 0; i < 14; i++)
+        w[i] = __funnelshift_r(R[i + Q], R[i + Q + 1], sh);
+}
+
+__global__ void __launch_bounds__(128) double_rgb(const uint8_t *__restrict__ in, int iw, int ih,
+                                                  uint8_t *__restrict__ out)
+{
+    __shared__ __align__(16) uint8_t stage[4][32 * 96 + 16];   /* a warp's output row, at its alignment */
+    const int lane = threadIdx.x, k = blockIdx.x * blockDim.x + lane, i0 = DR_PX * k, ow = 2 * iw;
+    const size_t rowb = (size_t)iw * 3;
+    const uintptr_t end = (uintptr_t)in + rowb * ih;
+    const bool inner = k >= 1 && i0 + DR_PX < iw;
+    uint8_t *st = stage[threadIdx.y];
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < 2 * ih; y += gridDim.y * blockDim.y) {
+        /* output row y = 2j + e: 3 source row j plus row j - 1 (e = 0) or j + 1 (e = 1) */
+        const int j = y >> 1, e = y & 1;
+        uintptr_t base[2];
+        bool fast = inner;   /* (lanes past the row stay for the warp's copy-out) */
+#pragma unroll
+        for (int r = 0; r < 2; r++) {   /* row j, then the outer row (clamped), from byte 1 of pixel i0 - 1 */
+            const int sr = r ? min(max(j - 1 + 2 * e, 0), ih - 1) : j;
+            base[r] = (uintptr_t)(in + (size_t)sr * rowb + 3 * (size_t)i0 - 4);
+            fast = fast && (base[r] & ~(uintptr_t)15) + 80 <= end;
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, fast), live = __ballot_sync(0xffffffffu, i0 < iw);
+        if (!live)
+            continue;
+        uint8_t *o0 = out + ((size_t)y * ow + 2 * (size_t)(blockIdx.x * blockDim.x) * DR_PX) * 3;   /* lane 0's */
+        const int oa = (int)((uintptr_t)o0 & 15);
+        /* the lanes that cannot take the fast path (a row's ends, the buffer's end), by the whole warp:
+         * lane L's output bytes q of pixel 2 i0 + q / 3, clamped reads, into the staged row */
+        for (unsigned sl = live & ~mask; sl; sl &= sl - 1) {
+            const int L = __ffs(sl) - 1, x0 = DR_PX * (blockIdx.x * blockDim.x + L), n = 6 * min(DR_PX, iw - x0);
+            const uint8_t *rj = in + (size_t)j * rowb, *ro = in + (size_t)min(max(j - 1 + 2 * e, 0), ih - 1) * rowb;
+            for (int q = lane; q < n; q += 32) {
+                const int P = 2 * x0 + q / 3, c = q % 3, t = P >> 1, u = min(max(t + (P & 1 ? 1 : -1), 0), iw - 1);
+                const uint32_t vt = ro[3 * t + c] + 3u * rj[3 * t + c], vu = ro[3 * u + c] + 3u * rj[3 * u + c];
+                st[oa + 96 * L + q] = (uint8_t)((vu + 3u * vt + 8u) >> 4);
+            }
+        }
+        if (fast) {
+            uint32_t win[2][14];
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                const uint4 *g = (const uint4 *)(base[r] & ~(uintptr_t)15);
+                uint32_t R[20];
+#pragma unroll
+                for (int q = 0; q < 5; q++) {
+                    const uint4 v = __ldg(g + q);
+                    R[4 * q] = v.x;
+                    R[4 * q + 1] = v.y;
+                    R[4 * q + 2] = v.z;
+                    R[4 * q + 3] = v.w;
+                }
+                const unsigned s = (unsigned)(base[r] & 15), sh = 8 * (s & 3);
+                switch (s >> 2) {   /* the same for the whole warp */
+                case 0: cut_window<0>(R, sh, win[r]); break;
+                case 1: cut_window<1>(R, sh, win[r]); break;
+                case 2: cut_window<2>(R, sh, win[r]); break;
+                default: cut_window<3>(R, sh, win[r]); break;
+                }
+            }
+            uint32_t VE[14], VO[14], L[12], H[12], W[24];
+#pragma unroll
+            for (int i = 0; i < 14; i++) {   /* 16 outer + 48 centre + 32 */
+                VE[i] = even16(win[1][i]) * 16u + even16(win[0][i]) * 48u + 0x00200020u;
+                VO[i] = odd16(win[1][i]) * 16u + odd16(win[0][i]) * 48u + 0x00200020u;
+            }
+#pragma unroll
+            for (int i = 1; i < 13; i++) {   /* window word i: source bytes 4 (i - 1) .. of pixel i0 on */
+                const uint32_t loE = VE[i] * 3u + VO[i - 1], hiE = VE[i] * 3u + __byte_perm(VO[i], VO[i + 1], 0x5432);
+                const uint32_t loO = VO[i] * 3u + __byte_perm(VE[i - 1], VE[i], 0x5432), hiO = VO[i] * 3u + VE[i + 1];
+                L[i - 1] = __byte_perm(loE, loO, 0x7351);   /* the four bytes' lo results, in order */
+                H[i - 1] = __byte_perm(hiE, hiO, 0x7351);
+            }
+            /* source pixel t gives output bytes 6t .. 6t + 5: lo of its 3 bytes, then hi */
+#pragma unroll
+            for (int p = 0; p < 4; p++) {
+                const uint32_t *l = L + 3 * p, *h = H + 3 * p;
+                uint32_t *w = W + 6 * p;
+                w[0] = __byte_perm(l[0], h[0], 0x4210);
+                w[1] = __byte_perm(__byte_perm(h[0], l[0], 0x7721), l[1], 0x4210);
+                w[2] = __byte_perm(__byte_perm(l[1], h[0], 0x0071), h[1], 0x5410);
+                w[3] = __byte_perm(__byte_perm(l[1], l[2], 0x0432), h[1], 0x6210);
+                w[4] = __byte_perm(__byte_perm(h[1], h[2], 0x0043), l[2], 0x6510);
+                w[5] = __byte_perm(l[2], h[2], 0x7653);
+            }
+            uint8_t *o = st + oa + 96 * lane;
+            switch (oa) {   /* even, the same for the whole warp */
+            case 0: put96<0>(o, W); break;
+            case 2: put96<2>(o, W); break;
+            case 4: put96<4>(o, W); break;
+            case 6: put96<6>(o, W); break;
+            case 8: put96<8>(o, W); break;
+            case 10: put96<10>(o, W); break;
+            case 12: put96<12>(o, W); break;
+            default: put96<14>(o, W); break;
+            }
+        }
+        __syncwarp();
+        /* the live lanes' bytes [b0, b1) of the staged row out in aligned 16-byte words, consecutive lanes
+         * on consecutive words */
+        const int last = 31 - __clz(live), b0 = oa + 96 * (__ffs(live) - 1);
+        const int b1 = oa + 96 * last + 6 * min(DR_PX, iw - DR_PX * (int)(blockIdx.x * blockDim.x + last));
+        uint8_t *g0 = o0 - oa;
+        const int m0 = b0 >> 4, m1 = (b1 - 1) >> 4;   /* the words at the two ends are shared with neighbours */
+        for (int m = m0 + lane; m <= m1; m += 32) {
+            const uint4 v = *(const uint4 *)(st + 16 * m);
+            if (m > m0 && m < m1)
+                *(uint4 *)(g0 + 16 * m) = v;
+            else
+                store16_in(g0 + 16 * m, v, 16 * m - b0, b1 - b0);
+        }
+        __syncwarp();
+    }
+}
+
 extern "C" int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh)
 {
     return depth == 8 && (c == 1 || c == 3) && ow == 2 * iw && oh == 2 * ih;
@@ -301,7 +428,8 @@ extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *ou
     if (in->c == 1)
         launch(double_grey, grid2d((in->w + DG_NB - 1) / DG_NB, in->h, block), block, 0, 4 * DG_NB, s, in->w, in->h, d);
     else
-        launch(double_u8<3>, grid2d((in->w + HP - 1) / HP, in->h, block), block, 0, 4 * HP, s, in->w, in->h, d);
+        launch(double_rgb, grid2d((in->w + DR_PX - 1) / DR_PX, 2 * in->h, dim3(32, 4)), dim3(32, 4), 0, 2 * DR_PX, s,
+               in->w, in->h, d);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
