@@ -252,6 +252,7 @@ __global__ void double_grey(const uint8_t *__restrict__ in, int iw, int ih, uint
  *    reads, into the same staged row: one lane doing them alone (as a byte-wise kernel) was a
  *    quarter of all instructions. */
 #define DR_PX 16
+#define DR_WARPS 4   /* a block: DR_WARPS warps, each a row of 32 lanes */
 
 /* W[0 .. N) to the address g, which is A mod 16 (A a multiple of 4): the widest aligned stores. */
 template <int A, int N, int U = 0>
@@ -298,10 +299,10 @@ __device__ __forceinline__ void cut_window(const uint32_t (&R)[20], unsigned sh,
         w[i] = __funnelshift_r(R[i + Q], R[i + Q + 1], sh);
 }
 
-__global__ void __launch_bounds__(128) double_rgb(const uint8_t *__restrict__ in, int iw, int ih,
-                                                  uint8_t *__restrict__ out)
+__global__ void __launch_bounds__(32 * DR_WARPS) double_rgb(const uint8_t *__restrict__ in, int iw, int ih,
+                                                           uint8_t *__restrict__ out)
 {
-    __shared__ __align__(16) uint8_t stage[4][32 * 96 + 16];   /* a warp's output row, at its alignment */
+    __shared__ __align__(16) uint8_t stage[DR_WARPS][32 * 96 + 16];   /* a warp's output row, at its alignment */
     const int lane = threadIdx.x, k = blockIdx.x * blockDim.x + lane, i0 = DR_PX * k, ow = 2 * iw;
     const size_t rowb = (size_t)iw * 3;
     const uintptr_t end = (uintptr_t)in + rowb * ih;
@@ -310,12 +311,12 @@ __global__ void __launch_bounds__(128) double_rgb(const uint8_t *__restrict__ in
     for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < 2 * ih; y += gridDim.y * blockDim.y) {
         /* output row y = 2j + e: 3 source row j plus row j - 1 (e = 0) or j + 1 (e = 1) */
         const int j = y >> 1, e = y & 1;
+        const uint8_t *rj = in + (size_t)j * rowb, *ro = in + (size_t)min(max(j - 1 + 2 * e, 0), ih - 1) * rowb;
         uintptr_t base[2];
         bool fast = inner;   /* (lanes past the row stay for the warp's copy-out) */
 #pragma unroll
         for (int r = 0; r < 2; r++) {   /* row j, then the outer row (clamped), from byte 1 of pixel i0 - 1 */
-            const int sr = r ? min(max(j - 1 + 2 * e, 0), ih - 1) : j;
-            base[r] = (uintptr_t)(in + (size_t)sr * rowb + 3 * (size_t)i0 - 4);
+            base[r] = (uintptr_t)((r ? ro : rj) + 3 * (size_t)i0 - 4);
             fast = fast && (base[r] & ~(uintptr_t)15) + 80 <= end;
         }
         const unsigned mask = __ballot_sync(0xffffffffu, fast), live = __ballot_sync(0xffffffffu, i0 < iw);
@@ -327,7 +328,6 @@ __global__ void __launch_bounds__(128) double_rgb(const uint8_t *__restrict__ in
          * lane L's output bytes q of pixel 2 i0 + q / 3, clamped reads, into the staged row */
         for (unsigned sl = live & ~mask; sl; sl &= sl - 1) {
             const int L = __ffs(sl) - 1, x0 = DR_PX * (blockIdx.x * blockDim.x + L), n = 6 * min(DR_PX, iw - x0);
-            const uint8_t *rj = in + (size_t)j * rowb, *ro = in + (size_t)min(max(j - 1 + 2 * e, 0), ih - 1) * rowb;
             for (int q = lane; q < n; q += 32) {
                 const int P = 2 * x0 + q / 3, c = q % 3, t = P >> 1, u = min(max(t + (P & 1 ? 1 : -1), 0), iw - 1);
                 const uint32_t vt = ro[3 * t + c] + 3u * rj[3 * t + c], vu = ro[3 * u + c] + 3u * rj[3 * u + c];
@@ -428,8 +428,8 @@ extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *ou
     if (in->c == 1)
         launch(double_grey, grid2d((in->w + DG_NB - 1) / DG_NB, in->h, block), block, 0, 4 * DG_NB, s, in->w, in->h, d);
     else
-        launch(double_rgb, grid2d((in->w + DR_PX - 1) / DR_PX, 2 * in->h, dim3(32, 4)), dim3(32, 4), 0, 2 * DR_PX, s,
-               in->w, in->h, d);
+        launch(double_rgb, grid2d((in->w + DR_PX - 1) / DR_PX, 2 * in->h, dim3(32, DR_WARPS)), dim3(32, DR_WARPS), 0,
+               2 * DR_PX, s, in->w, in->h, d);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
