@@ -5,6 +5,7 @@
 #ifndef GPUIMG_COMMON_CUH
 #define GPUIMG_COMMON_CUH
 #include <cstdint>
+#include <type_traits>
 #include "check.h"
 #include "gpu.h"
 
@@ -28,6 +29,69 @@ template <> struct PixT<8> { typedef uint2 type; };
    : (bpp) == 3 ? FN<3>(__VA_ARGS__)                                                               \
    : (bpp) == 4 ? FN<4>(__VA_ARGS__)                                                               \
    : (bpp) == 6 ? FN<6>(__VA_ARGS__) : FN<8>(__VA_ARGS__))
+
+/* C samples of type E in one access where C * sizeof(E) is 2, 4, 8 or 16 bytes (the pointer then
+ * aligned to that: pixels of such a size in a contiguous image, or shared arrays declared
+ * __align__(16)), else one at a time. Pixels with alpha (2 and 4 samples) and their column sums
+ * move so instead of a sample an instruction: a warp's 4-byte stores 16 bytes apart filled a
+ * quarter of each sector apiece. */
+template <int B> struct VecT { typedef void type; };
+template <> struct VecT<2> { typedef uint16_t type; };
+template <> struct VecT<4> { typedef uint32_t type; };
+template <> struct VecT<8> { typedef uint2 type; };
+template <> struct VecT<16> { typedef uint4 type; };
+template <typename E, int C> __device__ __forceinline__ void ld_vec(const E *p, E (&v)[C])
+{
+    typedef typename VecT<C * sizeof(E)>::type V;
+    if constexpr (!std::is_void<V>::value) {
+        const V w = *(const V *)p;
+        memcpy(v, &w, sizeof w);
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            v[c] = p[c];
+    }
+}
+template <typename E, int C> __device__ __forceinline__ void st_vec(E *p, const E (&v)[C])
+{
+    typedef typename VecT<C * sizeof(E)>::type V;
+    if constexpr (!std::is_void<V>::value) {
+        V w;
+        memcpy(&w, v, sizeof w);
+        *(V *)p = w;
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            p[c] = v[c];
+    }
+}
+
+/* Premultiplied colour back to straight: round(S / A), ties up, written as the CPU writes it
+ * (q + (r >= A - r), q and r of S / A), and 0 where A = 0. S <= top * A (a weighted mean of
+ * colours at most top = 65535), so q < 2^16 and the float estimate S * rA, rA = rcp_approx(A)
+ * (relative error below 2^-21 in all), is within one of q; one integer step each way, as selects,
+ * makes it exact (U: uint64_t, or uint32_t where S and q A fit). rA is computed once for a
+ * pixel's channels. A 64-bit division is a library loop of about a hundred instructions: it was
+ * most of the alpha kernels' time (bench/RESULTS.md, 19th session). */
+__device__ __forceinline__ float rcp_approx(float x)
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+template <typename U> __device__ __forceinline__ uint32_t div_round(U S, U A, float rA)
+{
+    uint32_t q = __float2uint_rz((float)S * rA);   /* saturating: A = 0 gives NaN -> 0, never UB */
+    U p = (U)q * A;
+    const bool over = p > S;
+    q -= over;
+    p = over ? p - A : p;
+    const bool under = S - p >= A;
+    q += under;
+    p = under ? p + A : p;
+    const U r = S - p;
+    return A ? q + (r >= A - r) : 0u;
+}
 
 static inline int bpp_of(const struct gpu_image *im) { return im->c * (im->depth / 8); }
 

@@ -163,18 +163,20 @@ int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu_image *out
                          size_t errlen);
 size_t gpu_texture_scratch(int w, int h, int depth);
 /* sepfilter.cu: the separable engine of src/ops/sepfilter.h, evaluated directly per output pixel
- * (perpixel, coalesced): Q16 tap tables (nx and ny taps per output coordinate). */
+ * (perpixel, coalesced; vector: bilinear 8-bit with alpha only): Q16 tap tables (nx and ny taps
+ * per output coordinate). */
 int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
                   const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
                   size_t errlen);
-/* blur.cu: a symmetric kernel (ksize Q16 weights) in two passes through scratch (w*h*c words of
- * 4 bytes, 8 with alpha); bx, by map source positions -r..n+r-1 (offset by r) to a source index
- * or -1 for the constant border. */
+/* blur.cu: a symmetric kernel (ksize Q16 weights) in two passes through scratch (gpu_blur_scratch
+ * bytes: w*h*c words of 4 bytes, 8 for 16-bit with alpha); bx, by map source positions -r..n+r-1
+ * (offset by r) to a source index or -1 for the constant border. */
+size_t gpu_blur_scratch(int w, int h, int c, int depth);
 int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                        const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
-/* blur.cu: one pass over shared-memory tiles with their halo, for 8-bit grey or RGB and kernels of
- * up to 33 taps (gpu_blur_onepass_applies); anything else goes through gpu_blur_separable (same
- * bits), which is why it takes the same scratch. */
+/* blur.cu: one pass over shared-memory tiles with their halo, for 8-bit grey, RGB or RGBA and
+ * kernels of up to 33 taps (gpu_blur_onepass_applies); anything else goes through
+ * gpu_blur_separable (same bits), which is why it takes the same scratch. */
 int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                    const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
 int gpu_blur_onepass_applies(int c, int depth, int ksize);   /* also: takes transposed outputs */

@@ -2,8 +2,9 @@
  * out = (sum_y wy * (sum_x wx * in) + 2^31) >> 32 over the Q16 tap tables, in unsigned integers,
  * which is the CPU's sum in another order: the same integer, bit for bit. With alpha, colour is
  * premultiplied (A = sum w a, C = sum w c a, colour = round(C / A)). perpixel: a 2D grid;
- * coalesced: GPU_PPT outputs a thread along a row, warp-stride. Used by resize (bilinear, area)
- * and by blur's perpixel and coalesced variants. */
+ * coalesced: GPU_PPT outputs a thread along a row, warp-stride; vector: bilerp_alpha8 below.
+ * Used by resize (bilinear, area) and by blur's perpixel and coalesced variants. */
+#include <type_traits>
 #include "common.cuh"
 
 struct Taps {
@@ -13,7 +14,8 @@ struct Taps {
 };
 
 /* NX, NY: the tap counts when known at compile time (2 and 2: bilinear, whose loops then unroll),
- * 0 for the tables' own counts. Either way the same sums. */
+ * 0 for the tables' own counts. Either way the same sums. With alpha the sums along a row are
+ * uint32 for 8 bits (at most 65536 * 255 * 255 < 2^32), uint64 for 16. */
 template <typename T, int C, int NX = 0, int NY = 0>
 __device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int y, const Taps &tt)
 {
@@ -31,11 +33,13 @@ __device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int 
             if (!wy)
                 continue;
             const T *row = in + (size_t)t.yi[(size_t)y * t.ny + ky] * iw * C;
-            uint64_t ia = 0, ic[C] = {};
+            typedef typename std::conditional<sizeof(T) == 1, uint32_t, uint64_t>::type H;
+            H ia = 0, ic[C] = {};
             for (int kx = 0; kx < t.nx; kx++) {
-                const uint64_t wx = xw[kx];
-                const T *p = row + (size_t)xi[kx] * C;
-                const uint64_t a = p[C - 1];
+                const H wx = xw[kx];
+                T p[C];
+                ld_vec<T, C>(row + (size_t)xi[kx] * C, p);
+                const H a = p[C - 1];
                 ia += wx * a;
 #pragma unroll
                 for (int c = 0; c < C - 1; c++)
@@ -46,10 +50,13 @@ __device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int 
             for (int c = 0; c < C - 1; c++)
                 S[c] += wy * ic[c];
         }
-        o[C - 1] = (T)((A + (1ull << 31)) >> 32);
+        T r[C];
+        r[C - 1] = (T)((A + (1ull << 31)) >> 32);
+        const float rA = rcp_approx((float)A);
 #pragma unroll
         for (int c = 0; c < C - 1; c++)
-            o[c] = A ? (T)(S[c] / A + (S[c] % A >= A - S[c] % A)) : (T)0;
+            r[c] = (T)div_round(S[c], A, rA);
+        st_vec<T, C>(o, r);
     } else {
         uint64_t acc[C] = {};
         for (int ky = 0; ky < t.ny; ky++) {
@@ -85,6 +92,63 @@ __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
         for_perpixel(ow, oh, px);
 }
 
+/* vector (bilinear, 8-bit, with alpha: 2 or 4 samples a pixel, one load each): sep_pixel's sums
+ * for BA_PX outputs a thread, warp-stride along a row as coalesced does, with every table entry
+ * and tap pixel of the BA_PX requested before any is used (sep_pixel's chain table -> pixel -> sum
+ * keeps one pixel's loads in flight at a time). Row sums in uint32 (at most 65536 * 255 * 255),
+ * column sums in uint64, colour by div_round. */
+#define BA_PX 4
+template <int C>
+__global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restrict__ in, int iw,
+                                                     uint8_t *__restrict__ out, int ow, int oh, Taps t)
+{
+    typedef typename VecT<C>::type P;
+    const P *src = (const P *)in;
+    P *dst = (P *)out;
+    const int x0 = blockIdx.x * blockDim.x * BA_PX + threadIdx.x;
+    if (x0 >= ow)
+        return;
+    for (int y = blockIdx.y; y < oh; y += gridDim.y) {
+        const P *r0 = src + (size_t)t.yi[2 * y] * iw, *r1 = src + (size_t)t.yi[2 * y + 1] * iw;
+        const uint64_t wy0 = t.yw[2 * y], wy1 = t.yw[2 * y + 1];
+        P v[BA_PX][4];
+        uint32_t w[BA_PX][2];
+#pragma unroll
+        for (int k = 0; k < BA_PX; k++) {
+            const int x = min(x0 + k * (int)blockDim.x, ow - 1);
+            const int i0 = t.xi[2 * x], i1 = t.xi[2 * x + 1];
+            w[k][0] = t.xw[2 * x];
+            w[k][1] = t.xw[2 * x + 1];
+            v[k][0] = r0[i0];
+            v[k][1] = r0[i1];
+            v[k][2] = r1[i0];
+            v[k][3] = r1[i1];
+        }
+#pragma unroll
+        for (int k = 0; k < BA_PX; k++) {
+            const int x = x0 + k * (int)blockDim.x;
+            uint32_t ia[2], ic[2][C - 1];
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                const uint32_t p0 = v[k][2 * r], p1 = v[k][2 * r + 1];
+                const uint32_t a0 = p0 >> (8 * (C - 1)), a1 = p1 >> (8 * (C - 1));
+                ia[r] = w[k][0] * a0 + w[k][1] * a1;
+#pragma unroll
+                for (int c = 0; c < C - 1; c++)
+                    ic[r][c] = w[k][0] * (((p0 >> (8 * c)) & 255u) * a0) + w[k][1] * (((p1 >> (8 * c)) & 255u) * a1);
+            }
+            const uint64_t A = wy0 * ia[0] + wy1 * ia[1];
+            uint32_t o = (uint32_t)((A + (1ull << 31)) >> 32) << (8 * (C - 1));
+            const float rA = rcp_approx((float)A);
+#pragma unroll
+            for (int c = 0; c < C - 1; c++)
+                o |= div_round(wy0 * ic[0][c] + wy1 * ic[1][c], A, rA) << (8 * c);
+            if (x < ow)
+                dst[(size_t)y * ow + x] = (P)o;
+        }
+    }
+}
+
 template <typename T, int C>
 static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, const Taps &t, char *err,
                       size_t errlen)
@@ -92,7 +156,17 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
     const T *s = (const T *)in->data;
     T *d = (T *)out->data;
     const bool two = t.nx == 2 && t.ny == 2;   /* bilinear: the unrolled instantiation */
-    if (variant == KV_PERPIXEL) {
+    if (variant == KV_VECTOR) {
+        if (!(sizeof(T) == 1 && (C == 2 || C == 4) && two)) {
+            snprintf(err, errlen, "gpu_sepfilter: no vector kernel for %d channels at %d bits, %dx%d taps", C,
+                     (int)(8 * sizeof(T)), t.nx, t.ny);
+            return (int)cudaErrorInvalidValue;
+        }
+        const unsigned th = threads1d();
+        const dim3 g = grid_coalesced(out->w, out->h, th, BA_PX);
+        launch(bilerp_alpha8<C == 2 ? 2 : 4>, g, th, 0, BA_PX, (const uint8_t *)s, in->w, (uint8_t *)d, out->w, out->h,
+               t);
+    } else if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
         launch(two ? sep_kernel<T, C, false, 2> : sep_kernel<T, C, false>, g, b, 0, 1, s, in->w, d, out->w, out->h, t);
     } else {

@@ -463,7 +463,9 @@ int main(void)
               + fusion_plan("gray,resize=30%:filter=bilinear", 1001, 626, 3, 8, "--")   /* its span does not fit */
               + fusion_plan("gray,resize=77%:filter=bilinear", 1001, 626, 3, 8, "--")   /* measured slower fused */
               + fusion_plan("gray,resize=50%", 1001, 626, 4, 8, "--")       /* RGBA: gray+alpha */
-              + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "--")         /* alpha: two-pass blur */
+              + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "-s")         /* RGBA 8-bit: the one-pass kernel */
+              + fusion_plan("blur=2,transpose", 70, 30, 2, 8, "--")         /* grey+alpha: two-pass blur */
+              + fusion_plan("blur=2,transpose", 70, 30, 4, 16, "--")        /* 16-bit: two-pass blur */
               + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--")
               + fusion_plan("blur=2,transpose", 5000, 3400, 1, 8, "--");   /* tensor above 16 MiB: apart */
     if (bad || jpeg_checks())

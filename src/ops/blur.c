@@ -130,8 +130,8 @@ static int32_t *border_map(int n, int rad, int mode)
 }
 
 /* perpixel, coalesced: the tap tables the CPU uses. separable, tiled and tensor: the kernel, the
- * two border maps and, for separable, scratch for the exact column sums (4 bytes a sample, 8 with
- * alpha); tensor also whether every Q8 weight fits a byte (n[1]). */
+ * two border maps and, for separable, scratch for the exact column sums (gpu_blur_scratch);
+ * tensor also whether every Q8 weight fits a byte (n[1]). */
 static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                        struct gpu_tables *t)
 {
@@ -147,7 +147,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
         const int scratch = variant == KV_SEPARABLE || !gpu_blur_onepass_applies(in->c, in->depth, ksize);
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
-                                  scratch ? (size_t)in->w * in->h * in->c * (has_alpha(in->c) ? 8 : 4) : 0 };
+                                  scratch ? gpu_blur_scratch(in->w, in->h, in->c, in->depth) : 0 };
         r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
                      : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
         t->n[0] = ksize;
