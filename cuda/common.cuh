@@ -66,13 +66,14 @@ template <typename E, int C> __device__ __forceinline__ void st_vec(E *p, const 
     }
 }
 
-/* Premultiplied colour back to straight: round(S / A), ties up, written as the CPU writes it
- * (q + (r >= A - r), q and r of S / A), and 0 where A = 0. S <= top * A (a weighted mean of
- * colours at most top = 65535), so q < 2^16 and the float estimate S * rA, rA = rcp_approx(A)
- * (relative error below 2^-21 in all), is within one of q; one integer step each way, as selects,
- * makes it exact (U: uint64_t, or uint32_t where S and q A fit). rA is computed once for a
- * pixel's channels. A 64-bit division is a library loop of about a hundred instructions: it was
- * most of the alpha kernels' time (bench/RESULTS.md, 19th session). */
+/* Premultiplied colour back to straight: round(S / A), ties up, as the CPU writes it (q + (r >=
+ * A - r), q and r of S / A), and 0 where A = 0. S <= top * A (a weighted mean of colours at most
+ * top = 65535), so q < 2^16 and the float estimate e = S * rA, rA = rcp_approx(A) (relative error
+ * below 2^-21 in all), is within one of q. Then r = S - e A lies in [-A, 2A) (exact in the signed
+ * type, U wrapping), and the result is e + floor((2r + A) / 2A), a term in {-1, 0, 1, 2} found by
+ * three compares (U: uint64_t, or uint32_t where S and 5A fit). rA is computed once for a pixel's
+ * channels. A 64-bit division is a library loop of about a hundred instructions: it was most of
+ * the alpha kernels' time (bench/RESULTS.md, 19th session). */
 __device__ __forceinline__ float rcp_approx(float x)
 {
     float r;
@@ -81,16 +82,11 @@ __device__ __forceinline__ float rcp_approx(float x)
 }
 template <typename U> __device__ __forceinline__ uint32_t div_round(U S, U A, float rA)
 {
-    uint32_t q = __float2uint_rz((float)S * rA);   /* saturating: A = 0 gives NaN -> 0, never UB */
-    U p = (U)q * A;
-    const bool over = p > S;
-    q -= over;
-    p = over ? p - A : p;
-    const bool under = S - p >= A;
-    q += under;
-    p = under ? p + A : p;
-    const U r = S - p;
-    return A ? q + (r >= A - r) : 0u;
+    typedef typename std::make_signed<U>::type I;
+    const uint32_t e = __float2uint_rz((float)S * rA);   /* saturating: A = 0 gives NaN -> 0, never UB */
+    const I r = (I)(S - (U)e * A), t = 2 * r + (I)A, a2 = 2 * (I)A;
+    const uint32_t q = e + (t >= a2) + (t >= 2 * a2) - (t < 0);
+    return A ? q : 0u;
 }
 
 static inline int bpp_of(const struct gpu_image *im) { return im->c * (im->depth / 8); }

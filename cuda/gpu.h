@@ -165,6 +165,7 @@ size_t gpu_texture_scratch(int w, int h, int depth);
 /* sepfilter.cu: the separable engine of src/ops/sepfilter.h, evaluated directly per output pixel
  * (perpixel, coalesced; vector: bilinear 8-bit with alpha only): Q16 tap tables (nx and ny taps
  * per output coordinate). */
+int gpu_bilerp_alpha_applies(int c, int depth, int iw, int ih);   /* vector's layouts and sizes (bilinear) */
 int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
                   const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
                   size_t errlen);

@@ -4,7 +4,6 @@
  * premultiplied (A = sum w a, C = sum w c a, colour = round(C / A)). perpixel: a 2D grid;
  * coalesced: GPU_PPT outputs a thread along a row, warp-stride; vector: bilerp_alpha8 below.
  * Used by resize (bilinear, area) and by blur's perpixel and coalesced variants. */
-#include <type_traits>
 #include "common.cuh"
 
 struct Taps {
@@ -14,8 +13,7 @@ struct Taps {
 };
 
 /* NX, NY: the tap counts when known at compile time (2 and 2: bilinear, whose loops then unroll),
- * 0 for the tables' own counts. Either way the same sums. With alpha the sums along a row are
- * uint32 for 8 bits (at most 65536 * 255 * 255 < 2^32), uint64 for 16. */
+ * 0 for the tables' own counts. Either way the same sums (uint64 with alpha, as on the CPU). */
 template <typename T, int C, int NX = 0, int NY = 0>
 __device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int y, const Taps &tt)
 {
@@ -33,13 +31,12 @@ __device__ __forceinline__ void sep_pixel(const T *in, int iw, T *o, int x, int 
             if (!wy)
                 continue;
             const T *row = in + (size_t)t.yi[(size_t)y * t.ny + ky] * iw * C;
-            typedef typename std::conditional<sizeof(T) == 1, uint32_t, uint64_t>::type H;
-            H ia = 0, ic[C] = {};
+            uint64_t ia = 0, ic[C] = {};
             for (int kx = 0; kx < t.nx; kx++) {
-                const H wx = xw[kx];
+                const uint64_t wx = xw[kx];
                 T p[C];
                 ld_vec<T, C>(row + (size_t)xi[kx] * C, p);
-                const H a = p[C - 1];
+                const uint64_t a = p[C - 1];
                 ia += wx * a;
 #pragma unroll
                 for (int c = 0; c < C - 1; c++)
@@ -95,11 +92,20 @@ __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
 /* vector (bilinear, 8-bit, with alpha: 2 or 4 samples a pixel, one load each): sep_pixel's sums
  * for BA_PX outputs a thread, warp-stride along a row as coalesced does, with every table entry
  * and tap pixel of the BA_PX requested before any is used (sep_pixel's chain table -> pixel -> sum
- * keeps one pixel's loads in flight at a time). Row sums in uint32 (at most 65536 * 255 * 255),
- * column sums in uint64, colour by div_round. */
+ * keeps one pixel's loads in flight at a time). Bilinear tables have i1 = min(i0 + 1, n - 1) and
+ * w0 = 65536 - w1, so only i0 and w1 are read, and an edge pair (n - 1, n - 1; 65536, 0) is taken
+ * as (n - 2, n - 1; 0, 65536), the same sums, so that a tap pair is always two neighbours (images
+ * of at least 2x2). Row sums in uint32 (at most 65536 * 255 * 255), column sums in uint64, colour
+ * by div_round. */
 #define BA_PX 4
+__device__ __forceinline__ void bilin_pair(int n, int i, uint32_t w1, int &i0, uint32_t &v1)
+{
+    const bool edge = i > n - 2;
+    i0 = edge ? n - 2 : i;
+    v1 = edge ? 65536u : w1;
+}
 template <int C>
-__global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restrict__ in, int iw,
+__global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
                                                      uint8_t *__restrict__ out, int ow, int oh, Taps t)
 {
     typedef typename VecT<C>::type P;
@@ -109,20 +115,24 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
     if (x0 >= ow)
         return;
     for (int y = blockIdx.y; y < oh; y += gridDim.y) {
-        const P *r0 = src + (size_t)t.yi[2 * y] * iw, *r1 = src + (size_t)t.yi[2 * y + 1] * iw;
-        const uint64_t wy0 = t.yw[2 * y], wy1 = t.yw[2 * y + 1];
+        int y0;
+        uint32_t wy;
+        bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, wy);
+        const P *r0 = src + (size_t)y0 * iw;
+        const uint64_t wy0 = 65536u - wy, wy1 = wy;
         P v[BA_PX][4];
         uint32_t w[BA_PX][2];
 #pragma unroll
         for (int k = 0; k < BA_PX; k++) {
             const int x = min(x0 + k * (int)blockDim.x, ow - 1);
-            const int i0 = t.xi[2 * x], i1 = t.xi[2 * x + 1];
-            w[k][0] = t.xw[2 * x];
-            w[k][1] = t.xw[2 * x + 1];
-            v[k][0] = r0[i0];
-            v[k][1] = r0[i1];
-            v[k][2] = r1[i0];
-            v[k][3] = r1[i1];
+            int i0;
+            bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0, w[k][1]);
+            w[k][0] = 65536u - w[k][1];
+            const P *p = r0 + i0;
+            v[k][0] = p[0];
+            v[k][1] = p[1];
+            v[k][2] = p[iw];
+            v[k][3] = p[iw + 1];
         }
 #pragma unroll
         for (int k = 0; k < BA_PX; k++) {
@@ -149,6 +159,11 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
     }
 }
 
+extern "C" int gpu_bilerp_alpha_applies(int c, int depth, int iw, int ih)
+{
+    return depth == 8 && (c == 2 || c == 4) && iw >= 2 && ih >= 2;
+}
+
 template <typename T, int C>
 static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, const Taps &t, char *err,
                       size_t errlen)
@@ -157,15 +172,15 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
     T *d = (T *)out->data;
     const bool two = t.nx == 2 && t.ny == 2;   /* bilinear: the unrolled instantiation */
     if (variant == KV_VECTOR) {
-        if (!(sizeof(T) == 1 && (C == 2 || C == 4) && two)) {
+        if (!two || !gpu_bilerp_alpha_applies(C, 8 * (int)sizeof(T), in->w, in->h)) {
             snprintf(err, errlen, "gpu_sepfilter: no vector kernel for %d channels at %d bits, %dx%d taps", C,
                      (int)(8 * sizeof(T)), t.nx, t.ny);
             return (int)cudaErrorInvalidValue;
         }
         const unsigned th = threads1d();
         const dim3 g = grid_coalesced(out->w, out->h, th, BA_PX);
-        launch(bilerp_alpha8<C == 2 ? 2 : 4>, g, th, 0, BA_PX, (const uint8_t *)s, in->w, (uint8_t *)d, out->w, out->h,
-               t);
+        launch(bilerp_alpha8<C == 2 ? 2 : 4>, g, th, 0, BA_PX, (const uint8_t *)s, in->w, in->h, (uint8_t *)d, out->w,
+               out->h, t);
     } else if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
         launch(two ? sep_kernel<T, C, false, 2> : sep_kernel<T, C, false>, g, b, 0, 1, s, in->w, d, out->w, out->h, t);

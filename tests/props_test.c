@@ -1,7 +1,8 @@
 /* gpuimg tests: exact properties of the OpenMP path for every layout (1 to 4 channels), both
  * depths and the odd sizes 1x1, 7x3, 13x42, 1001x626 and 4097x3: geometry identities, identity
  * resizes, the premultiplied-alpha path agreeing with the plain one on opaque images, blur of a
- * constant, and gray's channel handling. Each check names the pipelines it compares. */
+ * constant, gray's channel handling, and area shrinking thousands of pixels into one. Each check
+ * names the pipelines it compares. */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
@@ -152,6 +153,44 @@ static void check_half(int w, int h, int c, int depth)
     image_free(&im);
 }
 
+/* Area shrinking many pixels into one: the result is the mean within 1 level at 8 bits, 257 at 16
+ * (its Q16 weights are each within 1/65536 of exact, with every running total too, and sum to 1).
+ * Rounding each weight alone once drove the largest below zero beyond about 500 pixels a tap row:
+ * the mean came out 1.5 levels off (grey) or black (RGB, through the SIMD row pass). */
+static void check_area_mean(int w, int c, int depth)
+{
+    struct geom g = { w, 3, c, depth };
+    struct image im, out;
+    if (image_alloc(&im, &g))
+        return;
+    const long top = depth == 16 ? 65535 : 255;
+    double sum[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < (size_t)w * 3 * c; i++) {
+        const long v = (long)((i * 2654435761u) % (unsigned long)(top + 1));
+        sum[i % c] += (double)v;
+        if (depth == 16)
+            ((uint16_t *)im.data)[i] = (uint16_t)v;
+        else
+            im.data[i] = (uint8_t)v;
+    }
+    checks++;
+    if (test_run_pipeline("resize=1x1:filter=area", &im, &out)) {
+        failures++;
+    } else {
+        for (int ch = 0; ch < c; ch++) {
+            const double mean = sum[ch] / (3.0 * w), got = depth == 16 ? ((uint16_t *)out.data)[ch] : out.data[ch];
+            if (got < mean - top / 255 || got > mean + top / 255) {
+                failures++;
+                fprintf(stderr, "FAIL resize=1x1:filter=area of %dx3 c%d d%d: %.0f, the mean is %.2f\n", w, c, depth,
+                        got, mean);
+                break;
+            }
+        }
+        image_free(&out);
+    }
+    image_free(&im);
+}
+
 /* The tune cache's lines: well-formed ones parse, anything a stale or hand-edited file could hold
  * that names no operation, no variant the operation has, the inexact texture variant, or an
  * impossible shape is ignored (auto then keeps its built-in choice). */
@@ -192,6 +231,11 @@ int main(void)
         for (int depth = 8; depth <= 16; depth += 8)
             for (int c = 1; c <= 3; c += 2)
                 check_half(even[s][0], even[s][1], c, depth);
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 3; c += 2) {
+            check_area_mean(700, c, depth);
+            check_area_mean(5000, c, depth);
+        }
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 4097, 3 } };
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int depth = 8; depth <= 16; depth += 8)

@@ -80,7 +80,11 @@ static int bilinear_taps(struct taps *t, int in, int out)
 }
 
 /* Area taps: output o covers [o*in, (o+1)*in) in units of 1/out source pixels; each source
- * pixel weighs its overlap / in. This is OpenCV's INTER_AREA for shrinking and enlarging. */
+ * pixel weighs its overlap / in. This is OpenCV's INTER_AREA for shrinking and enlarging. The
+ * weights are the steps of the rounded running total (round(65536 * covered so far / in)), so each
+ * is within 1 of its exact value, none is negative and they sum to 65536. (Rounding each alone and
+ * giving the sum's error to the largest, as before, drove that one below zero where more than
+ * about 500 pixels fold into one: resize=1x5 of a photograph came out black.) */
 static int area_taps(struct taps *t, int in, int out)
 {
     int n = (int)(((int64_t)in + out - 1) / out) + 1;
@@ -88,21 +92,19 @@ static int area_taps(struct taps *t, int in, int out)
     if (r)
         return r;
     for (int o = 0; o < out; o++) {
-        int64_t start = (int64_t)o * in, end = start + in;
+        int64_t start = (int64_t)o * in, end = start + in, covered = 0, placed = 0;
         int64_t first = start / out;
-        uint32_t *wi = t->w + (size_t)o * n, sum = 0;
-        int32_t *ii = t->idx + (size_t)o * n, big = 0;
+        uint32_t *wi = t->w + (size_t)o * n;
+        int32_t *ii = t->idx + (size_t)o * n;
         for (int k = 0; k < n; k++) {
             int64_t i = first + k;
             int64_t lo = i * out > start ? i * out : start, hi = (i + 1) * out < end ? (i + 1) * out : end;
-            int64_t ov = hi > lo && i < in ? hi - lo : 0;
+            covered += hi > lo && i < in ? hi - lo : 0;
+            const int64_t total = (2 * covered * TAP_ONE + in) / (2 * (int64_t)in);
             ii[k] = (int32_t)(i < in ? i : in - 1);
-            wi[k] = (uint32_t)((2 * ov * TAP_ONE + in) / (2 * (int64_t)in));
-            sum += wi[k];
-            if (wi[k] > wi[big])
-                big = k;
+            wi[k] = (uint32_t)(total - placed);
+            placed = total;
         }
-        wi[big] += TAP_ONE - sum;
     }
     return GPUIMG_OK;
 }
@@ -274,8 +276,8 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
         return half && (c == 1 || !wfit) ? KV_VECTOR
                : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
                : f != F_NEAREST && wfit ? K_WARP
-               : f == F_BILINEAR && depth == 8 && has_alpha(c) ? K_ALPHA
-                                                               : KV_PERPIXEL;
+               : f == F_BILINEAR && gpu_bilerp_alpha_applies(c, depth, in->w, in->h) ? K_ALPHA
+                                                                                     : KV_PERPIXEL;
     if (variant == KV_TILED)
         return half ? KV_VECTOR : f == F_BILINEAR && fit ? KV_TILED : KV_PERPIXEL;
     if (variant == KV_TEXTURE)
@@ -382,7 +384,8 @@ const struct op_desc op_resize = {
         "(pixel centres, as OpenCV, NPP and PyTorch with align_corners=False). "
         "bilinear: two taps per axis with weights rounded to 1/65536, clamped at the edges; within 1 level "
         "of OpenCV INTER_LINEAR (8 and 16 bits). area: each output pixel averages the input area it covers, every input "
-        "pixel weighted by its overlap (weights rounded to 1/65536); within 1 level of OpenCV INTER_AREA. "
+        "pixel weighted by its overlap (weights rounded to 1/65536 as steps of their rounded running total, "
+        "so none is negative and they sum to 1); within 1 level of OpenCV INTER_AREA. "
         "nearest: input column min((s*x' + s/2 - 1) >> 16, in-1) with s = ((in << 16) + out/2) / out, "
         "equal to OpenCV INTER_NEAREST_EXACT. The filtered result is computed exactly in integers and "
         "rounded once. With alpha, colour is filtered premultiplied and divided back with rounding "
