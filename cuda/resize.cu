@@ -253,6 +253,8 @@ __global__ void double_grey(const uint8_t *__restrict__ in, int iw, int ih, uint
  *    quarter of all instructions. */
 #define DR_PX 16
 #define DR_WARPS 4   /* a block: DR_WARPS warps, each a row of 32 lanes */
+#define DR_MINB 10   /* blocks an SM at least: 48 registers, no spills; 40 warps an SM, not 32 (64 registers):
+                      * 10109x4542 0.062 -> 0.056 ms (bench/RESULTS.md, 19th session) */
 
 /* W[0 .. N) to the address g, which is A mod 16 (A a multiple of 4): the widest aligned stores. */
 template <int A, int N, int U = 0>
@@ -299,8 +301,8 @@ __device__ __forceinline__ void cut_window(const uint32_t (&R)[20], unsigned sh,
         w[i] = __funnelshift_r(R[i + Q], R[i + Q + 1], sh);
 }
 
-__global__ void __launch_bounds__(32 * DR_WARPS) double_rgb(const uint8_t *__restrict__ in, int iw, int ih,
-                                                           uint8_t *__restrict__ out)
+__global__ void __launch_bounds__(32 * DR_WARPS, DR_MINB)
+    double_rgb(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out)
 {
     __shared__ __align__(16) uint8_t stage[DR_WARPS][32 * 96 + 16];   /* a warp's output row, at its alignment */
     const int lane = threadIdx.x, k = blockIdx.x * blockDim.x + lane, i0 = DR_PX * k, ow = 2 * iw;
