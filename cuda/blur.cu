@@ -125,7 +125,7 @@ __global__ void blur_across(const typename Acc<T, C>::type *V, int w, int h, T *
                 T *o = out + ((size_t)y * w + ox) * C;
                 T r[C];
                 const uint64_t A = acc[j][C - 1];
-                const float rA = rcp_approx((float)A);
+                const float rA = ALPHA ? rcp_approx((float)A) : 0.f;
 #pragma unroll
                 for (int c = 0; c < C; c++)
                     r[c] = ALPHA && c < C - 1 ? (T)div_round(acc[j][c], A, rA)
@@ -402,13 +402,8 @@ __global__ void __launch_bounds__(256) blur_q8(const uint8_t *__restrict__ in, i
                 }
 #pragma unroll
                 for (int b = 0; b < Q8_CH; b += 4) {
-                    const uint32_t A = S[b + 3];
-                    const float rA = rcp_approx((float)A);
-                    uint32_t px = ((A + 32768u) >> 16) << 24;
-#pragma unroll
-                    for (int c = 0; c < 3; c++)
-                        px |= div_round(S[b + c], A, rA) << (8 * c);
-                    *(uint32_t *)(o + b) = px;
+                    const uint32_t A = S[b + 3], Sc[3] = { S[b], S[b + 1], S[b + 2] };
+                    *(uint32_t *)(o + b) = straight8<4>((A + 32768u) >> 16, Sc, A);
                 }
             } else {
 #pragma unroll

@@ -22,6 +22,7 @@ template <> struct PixT<3> { typedef uchar3 type; };
 template <> struct PixT<4> { typedef uint32_t type; };
 template <> struct PixT<6> { typedef ushort3 type; };
 template <> struct PixT<8> { typedef uint2 type; };
+template <> struct PixT<16> { typedef uint4 type; };
 
 #define DISPATCH_BPP(bpp, FN, ...)                                                                 \
     ((bpp) == 1 ? FN<1>(__VA_ARGS__)                                                               \
@@ -30,21 +31,16 @@ template <> struct PixT<8> { typedef uint2 type; };
    : (bpp) == 4 ? FN<4>(__VA_ARGS__)                                                               \
    : (bpp) == 6 ? FN<6>(__VA_ARGS__) : FN<8>(__VA_ARGS__))
 
-/* C samples of type E in one access where C * sizeof(E) is 2, 4, 8 or 16 bytes (the pointer then
- * aligned to that: pixels of such a size in a contiguous image, or shared arrays declared
- * __align__(16)), else one at a time. Pixels with alpha (2 and 4 samples) and their column sums
- * move so instead of a sample an instruction: a warp's 4-byte stores 16 bytes apart filled a
+/* C samples of type E in one access (PixT) where C * sizeof(E) is 2, 4, 8 or 16 bytes (the
+ * pointer then aligned to that: pixels of such a size in a contiguous image, or shared arrays
+ * declared __align__(16)), else one at a time. Pixels with alpha (2 and 4 samples) and their column
+ * sums move so instead of a sample an instruction: a warp's 4-byte stores 16 bytes apart filled a
  * quarter of each sector apiece. */
-template <int B> struct VecT { typedef void type; };
-template <> struct VecT<2> { typedef uint16_t type; };
-template <> struct VecT<4> { typedef uint32_t type; };
-template <> struct VecT<8> { typedef uint2 type; };
-template <> struct VecT<16> { typedef uint4 type; };
+template <int B> constexpr bool one_access = B == 2 || B == 4 || B == 8 || B == 16;
 template <typename E, int C> __device__ __forceinline__ void ld_vec(const E *p, E (&v)[C])
 {
-    typedef typename VecT<C * sizeof(E)>::type V;
-    if constexpr (!std::is_void<V>::value) {
-        const V w = *(const V *)p;
+    if constexpr (one_access<C * sizeof(E)>) {
+        const typename PixT<C * sizeof(E)>::type w = *(const typename PixT<C * sizeof(E)>::type *)p;
         memcpy(v, &w, sizeof w);
     } else {
 #pragma unroll
@@ -54,11 +50,10 @@ template <typename E, int C> __device__ __forceinline__ void ld_vec(const E *p, 
 }
 template <typename E, int C> __device__ __forceinline__ void st_vec(E *p, const E (&v)[C])
 {
-    typedef typename VecT<C * sizeof(E)>::type V;
-    if constexpr (!std::is_void<V>::value) {
-        V w;
+    if constexpr (one_access<C * sizeof(E)>) {
+        typename PixT<C * sizeof(E)>::type w;
         memcpy(&w, v, sizeof w);
-        *(V *)p = w;
+        *(typename PixT<C * sizeof(E)>::type *)p = w;
     } else {
 #pragma unroll
         for (int c = 0; c < C; c++)
@@ -87,6 +82,19 @@ template <typename U> __device__ __forceinline__ uint32_t div_round(U S, U A, fl
     const I r = (I)(S - (U)e * A), t = 2 * r + (I)A, a2 = 2 * (I)A;
     const uint32_t q = e + (t >= a2) + (t >= 2 * a2) - (t < 0);
     return A ? q : 0u;
+}
+
+/* An 8-bit pixel of C samples (2 or 4) in one word: the rounded alpha on top, below it the C - 1
+ * colours S[c] / A (div_round, one reciprocal for all). */
+template <int C, typename U>
+__device__ __forceinline__ uint32_t straight8(uint32_t alpha, const U (&S)[C - 1], U A)
+{
+    const float rA = rcp_approx((float)A);
+    uint32_t px = alpha << (8 * (C - 1));
+#pragma unroll
+    for (int c = 0; c < C - 1; c++)
+        px |= div_round(S[c], A, rA) << (8 * c);
+    return px;
 }
 
 static inline int bpp_of(const struct gpu_image *im) { return im->c * (im->depth / 8); }

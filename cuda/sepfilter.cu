@@ -108,7 +108,7 @@ template <int C>
 __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
                                                      uint8_t *__restrict__ out, int ow, int oh, Taps t)
 {
-    typedef typename VecT<C>::type P;
+    typedef typename PixT<C>::type P;
     const P *src = (const P *)in;
     P *dst = (P *)out;
     const int x0 = blockIdx.x * blockDim.x * BA_PX + threadIdx.x;
@@ -148,13 +148,13 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
                     ic[r][c] = w[k][0] * (((p0 >> (8 * c)) & 255u) * a0) + w[k][1] * (((p1 >> (8 * c)) & 255u) * a1);
             }
             const uint64_t A = wy0 * ia[0] + wy1 * ia[1];
-            uint32_t o = (uint32_t)((A + (1ull << 31)) >> 32) << (8 * (C - 1));
-            const float rA = rcp_approx((float)A);
+            uint64_t S[C - 1];
 #pragma unroll
             for (int c = 0; c < C - 1; c++)
-                o |= div_round(wy0 * ic[0][c] + wy1 * ic[1][c], A, rA) << (8 * c);
+                S[c] = wy0 * ic[0][c] + wy1 * ic[1][c];
+            const uint32_t px = straight8<C>((uint32_t)((A + (1ull << 31)) >> 32), S, A);
             if (x < ow)
-                dst[(size_t)y * ow + x] = (P)o;
+                dst[(size_t)y * ow + x] = (P)px;
         }
     }
 }
