@@ -84,6 +84,22 @@ template <typename U> __device__ __forceinline__ uint32_t div_round(U S, U A, fl
     return A ? q : 0u;
 }
 
+/* round(S / A), ties up, and 0 where A = 0, for small sums: A <= 4095 and S <= 255 A (the exact
+ * 1:2 resize's). floor((2S + A) / 2A) by a float quotient: r1 = 1 / 2A to float precision (the
+ * approximate reciprocal and one Newton step), so n r1 (n = 2S + A < 2^22, exact as a float) is
+ * within 3.1e-5 of n / 2A below 257; adding 2^-14 before the floor lifts an exact quotient that
+ * came out just below its integer, and keeps every other below the next one (its distance at least
+ * 1 / 2A > 1.2e-4). Three instructions a colour against div_round's eleven; bench/div_check.cu
+ * checks every (S, A) of the range on the GPU. A = 0 gives NaN, which converts to 0. */
+__device__ __forceinline__ float rcp_refined(float d)
+{
+    const float r0 = rcp_approx(d);
+    return fmaf(r0, fmaf(-d, r0, 1.0f), r0);
+}
+__device__ __forceinline__ uint32_t div_small(uint32_t S, float A, float r1)
+{
+    return __float2uint_rd(fmaf(fmaf(2.0f, (float)S, A), r1, 0x1p-14f));
+}
 /* An 8-bit pixel of C samples (2 or 4) in one word: the rounded alpha on top, below it the C - 1
  * colours S[c] / A (div_round, one reciprocal for all). */
 template <int C, typename U>

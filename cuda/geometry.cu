@@ -486,6 +486,163 @@ __global__ void __launch_bounds__(WT<BPP>::T, WT<BPP>::MINB)
     }
 }
 
+/* vector, for the maps that keep rows whole (flip=h, flip=v, rotate=180): the output as chunks of
+ * L bytes (32; 48 for 3- and 6-byte pixels, so that every chunk of a row starts at the same phase
+ * within a pixel) laid on aligned 16-byte words, each chunk written whole by the row its first byte
+ * lies in. A chunk inside its row reads the aligned 16-byte words under its source bytes, whose
+ * byte shift is the same along a row, shifts them into place (a funnel shift, and a word offset
+ * chosen once a row) and picks its bytes in a pattern fixed at compile time for each phase. Chunks
+ * that cross a row's end or the image's go byte by byte (mr_slow). The coalesced kernel moves a
+ * pixel a thread: 1-byte accesses for grey, 3x the device copy's time. */
+template <int BPP, bool MIRROR> struct MR {
+    static constexpr int L = BPP == 3 || BPP == 6 ? 48 : 32;
+    /* the most source bytes a chunk reads: whole pixels, over the phases of its first byte */
+    static constexpr int win()
+    {
+        int m = L;
+        for (int f = 0; MIRROR && f < BPP; f++)
+            m = (f + L - 1) / BPP * BPP + BPP > m ? (f + L - 1) / BPP * BPP + BPP : m;
+        return m;
+    }
+    static constexpr int WIN = win(), NV = (15 + WIN + 15) / 16, NA = 4 * NV, NW = (WIN + 3) / 4;
+};
+
+/* Source byte (within the chunk's window) of output byte i of a chunk whose first byte is at phase
+ * PHI of its pixel: pixels in reverse order, bytes in order. */
+template <int BPP, bool MIRROR, int PHI> __device__ __forceinline__ constexpr int mr_pos(int i)
+{
+    return MIRROR ? ((PHI + MR<BPP, MIRROR>::L - 1) / BPP - (PHI + i) / BPP) * BPP + (PHI + i) % BPP : i;
+}
+
+/* The chunk from its loaded words a (the window starting 4 Q + sh / 8 bytes in), to d. */
+template <int BPP, bool MIRROR, int Q, int PHI>
+__device__ __forceinline__ void mr_emit(const uint32_t (&a)[MR<BPP, MIRROR>::NA], unsigned sh, uint8_t *d)
+{
+    typedef MR<BPP, MIRROR> G;
+    uint32_t win[G::NW];
+#pragma unroll
+    for (int k = 0; k < G::NW; k++)
+        win[k] = __funnelshift_r(a[min(k + Q, G::NA - 1)], a[min(k + Q + 1, G::NA - 1)], sh);
+    uint32_t o[G::L / 4];
+#pragma unroll
+    for (int q = 0; q < G::L / 4; q++) {
+        /* one byte permute where the word's 4 bytes lie in two window words (all but a few), else one
+         * a byte; all folded at compile time */
+        int p[4], k = 1 << 20, kmax = 0;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            p[e] = mr_pos<BPP, MIRROR, PHI>(4 * q + e);
+            k = min(k, p[e] >> 2);
+            kmax = max(kmax, p[e] >> 2);
+        }
+        uint32_t r = 0;
+        if (kmax <= k + 1) {
+            unsigned sel = 0;
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                sel |= (unsigned)(p[e] - 4 * k) << (4 * e);
+            r = sel == 0x3210 ? win[k] : __byte_perm(win[k], win[min(k + 1, G::NW - 1)], sel);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                r = __byte_perm(r, win[p[e] >> 2], (0x3210 & ~(0xf << (4 * e))) | (4 + (p[e] & 3)) << (4 * e));
+        }
+        o[q] = r;
+    }
+#pragma unroll
+    for (int q = 0; q < G::L / 16; q++)
+        ((uint4 *)d)[q] = make_uint4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
+}
+
+/* the phase, then the word offset, as compile-time constants (both the same along a row) */
+template <int BPP, bool MIRROR, int PHI = 0>
+__device__ __forceinline__ void mr_dispatch(const uint32_t (&a)[MR<BPP, MIRROR>::NA], int d, int phi, uint8_t *dst)
+{
+    if constexpr (PHI + 1 < (MIRROR ? BPP : 1))
+        if (phi != PHI)
+            return mr_dispatch<BPP, MIRROR, PHI + 1>(a, d, phi, dst);
+    const unsigned sh = 8u * (unsigned)(d & 3);
+    switch (d >> 2) {
+    case 0: mr_emit<BPP, MIRROR, 0, PHI>(a, sh, dst); break;
+    case 1: mr_emit<BPP, MIRROR, 1, PHI>(a, sh, dst); break;
+    case 2: mr_emit<BPP, MIRROR, 2, PHI>(a, sh, dst); break;
+    default: mr_emit<BPP, MIRROR, 3, PHI>(a, sh, dst); break;
+    }
+}
+
+/* A chunk at g that crosses a row's end (or the image's): each byte from its own row, only the
+ * image's bytes written. */
+template <int BPP, bool MIRROR>
+__device__ __noinline__ void mr_slow(const uint8_t *in, uint8_t *out, int w, long long total, int by, int cy,
+                                     uint8_t *g)
+{
+    const long long rb = (long long)w * BPP;
+    for (int e = 0; e < MR<BPP, MIRROR>::L; e++) {
+        const long long f = (long long)(g + e - out);
+        if (f < 0 || f >= total)
+            continue;
+        const long long y = f / rb, j = f - y * rb, x = j / BPP;
+        const long long sx = MIRROR ? w - 1 - x : x, sy = by * y + cy;
+        out[f] = in[sy * rb + sx * BPP + (j - x * BPP)];
+    }
+}
+
+template <int BPP, bool MIRROR>
+__global__ void __launch_bounds__(128) mirror_rows(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int w,
+                                                   int h, int by, int cy)
+{
+    typedef MR<BPP, MIRROR> G;
+    constexpr int L = G::L;
+    const long long rb = (long long)w * BPP, total = rb * h;
+    const uintptr_t ob = (uintptr_t)out, g0 = ob & ~(uintptr_t)15, ilo = (uintptr_t)in, ihi = ilo + total;
+    for (int y = blockIdx.y; y < h; y += gridDim.y) {
+        const uintptr_t rs = ob + (uintptr_t)y * rb, re = rs + rb;
+        /* the chunks whose first byte lies in this row (row 0: also the one over its start) */
+        const uintptr_t c0 = y ? (rs - g0 + L - 1) / L : 0, c1 = (re - g0 + L - 1) / L;
+        const uintptr_t c = c0 + blockIdx.x * blockDim.x + threadIdx.x;
+        if (c >= c1)
+            continue;
+        uint8_t *g = (uint8_t *)(g0 + c * L);
+        if ((uintptr_t)g < rs || (uintptr_t)g + L > re) {
+            mr_slow<BPP, MIRROR>(in, out, w, total, by, cy, g);
+            continue;
+        }
+        const long long j0 = (long long)((uintptr_t)g - rs);
+        const long long xl = MIRROR ? w - 1 - (j0 + L - 1) / BPP : 0;   /* the window's first pixel */
+        const int phi = MIRROR ? (int)(j0 % BPP) : 0;
+        const uintptr_t s = ilo + (uintptr_t)((by * y + cy) * rb + (MIRROR ? xl * BPP : j0));
+        const int d = (int)(s & 15);
+        uint32_t a[G::NA];
+#pragma unroll
+        for (int k = 0; k < G::NV; k++) {
+            const uintptr_t p = s - d + 16 * k;
+            const uint4 v = p >= ilo && p + 16 <= ihi ? __ldg((const uint4 *)p) : load16_in(p, ilo, ihi);
+            a[4 * k] = v.x;
+            a[4 * k + 1] = v.y;
+            a[4 * k + 2] = v.z;
+            a[4 * k + 3] = v.w;
+        }
+        mr_dispatch<BPP, MIRROR>(a, d, phi, g);
+    }
+}
+
+template <int BPP>
+static int launch_mirror(const gpu_image *in, const gpu_image *out, const gpu_map *m, char *err, size_t errlen)
+{
+    constexpr int L = MR<BPP, true>::L;
+    const long long chunks = (long long)out->w * BPP / L + 2;
+    const unsigned th = chunks >= 128 ? 128u : (unsigned)(chunks + 31) / 32 * 32;
+    const dim3 g((unsigned)((chunks + th - 1) / th), out->h > 65535 ? 65535u : (unsigned)out->h);
+    if (m->ax < 0)
+        launch(mirror_rows<BPP, true>, g, th, 0, L / BPP, (const uint8_t *)in->data, (uint8_t *)out->data, in->w,
+               in->h, m->by, m->cy);
+    else
+        launch(mirror_rows<BPP, false>, g, th, 0, L / BPP, (const uint8_t *)in->data, (uint8_t *)out->data, in->w,
+               in->h, m->by, m->cy);
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
 template <int BPP>
 static int launch_words(const gpu_image *in, const gpu_image *out, const gpu_map *m, char *err, size_t errlen)
 {
@@ -528,8 +685,9 @@ static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, 
             if (words_tiles<BPP>(in, out) >= WORDS_MIN_TILES)
                 return launch_words<BPP>(in, out, m, err, errlen);
         return launch_swap<BPP>(in, out, m, err, errlen);
-    } else if (variant == KV_COALESCED || variant == KV_VECTOR) {   /* vector keeping rows whole (rotate=180):
-                                                                       nothing to turn, the coalesced kernel */
+    } else if (variant == KV_VECTOR) {   /* the maps that keep rows whole */
+        return launch_mirror<BPP>(in, out, m, err, errlen);
+    } else if (variant == KV_COALESCED) {
         const unsigned th = threads1d();
         PPT_SWITCH(ppt_choice(), launch(remap_direct<BPP, true, P>, grid_coalesced(out->w, out->h, th, P), th, 0, P, s, d,
                                         in->w, out->w, out->h, *m));

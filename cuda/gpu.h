@@ -137,7 +137,7 @@ int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image 
 int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* resize.cu: exactly 1:2 on both axes, bilinear ((k + 8) >> 4 over {1, 3} x {1, 3} weights),
- * 8-bit, one or three channels: the vector kernel. */
+ * 8-bit, any channels (with alpha premultiplied): the vector kernel. */
 int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* resize.cu: bilinear over shared-memory tiles, 8-bit grey or RGB. gpu_resize_tiled_pitch checks

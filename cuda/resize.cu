@@ -413,9 +413,102 @@ __global__ void __launch_bounds__(32 * DR_WARPS, DR_MINB)
     }
 }
 
+/* double_alpha8: exact 1:2 bilinear of 8-bit grey+alpha and RGBA, colour premultiplied as the
+ * CPU's separable engine does. At 1:2 every weight is a multiple of 2^14 (1/4 and 3/4, or 1 at an
+ * edge), so the CPU's sums are 2^28 times small integers: A' = sum w' a <= 16 * 255 and S' = sum
+ * w' c a < 2^21 (w' = w / 2^14, each axis's summing to 4). Then alpha = (2^28 A' + 2^31) >> 32 =
+ * (A' + 8) >> 4 and colour = round(S' / A') (div_small), all in 32 bits, where the general
+ * kernel (bilerp_alpha8) takes 64-bit sums and div_round. A thread takes source column i (output
+ * columns 2i, 2i + 1, one store) and walks down a run of source rows j (up to 8; fewer where the
+ * grid would not fill the GPU twice): each step makes the row
+ * sums of source row j + 1 and, with those of rows j - 1 and j kept from before, output rows 2j
+ * and 2j + 1. An edge clamps the index: (0, 0) with weights 1 and 3 is the CPU's 4 P(0). */
+template <int C>
+__global__ void __launch_bounds__(128) double_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
+                                                     uint8_t *__restrict__ out, int rows)
+{
+    typedef typename PixT<C>::type P;
+    typedef typename PixT<2 * C>::type P2;   /* two output pixels */
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= iw)
+        return;
+    const int il = max(i - 1, 0), ir = min(i + 1, iw - 1);
+    const P *src = (const P *)in;
+    P2 *dst = (P2 *)out;
+    /* a source pixel premultiplied: alpha last, as the samples are */
+    auto premul = [](uint32_t p, uint32_t (&q)[C]) {
+        const uint32_t a = p >> (8 * (C - 1));
+#pragma unroll
+        for (int c = 0; c < C - 1; c++)
+            q[c] = ((p >> (8 * c)) & 255u) * a;
+        q[C - 1] = a;
+    };
+    /* row sums of source row r for output columns 2i (1, 3) and 2i + 1 (3, 1) */
+    auto hsum = [&](const uint32_t (&p)[3], uint32_t (&h)[2][C]) {
+        uint32_t ql[C], qc[C], qr[C];
+        premul(p[0], ql);
+        premul(p[1], qc);
+        premul(p[2], qr);
+#pragma unroll
+        for (int k = 0; k < C; k++) {
+            h[0][k] = ql[k] + 3u * qc[k];
+            h[1][k] = 3u * qc[k] + qr[k];
+        }
+    };
+    auto load = [&](int r, uint32_t (&p)[3]) {
+        const P *row = src + (size_t)r * iw;
+        p[0] = row[il];
+        p[1] = row[i];
+        p[2] = row[ir];
+    };
+    /* output row y from row sums a (weight 1) and b (weight 3) */
+    auto put = [&](int y, const uint32_t (&a)[2][C], const uint32_t (&b)[2][C]) {
+        uint32_t px[2];
+#pragma unroll
+        for (int x = 0; x < 2; x++) {
+            uint32_t v[C];
+#pragma unroll
+            for (int k = 0; k < C; k++)
+                v[k] = a[x][k] + 3u * b[x][k];
+            const float A = (float)v[C - 1], r1 = rcp_refined(2.0f * A);
+            px[x] = (v[C - 1] + 8u) >> 4 << (8 * (C - 1));
+#pragma unroll
+            for (int c = 0; c < C - 1; c++)
+                px[x] |= div_small(v[c], A, r1) << (8 * c);
+        }
+        P2 o;
+        if constexpr (C == 4)
+            o = make_uint2(px[0], px[1]);
+        else
+            o = px[0] | px[1] << 16;
+        dst[(size_t)y * iw + i] = o;
+    };
+    for (int j0 = blockIdx.y * rows; j0 < ih; j0 += gridDim.y * rows) {
+    const int j1 = min(j0 + rows, ih);
+    uint32_t H[3][2][C], p[3];
+    load(max(j0 - 1, 0), p);
+    hsum(p, H[0]);
+    load(j0, p);
+    hsum(p, H[1]);
+    for (int j = j0; j < j1; j++) {
+        load(min(j + 1, ih - 1), p);   /* in flight while row 2j is made */
+        put(2 * j, H[0], H[1]);
+        hsum(p, H[2]);
+        put(2 * j + 1, H[2], H[1]);
+#pragma unroll
+        for (int x = 0; x < 2; x++)
+#pragma unroll
+            for (int k = 0; k < C; k++) {
+                H[0][x][k] = H[1][x][k];
+                H[1][x][k] = H[2][x][k];
+            }
+    }
+    }
+}
+
 extern "C" int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh)
 {
-    return depth == 8 && (c == 1 || c == 3) && ow == 2 * iw && oh == 2 * ih;
+    return depth == 8 && ow == 2 * iw && oh == 2 * ih;
 }
 
 extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
@@ -429,7 +522,17 @@ extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *ou
     const dim3 block = perpixel_block();
     if (in->c == 1)
         launch(double_grey, grid2d((in->w + DG_NB - 1) / DG_NB, in->h, block), block, 0, 4 * DG_NB, s, in->w, in->h, d);
-    else
+    else if (in->c == 2 || in->c == 4) {
+        const auto k = in->c == 2 ? double_alpha8<2> : double_alpha8<4>;
+        const unsigned gx = (unsigned)((in->w + 127) / 128);
+        long long resident = 0;
+        CUDA_TRY(resident_blocks(k, 128, 0, &resident), err, errlen);
+        int rows = 8;
+        while (rows > 1 && (long long)gx * ((in->h + rows - 1) / rows) < 2 * resident)
+            rows /= 2;
+        const unsigned gy = (unsigned)((in->h + rows - 1) / rows);
+        launch(k, dim3(gx, gy > 65535u ? 65535u : gy), 128, 0, 4 * rows, s, in->w, in->h, d, rows);
+    } else
         launch(double_rgb, grid2d((in->w + DR_PX - 1) / DR_PX, 2 * in->h, dim3(32, DR_WARPS)), dim3(32, DR_WARPS), 0,
                2 * DR_PX, s, in->w, in->h, d);
     LAUNCH_TRY(err, errlen);

@@ -90,13 +90,16 @@ __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
 }
 
 /* vector (bilinear, 8-bit, with alpha: 2 or 4 samples a pixel, one load each): sep_pixel's sums
- * for BA_PX outputs a thread, warp-stride along a row as coalesced does, with every table entry
- * and tap pixel of the BA_PX requested before any is used (sep_pixel's chain table -> pixel -> sum
- * keeps one pixel's loads in flight at a time). Bilinear tables have i1 = min(i0 + 1, n - 1) and
- * w0 = 65536 - w1, so only i0 and w1 are read, and an edge pair (n - 1, n - 1; 65536, 0) is taken
- * as (n - 2, n - 1; 0, 65536), the same sums, so that a tap pair is always two neighbours (images
- * of at least 2x2). Row sums in uint32 (at most 65536 * 255 * 255), column sums in uint64, colour
- * by div_round. */
+ * for BA_PX outputs a thread, warp-stride along a row as coalesced does, walking down a run of
+ * output rows (up to 8; fewer where the grid would not fill the GPU twice): the BA_PX column taps
+ * are read once into registers, and the next row's tap pixels are requested before this row's are
+ * used (sep_pixel's chain table -> pixel -> sum keeps one pixel's loads in flight at a time; a row
+ * a thread, 10109x4542 RGBA at 50% took 0.098 ms, 8 rows 0.092, bench/RESULTS.md, 20th session).
+ * Bilinear tables have i1 = min(i0 + 1, n - 1) and w0 = 65536 - w1, so only i0 and w1 are read,
+ * and an edge pair (n - 1, n - 1; 65536, 0) is taken as (n - 2, n - 1; 0, 65536), the same sums,
+ * so that a tap pair is always two neighbours (images of at least 2x2). Row sums in uint32 (at
+ * most 65536 * 255 * 255), column sums in uint64, colour by div_round. The exact 1:2 goes to
+ * double_alpha8 (resize.cu), whose sums fit 32 bits. */
 #define BA_PX 4
 __device__ __forceinline__ void bilin_pair(int n, int i, uint32_t w1, int &i0, uint32_t &v1)
 {
@@ -106,7 +109,7 @@ __device__ __forceinline__ void bilin_pair(int n, int i, uint32_t w1, int &i0, u
 }
 template <int C>
 __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
-                                                     uint8_t *__restrict__ out, int ow, int oh, Taps t)
+                                                     uint8_t *__restrict__ out, int ow, int oh, Taps t, int rows)
 {
     typedef typename PixT<C>::type P;
     const P *src = (const P *)in;
@@ -114,26 +117,30 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
     const int x0 = blockIdx.x * blockDim.x * BA_PX + threadIdx.x;
     if (x0 >= ow)
         return;
-    for (int y = blockIdx.y; y < oh; y += gridDim.y) {
+    int i0[BA_PX];
+    uint32_t w[BA_PX][2];
+#pragma unroll
+    for (int k = 0; k < BA_PX; k++) {
+        const int x = min(x0 + k * (int)blockDim.x, ow - 1);
+        bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0[k], w[k][1]);
+        w[k][0] = 65536u - w[k][1];
+    }
+    /* row y's tap pixels into v, its weight of the lower row into wy */
+    auto load = [&](int y, P (&v)[BA_PX][4], uint32_t &wy) {
         int y0;
-        uint32_t wy;
         bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, wy);
         const P *r0 = src + (size_t)y0 * iw;
-        const uint64_t wy0 = 65536u - wy, wy1 = wy;
-        P v[BA_PX][4];
-        uint32_t w[BA_PX][2];
 #pragma unroll
         for (int k = 0; k < BA_PX; k++) {
-            const int x = min(x0 + k * (int)blockDim.x, ow - 1);
-            int i0;
-            bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0, w[k][1]);
-            w[k][0] = 65536u - w[k][1];
-            const P *p = r0 + i0;
+            const P *p = r0 + i0[k];
             v[k][0] = p[0];
             v[k][1] = p[1];
             v[k][2] = p[iw];
             v[k][3] = p[iw + 1];
         }
+    };
+    auto put = [&](int y, const P (&v)[BA_PX][4], uint32_t wy) {
+        const uint64_t wy0 = 65536u - wy, wy1 = wy;
 #pragma unroll
         for (int k = 0; k < BA_PX; k++) {
             const int x = x0 + k * (int)blockDim.x;
@@ -156,6 +163,22 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
             if (x < ow)
                 dst[(size_t)y * ow + x] = (P)px;
         }
+    };
+    for (int yb = blockIdx.y * rows; yb < oh; yb += gridDim.y * rows) {
+        const int ye = min(yb + rows, oh);
+        P a[BA_PX][4], b[BA_PX][4];
+        uint32_t wa, wb;
+        load(yb, a, wa);
+        for (int y = yb; y < ye; y += 2) {   /* two buffers in turn: no register array indexed at run time */
+            if (y + 1 < ye)
+                load(y + 1, b, wb);
+            put(y, a, wa);
+            if (y + 1 >= ye)
+                break;
+            if (y + 2 < ye)
+                load(y + 2, a, wa);
+            put(y + 1, b, wb);
+        }
     }
 }
 
@@ -177,10 +200,17 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
                      (int)(8 * sizeof(T)), t.nx, t.ny);
             return (int)cudaErrorInvalidValue;
         }
-        const unsigned th = threads1d();
-        const dim3 g = grid_coalesced(out->w, out->h, th, BA_PX);
-        launch(bilerp_alpha8<C == 2 ? 2 : 4>, g, th, 0, BA_PX, (const uint8_t *)s, in->w, in->h, (uint8_t *)d, out->w,
-               out->h, t);
+        /* rows a thread: 8 (10109x4542 RGBA at 50%: 0.101 -> 0.092 ms against one), fewer where the grid
+         * would then be under two blocks for each one the GPU holds (bench/RESULTS.md, 20th session) */
+        const unsigned th = threads1d(), gx = grid_coalesced(out->w, out->h, th, BA_PX).x;
+        long long resident = 0;
+        CUDA_TRY(resident_blocks(bilerp_alpha8<C == 2 ? 2 : 4>, (int)th, 0, &resident), err, errlen);
+        int rows = 8;
+        while (rows > 1 && (long long)gx * ((out->h + rows - 1) / rows) < 2 * resident)
+            rows /= 2;
+        const unsigned gy = (unsigned)((out->h + rows - 1) / rows);
+        launch(bilerp_alpha8<C == 2 ? 2 : 4>, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BA_PX * rows,
+               (const uint8_t *)s, in->w, in->h, (uint8_t *)d, out->w, out->h, t, rows);
     } else if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
         launch(two ? sep_kernel<T, C, false, 2> : sep_kernel<T, C, false>, g, b, 0, 1, s, in->w, d, out->w, out->h, t);

@@ -435,6 +435,21 @@ static int runs_checks(void)
     return big_checks("warp resize with runs of rows", cases, sizeof cases / sizeof *cases, 71);
 }
 
+/* The alpha resizes walk down runs of up to 8 rows where the grid still fills the GPU twice; at the
+ * sizes above a thread has one row, so the runs (two register buffers in turn, row sums kept from
+ * the step before) are checked where they are 8 rows: bilinear with alpha near 2:1 (4 pixels a
+ * thread a row) and the exact 1:2 kernel (2 x 2 pixels a thread a row), grey+alpha and RGBA. */
+static int alpha_runs_checks(void)
+{
+    static const struct big_case cases[] = {
+        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 4 * 8 },
+        { 10001, 4001, 2, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 4 * 8 },
+        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 alpha resize", 128, 4 * 8 },
+        { 4001, 2001, 2, "resize=200%", KV_VECTOR, "the 1:2 alpha resize", 128, 4 * 8 },
+    };
+    return big_checks("alpha resizes with runs of rows", cases, sizeof cases / sizeof *cases, 83);
+}
+
 int main(void)
 {
     const int require = getenv("GPUIMG_REQUIRE_GPU") && atoi(getenv("GPUIMG_REQUIRE_GPU")) == 1;
@@ -513,6 +528,7 @@ int main(void)
         failed += words_checks();
         failed += tall_checks();
         failed += runs_checks();
+        failed += alpha_runs_checks();
     }
     return failed ? 1 : 0;
 }

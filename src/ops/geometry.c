@@ -153,8 +153,9 @@ static int gpu_run_map(const struct op_desc *op, enum map m, int variant, const 
     return gpu_remap(variant, in, out, &g, err, sizeof err) ? op_cuda_fail(op, variant, err) : GPUIMG_OK;
 }
 #endif
-#define GEOMETRY_KERNELS (KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED))
-#define SWAP_KERNELS (GEOMETRY_KERNELS | KV_BIT(KV_VECTOR))   /* vector: the maps that swap axes */
+/* vector: tiles of aligned 16-byte words for the maps that swap axes, mirrored row chunks for the
+ * maps that keep rows whole */
+#define GEOMETRY_KERNELS (KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR))
 /* Measured on an H200 (bench/RESULTS.md): vector wins for every pixel size up to 6 bytes, most for
  * rows that are not word-aligned; 8-byte pixels (RGBA 16-bit) move whole through tiled's tile faster. */
 static int swap_auto_for(const struct geom *in) { return in->c * (in->depth / 8) == 8 ? KV_TILED : KV_VECTOR; }
@@ -188,7 +189,7 @@ const struct op_desc op_transpose = {
     .resolve = transpose_resolve,
     .cpu = transpose_cpu,
     .region = transpose_region,
-    GPU_FIELDS(SWAP_KERNELS, KV_TILED, NULL, transpose_gpu),
+    GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, transpose_gpu),
     .gpu_auto_for = swap_auto_for,
     .gpu_auto_text = SWAP_AUTO_TEXT,
 };
@@ -232,7 +233,7 @@ const struct op_desc op_rotate = {
     .resolve = rotate_resolve,
     .cpu = rotate_cpu,
     .region = rotate_region,
-    GPU_FIELDS(SWAP_KERNELS, KV_TILED, NULL, rotate_gpu),
+    GPU_FIELDS(GEOMETRY_KERNELS, KV_TILED, NULL, rotate_gpu),
     .gpu_auto_for = swap_auto_for,
     .gpu_auto_text = SWAP_AUTO_TEXT,
 };
@@ -254,6 +255,9 @@ static void flip_region(const struct op_args *a, const struct geom *in, const st
 {
     map_region(a->v[0].choice ? M_FLIPV : M_FLIPH, in, want, need, yields);
 }
+/* Measured on an H200 (bench/RESULTS.md, 20th session): vector's mirrored chunks at 82-98% of the
+ * device copy where coalesced reached 33-72%, but no faster for RGB 16-bit (6-byte pixels). */
+static int flip_auto_for(const struct geom *in) { return in->c * (in->depth / 8) == 6 ? KV_COALESCED : KV_VECTOR; }
 #ifdef HAVE_CUDA
 static int flip_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
                     const struct gpu_image *out)
@@ -270,5 +274,7 @@ const struct op_desc op_flip = {
     .resolve = flip_resolve,
     .cpu = flip_cpu,
     .region = flip_region,
-    GPU_FIELDS(GEOMETRY_KERNELS, KV_COALESCED, NULL, flip_gpu),
+    GPU_FIELDS(GEOMETRY_KERNELS, KV_VECTOR, NULL, flip_gpu),
+    .gpu_auto_for = flip_auto_for,
+    .gpu_auto_text = "vector, but coalesced for RGB 16-bit",
 };
