@@ -17,6 +17,11 @@ if [ ! -x gpuimg ]; then
     grep -h -E '^FAIL|gpu parity' tests/*.log | head -20
 fi
 if [ "$what" != bench ]; then
+    # div_small (cuda/common.cuh) against integer division over its whole range
+    nvcc -O3 -std=c++17 -Icuda -I. -arch=sm_90 -o /tmp/div_check bench/div_check.cu >"$out/div_check.log" 2>&1 \
+        && /tmp/div_check >>"$out/div_check.log" 2>&1
+    echo "== bench/div_check: exit $?"
+    cat "$out/div_check.log"
     for tool in memcheck racecheck initcheck synccheck; do
         # initcheck: not inside nvJPEG, whose own rgba2rgb kernel reads its uninitialised staging
         excl=
