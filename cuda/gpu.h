@@ -137,7 +137,7 @@ int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image 
 int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* resize.cu: exactly 1:2 on both axes, bilinear ((k + 8) >> 4 over {1, 3} x {1, 3} weights),
- * 8-bit, any channels (with alpha premultiplied): the vector kernel. */
+ * any layout (with alpha premultiplied): the vector kernel. */
 int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* resize.cu: bilinear over shared-memory tiles, 8-bit grey or RGB. gpu_resize_tiled_pitch checks
@@ -165,7 +165,7 @@ size_t gpu_texture_scratch(int w, int h, int depth);
 /* sepfilter.cu: the separable engine of src/ops/sepfilter.h, evaluated directly per output pixel
  * (perpixel, coalesced; vector: bilinear 8-bit with alpha only): Q16 tap tables (nx and ny taps
  * per output coordinate). */
-int gpu_bilerp_alpha_applies(int c, int depth, int iw, int ih);   /* vector's layouts and sizes (bilinear) */
+int gpu_bilerp_applies(int c, int depth, int iw, int ih);   /* vector's layouts and sizes (bilinear) */
 int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
                   const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
                   size_t errlen);

@@ -413,39 +413,42 @@ __global__ void __launch_bounds__(32 * DR_WARPS, DR_MINB)
     }
 }
 
-/* double_alpha8: exact 1:2 bilinear of 8-bit grey+alpha and RGBA, colour premultiplied as the
- * CPU's separable engine does. At 1:2 every weight is a multiple of 2^14 (1/4 and 3/4, or 1 at an
- * edge), so the CPU's sums are 2^28 times small integers: A' = sum w' a <= 16 * 255 and S' = sum
- * w' c a < 2^21 (w' = w / 2^14, each axis's summing to 4). Then alpha = (2^28 A' + 2^31) >> 32 =
- * (A' + 8) >> 4 and colour = round(S' / A') (div_small), all in 32 bits, where the general
- * kernel (bilerp_alpha8) takes 64-bit sums and div_round. A thread takes source column i (output
- * columns 2i, 2i + 1, one store) and walks down a run of source rows j (up to 8; fewer where the
- * grid would not fill the GPU twice): each step makes the row
- * sums of source row j + 1 and, with those of rows j - 1 and j kept from before, output rows 2j
- * and 2j + 1. An edge clamps the index: (0, 0) with weights 1 and 3 is the CPU's 4 P(0). */
-template <int C>
-__global__ void __launch_bounds__(128) double_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
-                                                     uint8_t *__restrict__ out, int rows)
+/* double_pix: exact 1:2 bilinear of the layouts double_grey and double_rgb do not take (8-bit
+ * grey+alpha and RGBA, every 16-bit layout), colour with alpha premultiplied as the CPU's separable
+ * engine does. At 1:2 every weight is a multiple of 2^14 (1/4 and 3/4, or 1 at an edge), so the
+ * CPU's sums are 2^28 times small integers: S' = sum w' v, w' = w / 2^14 (each axis's summing to
+ * 4), and the result (2^28 S' + 2^31) >> 32 = (S' + 8) >> 4; with alpha, alpha so and colour =
+ * round(S' / A'). The sums fit 32 bits (16 * 65535; 8-bit with alpha, 16 * 255 * 255) but for
+ * 16-bit colour times alpha (64 bits, divided back by div_round); 8-bit with alpha divides by
+ * div_small (A' <= 16 * 255), where the general kernel (bilerp_alpha8) takes 64-bit sums and
+ * div_round. A thread takes source column i (output columns 2i, 2i + 1, one store where the pair's
+ * bytes allow) and walks down a run of source rows j (up to 8; fewer where the grid would not fill
+ * the GPU twice): each step makes the row sums of source row j + 1 and, with those of rows j - 1
+ * and j kept from before, output rows 2j and 2j + 1. An edge clamps the index: (0, 0) with weights
+ * 1 and 3 is the CPU's 4 P(0). */
+template <typename T, int C> struct DP {
+    static constexpr bool ALPHA = C == 2 || C == 4;
+    typedef typename std::conditional<ALPHA && sizeof(T) == 2, uint64_t, uint32_t>::type Acc;
+};
+template <typename T, int C>
+__global__ void __launch_bounds__(128) double_pix(const T *__restrict__ in, int iw, int ih, T *__restrict__ out,
+                                                  int rows)
 {
-    typedef typename PixT<C>::type P;
-    typedef typename PixT<2 * C>::type P2;   /* two output pixels */
+    typedef typename DP<T, C>::Acc Acc;
+    constexpr bool ALPHA = DP<T, C>::ALPHA;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= iw)
         return;
     const int il = max(i - 1, 0), ir = min(i + 1, iw - 1);
-    const P *src = (const P *)in;
-    P2 *dst = (P2 *)out;
-    /* a source pixel premultiplied: alpha last, as the samples are */
-    auto premul = [](uint32_t p, uint32_t (&q)[C]) {
-        const uint32_t a = p >> (8 * (C - 1));
+    /* a source pixel, premultiplied where it has alpha (alpha last, as the samples are) */
+    auto premul = [](const T (&p)[C], Acc (&q)[C]) {
 #pragma unroll
-        for (int c = 0; c < C - 1; c++)
-            q[c] = ((p >> (8 * c)) & 255u) * a;
-        q[C - 1] = a;
+        for (int c = 0; c < C; c++)
+            q[c] = ALPHA && c < C - 1 ? (Acc)((uint32_t)p[c] * p[C - 1]) : (Acc)p[c];
     };
-    /* row sums of source row r for output columns 2i (1, 3) and 2i + 1 (3, 1) */
-    auto hsum = [&](const uint32_t (&p)[3], uint32_t (&h)[2][C]) {
-        uint32_t ql[C], qc[C], qr[C];
+    /* row sums of a source row for output columns 2i (weights 1, 3) and 2i + 1 (3, 1) */
+    auto hsum = [&](const T (&p)[3][C], Acc (&h)[2][C]) {
+        Acc ql[C], qc[C], qr[C];
         premul(p[0], ql);
         premul(p[1], qc);
         premul(p[2], qr);
@@ -455,60 +458,95 @@ __global__ void __launch_bounds__(128) double_alpha8(const uint8_t *__restrict__
             h[1][k] = 3u * qc[k] + qr[k];
         }
     };
-    auto load = [&](int r, uint32_t (&p)[3]) {
-        const P *row = src + (size_t)r * iw;
-        p[0] = row[il];
-        p[1] = row[i];
-        p[2] = row[ir];
+    auto load = [&](int r, T (&p)[3][C]) {
+        const T *row = in + (size_t)r * iw * C;
+        ld_vec<T, C>(row + (size_t)il * C, p[0]);
+        ld_vec<T, C>(row + (size_t)i * C, p[1]);
+        ld_vec<T, C>(row + (size_t)ir * C, p[2]);
     };
     /* output row y from row sums a (weight 1) and b (weight 3) */
-    auto put = [&](int y, const uint32_t (&a)[2][C], const uint32_t (&b)[2][C]) {
-        uint32_t px[2];
+    auto put = [&](int y, const Acc (&a)[2][C], const Acc (&b)[2][C]) {
+        T o[2 * C];
 #pragma unroll
         for (int x = 0; x < 2; x++) {
-            uint32_t v[C];
+            Acc v[C];
 #pragma unroll
             for (int k = 0; k < C; k++)
                 v[k] = a[x][k] + 3u * b[x][k];
-            const float A = (float)v[C - 1], r1 = rcp_refined(2.0f * A);
-            px[x] = (v[C - 1] + 8u) >> 4 << (8 * (C - 1));
+            if constexpr (ALPHA) {
+                o[C * x + C - 1] = (T)((v[C - 1] + 8u) >> 4);
+                if constexpr (sizeof(T) == 1) {
+                    const float A = (float)v[C - 1], r1 = rcp_refined(2.0f * A);
 #pragma unroll
-            for (int c = 0; c < C - 1; c++)
-                px[x] |= div_small(v[c], A, r1) << (8 * c);
+                    for (int c = 0; c < C - 1; c++)
+                        o[C * x + c] = (T)div_small((uint32_t)v[c], A, r1);
+                } else {
+                    const float rA = rcp_approx((float)v[C - 1]);
+#pragma unroll
+                    for (int c = 0; c < C - 1; c++)
+                        o[C * x + c] = (T)div_round(v[c], v[C - 1], rA);
+                }
+            } else {
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                    o[C * x + c] = (T)((v[c] + 8u) >> 4);
+            }
         }
-        P2 o;
-        if constexpr (C == 4)
-            o = make_uint2(px[0], px[1]);
-        else
-            o = px[0] | px[1] << 16;
-        dst[(size_t)y * iw + i] = o;
+        T *d = out + ((size_t)y * 2 * iw + 2 * (size_t)i) * C;
+        if constexpr (sizeof o == 12) {   /* 16-bit RGB: three aligned words */
+            uint32_t w[3];
+            memcpy(w, o, sizeof o);
+#pragma unroll
+            for (int k = 0; k < 3; k++)
+                ((uint32_t *)d)[k] = w[k];
+        } else
+            st_vec<T, 2 * C>(d, o);
     };
     for (int j0 = blockIdx.y * rows; j0 < ih; j0 += gridDim.y * rows) {
-    const int j1 = min(j0 + rows, ih);
-    uint32_t H[3][2][C], p[3];
-    load(max(j0 - 1, 0), p);
-    hsum(p, H[0]);
-    load(j0, p);
-    hsum(p, H[1]);
-    for (int j = j0; j < j1; j++) {
-        load(min(j + 1, ih - 1), p);   /* in flight while row 2j is made */
-        put(2 * j, H[0], H[1]);
-        hsum(p, H[2]);
-        put(2 * j + 1, H[2], H[1]);
+        const int j1 = min(j0 + rows, ih);
+        Acc H[3][2][C];
+        T p[3][C];
+        load(max(j0 - 1, 0), p);
+        hsum(p, H[0]);
+        load(j0, p);
+        hsum(p, H[1]);
+        for (int j = j0; j < j1; j++) {
+            load(min(j + 1, ih - 1), p);   /* in flight while row 2j is made */
+            put(2 * j, H[0], H[1]);
+            hsum(p, H[2]);
+            put(2 * j + 1, H[2], H[1]);
 #pragma unroll
-        for (int x = 0; x < 2; x++)
+            for (int x = 0; x < 2; x++)
 #pragma unroll
-            for (int k = 0; k < C; k++) {
-                H[0][x][k] = H[1][x][k];
-                H[1][x][k] = H[2][x][k];
-            }
+                for (int k = 0; k < C; k++) {
+                    H[0][x][k] = H[1][x][k];
+                    H[1][x][k] = H[2][x][k];
+                }
+        }
     }
-    }
+}
+
+/* rows a thread: 8, fewer where the grid would then be under two blocks for each one the GPU holds */
+template <typename T, int C>
+static int launch_double_pix(const gpu_image *in, const gpu_image *out, char *err, size_t errlen)
+{
+    const auto k = double_pix<T, C>;
+    const unsigned gx = (unsigned)((in->w + 127) / 128);
+    long long resident = 0;
+    CUDA_TRY(resident_blocks(k, 128, 0, &resident), err, errlen);
+    int rows = 8;
+    while (rows > 1 && (long long)gx * ((in->h + rows - 1) / rows) < 2 * resident)
+        rows /= 2;
+    const unsigned gy = (unsigned)((in->h + rows - 1) / rows);
+    launch(k, dim3(gx, gy > 65535u ? 65535u : gy), 128, 0, 4 * rows, (const T *)in->data, in->w, in->h, (T *)out->data,
+           rows);
+    LAUNCH_TRY(err, errlen);
+    return 0;
 }
 
 extern "C" int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh)
 {
-    return depth == 8 && ow == 2 * iw && oh == 2 * ih;
+    return ow == 2 * iw && oh == 2 * ih;
 }
 
 extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
@@ -520,19 +558,11 @@ extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *ou
     const uint8_t *s = (const uint8_t *)in->data;
     uint8_t *d = (uint8_t *)out->data;
     const dim3 block = perpixel_block();
+    if (in->depth == 16 || in->c == 2 || in->c == 4)
+        return DISPATCH_TC(in->depth, in->c, launch_double_pix, in, out, err, errlen);
     if (in->c == 1)
         launch(double_grey, grid2d((in->w + DG_NB - 1) / DG_NB, in->h, block), block, 0, 4 * DG_NB, s, in->w, in->h, d);
-    else if (in->c == 2 || in->c == 4) {
-        const auto k = in->c == 2 ? double_alpha8<2> : double_alpha8<4>;
-        const unsigned gx = (unsigned)((in->w + 127) / 128);
-        long long resident = 0;
-        CUDA_TRY(resident_blocks(k, 128, 0, &resident), err, errlen);
-        int rows = 8;
-        while (rows > 1 && (long long)gx * ((in->h + rows - 1) / rows) < 2 * resident)
-            rows /= 2;
-        const unsigned gy = (unsigned)((in->h + rows - 1) / rows);
-        launch(k, dim3(gx, gy > 65535u ? 65535u : gy), 128, 0, 4 * rows, s, in->w, in->h, d, rows);
-    } else
+    else
         launch(double_rgb, grid2d((in->w + DR_PX - 1) / DR_PX, 2 * in->h, dim3(32, DR_WARPS)), dim3(32, DR_WARPS), 0,
                2 * DR_PX, s, in->w, in->h, d);
     LAUNCH_TRY(err, errlen);

@@ -182,9 +182,111 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
     }
 }
 
-extern "C" int gpu_bilerp_alpha_applies(int c, int depth, int iw, int ih)
+/* vector for 16-bit (any layout): bilerp_alpha8's walk (column taps in registers, the next row's
+ * tap pixels requested before this row's are used) with the samples apart, BH_PX outputs a thread.
+ * Sums as sep_pixel's: without alpha, row sums in uint32 (at most 65536 * 65535) and column sums in
+ * uint64; with alpha, colour times alpha and every sum above it in uint64, colour by div_round. */
+#define BH_PX 2
+template <int C>
+__global__ void __launch_bounds__(256, 2) bilerp16(const uint16_t *__restrict__ in, int iw, int ih,
+                                                   uint16_t *__restrict__ out, int ow, int oh, Taps t, int rows)
 {
-    return depth == 8 && (c == 2 || c == 4) && iw >= 2 && ih >= 2;
+    typedef uint16_t T;
+    constexpr bool ALPHA = C == 2 || C == 4;
+    const int x0 = blockIdx.x * blockDim.x * BH_PX + threadIdx.x;
+    if (x0 >= ow)
+        return;
+    int i0[BH_PX];
+    uint32_t w[BH_PX][2];
+#pragma unroll
+    for (int k = 0; k < BH_PX; k++) {
+        const int x = min(x0 + k * (int)blockDim.x, ow - 1);
+        bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0[k], w[k][1]);
+        w[k][0] = 65536u - w[k][1];
+    }
+    auto load = [&](int y, T (&v)[BH_PX][4][C], uint32_t &wy) {
+        int y0;
+        bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, wy);
+        const T *r0 = in + (size_t)y0 * iw * C;
+#pragma unroll
+        for (int k = 0; k < BH_PX; k++) {
+            const T *p = r0 + (size_t)i0[k] * C;
+            ld_vec<T, C>(p, v[k][0]);
+            ld_vec<T, C>(p + C, v[k][1]);
+            ld_vec<T, C>(p + (size_t)iw * C, v[k][2]);
+            ld_vec<T, C>(p + (size_t)iw * C + C, v[k][3]);
+        }
+    };
+    auto put = [&](int y, const T (&v)[BH_PX][4][C], uint32_t wy) {
+        const uint64_t wy0 = 65536u - wy, wy1 = wy;
+#pragma unroll
+        for (int k = 0; k < BH_PX; k++) {
+            const int x = x0 + k * (int)blockDim.x;
+            const uint32_t w0 = w[k][0], w1 = w[k][1];
+            T o[C];
+            if constexpr (ALPHA) {
+                uint32_t ia[2];
+                uint64_t ic[2][C - 1];
+#pragma unroll
+                for (int r = 0; r < 2; r++) {
+                    const uint32_t a0 = v[k][2 * r][C - 1], a1 = v[k][2 * r + 1][C - 1];
+                    ia[r] = w0 * a0 + w1 * a1;
+#pragma unroll
+                    for (int c = 0; c < C - 1; c++)
+                        ic[r][c] = (uint64_t)w0 * (v[k][2 * r][c] * a0) + (uint64_t)w1 * (v[k][2 * r + 1][c] * a1);
+                }
+                const uint64_t A = wy0 * ia[0] + wy1 * ia[1];
+                const float rA = rcp_approx((float)A);
+                o[C - 1] = (T)((A + (1ull << 31)) >> 32);
+#pragma unroll
+                for (int c = 0; c < C - 1; c++)
+                    o[c] = (T)div_round(wy0 * ic[0][c] + wy1 * ic[1][c], A, rA);
+            } else {
+#pragma unroll
+                for (int c = 0; c < C; c++) {
+                    const uint32_t I0 = w0 * v[k][0][c] + w1 * v[k][1][c], I1 = w0 * v[k][2][c] + w1 * v[k][3][c];
+                    o[c] = (T)((wy0 * I0 + wy1 * I1 + (1ull << 31)) >> 32);
+                }
+            }
+            if (x < ow)
+                st_vec<T, C>(out + ((size_t)y * ow + x) * C, o);
+        }
+    };
+    for (int yb = blockIdx.y * rows; yb < oh; yb += gridDim.y * rows) {
+        const int ye = min(yb + rows, oh);
+        T a[BH_PX][4][C], b[BH_PX][4][C];
+        uint32_t wa, wb;
+        load(yb, a, wa);
+        for (int y = yb; y < ye; y += 2) {   /* two buffers in turn, as bilerp_alpha8 */
+            if (y + 1 < ye)
+                load(y + 1, b, wb);
+            put(y, a, wa);
+            if (y + 1 >= ye)
+                break;
+            if (y + 2 < ye)
+                load(y + 2, a, wa);
+            put(y + 1, b, wb);
+        }
+    }
+}
+
+/* vector's bilinear gathering kernels: 8-bit with alpha, every 16-bit layout (images of at least
+ * 2x2) */
+extern "C" int gpu_bilerp_applies(int c, int depth, int iw, int ih)
+{
+    return (depth == 16 || c == 2 || c == 4) && iw >= 2 && ih >= 2;
+}
+
+/* rows a thread for a grid of gx x (oh / rows) blocks of kernel k: 8, fewer where the grid would
+ * then be under two blocks for each one the GPU holds */
+template <typename K> static cudaError_t walk_rows(K k, unsigned threads, unsigned gx, int oh, int *rows)
+{
+    long long resident = 0;
+    const cudaError_t e = resident_blocks(k, (int)threads, 0, &resident);
+    *rows = 8;
+    while (*rows > 1 && (long long)gx * ((oh + *rows - 1) / *rows) < 2 * resident)
+        *rows /= 2;
+    return e;
 }
 
 template <typename T, int C>
@@ -195,22 +297,29 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
     T *d = (T *)out->data;
     const bool two = t.nx == 2 && t.ny == 2;   /* bilinear: the unrolled instantiation */
     if (variant == KV_VECTOR) {
-        if (!two || !gpu_bilerp_alpha_applies(C, 8 * (int)sizeof(T), in->w, in->h)) {
+        if (!two || !gpu_bilerp_applies(C, 8 * (int)sizeof(T), in->w, in->h)) {
             snprintf(err, errlen, "gpu_sepfilter: no vector kernel for %d channels at %d bits, %dx%d taps", C,
                      (int)(8 * sizeof(T)), t.nx, t.ny);
             return (int)cudaErrorInvalidValue;
         }
-        /* rows a thread: 8 (10109x4542 RGBA at 50%: 0.101 -> 0.092 ms against one), fewer where the grid
-         * would then be under two blocks for each one the GPU holds (bench/RESULTS.md, 20th session) */
-        const unsigned th = threads1d(), gx = grid_coalesced(out->w, out->h, th, BA_PX).x;
-        long long resident = 0;
-        CUDA_TRY(resident_blocks(bilerp_alpha8<C == 2 ? 2 : 4>, (int)th, 0, &resident), err, errlen);
-        int rows = 8;
-        while (rows > 1 && (long long)gx * ((out->h + rows - 1) / rows) < 2 * resident)
-            rows /= 2;
-        const unsigned gy = (unsigned)((out->h + rows - 1) / rows);
-        launch(bilerp_alpha8<C == 2 ? 2 : 4>, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BA_PX * rows,
-               (const uint8_t *)s, in->w, in->h, (uint8_t *)d, out->w, out->h, t, rows);
+        /* rows a thread: 8 (10109x4542 RGBA at 50%: 0.098 -> 0.092 ms against one), fewer on small
+         * images (bench/RESULTS.md, 20th session) */
+        const unsigned th = threads1d();
+        int rows = 1;
+        if constexpr (sizeof(T) == 2) {
+            const unsigned gx = grid_coalesced(out->w, out->h, th, BH_PX).x;
+            CUDA_TRY(walk_rows(bilerp16<C>, th, gx, out->h, &rows), err, errlen);
+            const unsigned gy = (unsigned)((out->h + rows - 1) / rows);
+            launch(bilerp16<C>, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BH_PX * rows, (const uint16_t *)s, in->w,
+                   in->h, (uint16_t *)d, out->w, out->h, t, rows);
+        } else {
+            const unsigned gx = grid_coalesced(out->w, out->h, th, BA_PX).x;
+            const auto k = bilerp_alpha8<C == 2 ? 2 : 4>;
+            CUDA_TRY(walk_rows(k, th, gx, out->h, &rows), err, errlen);
+            const unsigned gy = (unsigned)((out->h + rows - 1) / rows);
+            launch(k, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BA_PX * rows, (const uint8_t *)s, in->w, in->h,
+                   (uint8_t *)d, out->w, out->h, t, rows);
+        }
     } else if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
         launch(two ? sep_kernel<T, C, false, 2> : sep_kernel<T, C, false>, g, b, 0, 1, s, in->w, d, out->w, out->h, t);

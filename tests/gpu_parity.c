@@ -382,6 +382,7 @@ struct big_case {
     const char *what;
     unsigned block;
     int ppt;
+    int depth;   /* 0: 8 */
 };
 
 static int big_checks(const char *title, const struct big_case *cases, size_t n, uint32_t seed)
@@ -389,7 +390,7 @@ static int big_checks(const char *title, const struct big_case *cases, size_t n,
     int runs = 0, failed = 0;
     for (size_t k = 0; k < n; k++) {
         const struct big_case *b = &cases[k];
-        struct geom g = { b->w, b->h, b->c, 8 };
+        struct geom g = { b->w, b->h, b->c, b->depth ? b->depth : 8 };
         struct image in, want;
         struct plan pl;
         if (test_make_image(&in, &g, seed + (uint32_t)k) || test_run_pipeline(b->pipe, &in, &want)
@@ -435,19 +436,24 @@ static int runs_checks(void)
     return big_checks("warp resize with runs of rows", cases, sizeof cases / sizeof *cases, 71);
 }
 
-/* The alpha resizes walk down runs of up to 8 rows where the grid still fills the GPU twice; at the
- * sizes above a thread has one row, so the runs (two register buffers in turn, row sums kept from
- * the step before) are checked where they are 8 rows: bilinear with alpha near 2:1 (4 pixels a
- * thread a row) and the exact 1:2 kernel (2 x 2 pixels a thread a row), grey+alpha and RGBA. */
-static int alpha_runs_checks(void)
+/* The gathering resizes (8-bit with alpha, 16-bit) walk down runs of up to 8 rows where the grid
+ * still fills the GPU twice; at the sizes above a thread has one row, so the runs (two register
+ * buffers in turn, row sums kept from the step before) are checked where they are 8 rows: bilinear
+ * near 2:1 (4 pixels a thread a row at 8 bits, 2 at 16) and the exact 1:2 kernel (2 x 2 pixels a
+ * thread a row), with alpha and without. */
+static int gather_runs_checks(void)
 {
     static const struct big_case cases[] = {
         { 10001, 4001, 4, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 4 * 8 },
         { 10001, 4001, 2, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 4 * 8 },
-        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 alpha resize", 128, 4 * 8 },
-        { 4001, 2001, 2, "resize=200%", KV_VECTOR, "the 1:2 alpha resize", 128, 4 * 8 },
+        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 2 * 8, 16 },
+        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 2 * 8, 16 },
+        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8 },
+        { 4001, 2001, 2, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8 },
+        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 16 },
+        { 4001, 2001, 1, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 16 },
     };
-    return big_checks("alpha resizes with runs of rows", cases, sizeof cases / sizeof *cases, 83);
+    return big_checks("gathering resizes with runs of rows", cases, sizeof cases / sizeof *cases, 83);
 }
 
 int main(void)
@@ -528,7 +534,7 @@ int main(void)
         failed += words_checks();
         failed += tall_checks();
         failed += runs_checks();
-        failed += alpha_runs_checks();
+        failed += gather_runs_checks();
     }
     return failed ? 1 : 0;
 }

@@ -260,13 +260,14 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
  * grey, the exact 1:2 one (K_DOUBLE), else the warp-segment two-tap kernel for 8-bit grey and RGB
  * (K_WARP) where its source span fits (wfit): RGB at exact 2:1 too, where it measured 3x faster
  * than the 2:1 kernel (H200, 10108x4542: 0.067 against 0.195 ms; bench/RESULTS.md, 13th
- * session); bilinear 8-bit with alpha: the separable engine's gathering kernel (K_ALPHA). tiled
- * takes the 2:1 kernel for an exact 2:1 (measured faster than its own) and needs its tile to fit
- * (fit). fit and wfit come from gpu_prepare (0 where not known: perpixel is assumed). */
+ * session); bilinear 8-bit with alpha and every 16-bit layout: the separable engine's gathering
+ * kernels (K_BILERP). tiled takes the 2:1 kernel for an exact 2:1 (measured faster than its own)
+ * and needs its tile to fit (fit). fit and wfit come from gpu_prepare (0 where not known: perpixel
+ * is assumed). */
 #define K_DOUBLE (-3)
 #define K_WARP (-4)
 #define K_NONE (-5)
-#define K_ALPHA (-6)
+#define K_BILERP (-6)
 static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
                       const struct geom *out, int fit, int wfit)
 {
@@ -276,7 +277,7 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
         return half && (c == 1 || !wfit) ? KV_VECTOR
                : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
                : f != F_NEAREST && wfit ? K_WARP
-               : f == F_BILINEAR && gpu_bilerp_alpha_applies(c, depth, in->w, in->h) ? K_ALPHA
+               : f == F_BILINEAR && gpu_bilerp_applies(c, depth, in->w, in->h) ? K_BILERP
                                                                                      : KV_PERPIXEL;
     if (variant == KV_TILED)
         return half ? KV_VECTOR : f == F_BILINEAR && fit ? KV_TILED : KV_PERPIXEL;
@@ -354,7 +355,7 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
                                                 sizeof err)
              : k == K_WARP ? gpu_resize_warp(in, out, t->part[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
              : k == KV_TEXTURE ? gpu_texture_bilinear(in, out, t->n[4] ? t->part[4] : NULL, err, sizeof err)
-                               : gpu_sepfilter(k == K_ALPHA ? KV_VECTOR : k, in, out, t->part[0], t->part[1], t->n[0],
+                               : gpu_sepfilter(k == K_BILERP ? KV_VECTOR : k, in, out, t->part[0], t->part[1], t->n[0],
                                                t->part[2], t->part[3], t->n[1], err, sizeof err);
     return rc ? op_cuda_fail(&op_resize, variant, err) : GPUIMG_OK;
 }
