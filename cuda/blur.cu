@@ -488,6 +488,148 @@ static int dispatch_q8(const gpu_image *in, const gpu_image *out, const uint32_t
     return -1;
 }
 
+/* tiled for 16-bit grey and RGB: one pass over tiles of TP pixels x B16_TH rows, the separable
+ * engine's integers (Q16 weights: across H = sum w * in < 2^32 in uint32, down sum w * H in uint64,
+ * rounded once). The tile's input (halo and border maps applied) is staged as samples, a thread a
+ * sample column (its source offset worked out once for all rows); H of every staged row is made
+ * once into shared memory, then down; both ways a thread makes 4 neighbouring sums from KS + 3
+ * loads. The two-pass kernel wrote and read H through global scratch with a tap loop of run-time
+ * bounds: at 45.9 Mpx grey16 0.97 -> 0.30 ms, RGB16 1.95 -> 0.90 (a sample a thread, staged a
+ * sample at a time with its index arithmetic: 0.45 and 1.76; bench/RESULTS.md, 20th session). */
+#define B16_TH 32
+template <int C> struct B16 {
+    static constexpr int TP = C == 1 ? 128 : 64;   /* output pixels a tile row */
+};
+template <int C, int KS>
+__global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, int w, int h, uint16_t *__restrict__ out,
+                                              const uint32_t *__restrict__ kern, int ksize,
+                                              const int32_t *__restrict__ bx, const int32_t *__restrict__ by)
+{
+    constexpr int R = KS / 2, TS = B16<C>::TP * C;     /* output samples a tile row */
+    constexpr int NS = TS + (KS - 1) * C, ROWS = B16_TH + KS - 1;
+    extern __shared__ __align__(16) unsigned char b16s[];
+    uint16_t *IN = (uint16_t *)b16s;                       /* ROWS x NS samples */
+    uint32_t *H = (uint32_t *)(b16s + ((size_t)ROWS * NS * 2 + 15) / 16 * 16);   /* ROWS x TS */
+    __shared__ int rowsrc[ROWS];
+    const int tid = threadIdx.x, rk = ksize / 2, pad = R - rk;
+    uint32_t wk[KS];
+#pragma unroll
+    for (int k = 0; k < KS; k++) {
+        const int kk = k - pad;
+        wk[k] = kk >= 0 && kk < ksize ? kern[kk] : 0u;
+    }
+    const int x0 = blockIdx.x * B16<C>::TP;
+    const int ns = min(TS, (w - x0) * C);   /* output samples of this tile's rows */
+    for (int tb = blockIdx.y; tb * B16_TH < h; tb += gridDim.y) {
+        const int y0 = tb * B16_TH;
+        for (int i = tid; i < ROWS; i += blockDim.x) {
+            const int p = y0 - R + i;
+            rowsrc[i] = p >= -rk && p < h + rk ? by[p + rk] : -1;
+        }
+        __syncthreads();
+        /* stage: a thread a sample column, whose source offset is the same for every row, 4 rows at once */
+        for (int q = tid; q < NS; q += blockDim.x) {
+            const int px = x0 - R + q / C;
+            const int mx = px >= 0 && px < w ? px : px >= -rk && px < w + rk ? bx[px + rk] : -1;   /* (identity inside) */
+            const int co = mx >= 0 ? mx * C + q % C : -1;
+            for (int i0 = 0; i0 < ROWS; i0 += 4) {
+                uint16_t v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const int i = i0 + u, ro = i < ROWS ? rowsrc[i] : -1;
+                    v[u] = ro >= 0 && co >= 0 ? in[(size_t)ro * w * C + co] : (uint16_t)0;
+                }
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    if (i0 + u < ROWS)
+                        IN[(i0 + u) * NS + q] = v[u];
+            }
+        }
+        __syncthreads();
+        /* across: a thread 4 neighbouring pixels' sums of one channel of a row, their taps' samples
+         * read once (KS + 3 loads for 4 sums) */
+        constexpr int GR = TS / 4;   /* groups a row */
+        for (int e = tid; e < ROWS * GR; e += blockDim.x) {
+            const int i = e / GR, g = e - i * GR, o = (g / C) * 4 * C + g % C;
+            const uint16_t *p = IN + i * NS + o;
+            uint32_t a[4] = {};
+#pragma unroll
+            for (int k = 0; k < KS + 3; k++) {
+                const uint32_t v = p[k * C];
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (k - j >= 0 && k - j < KS)
+                        a[j] += wk[k - j] * v;
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                H[i * TS + o + j * C] = a[j];
+        }
+        __syncthreads();
+        /* down: a thread 4 rows of one output sample, the H column read once (KS + 3 loads; the
+         * groups' reads stay inside the staged rows and columns: 4 sums need KS + 3 taps) */
+        const int nr = min(B16_TH, h - y0);
+        for (int e = tid; e < B16_TH / 4 * TS; e += blockDim.x) {
+            const int y = e / TS * 4, o = e - y / 4 * TS;
+            if (y >= nr || o >= ns)
+                continue;
+            const uint32_t *p = H + y * TS + o;
+            uint64_t a[4] = { 1ull << 31, 1ull << 31, 1ull << 31, 1ull << 31 };
+#pragma unroll
+            for (int k = 0; k < KS + 3; k++) {
+                const uint32_t v = p[k * TS];
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (k - j >= 0 && k - j < KS)
+                        a[j] += (uint64_t)wk[k - j] * v;
+            }
+            uint16_t *d = out + ((size_t)(y0 + y) * w + x0) * C + o;
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                if (y + j < nr)
+                    d[(size_t)j * w * C] = (uint16_t)(a[j] >> 32);
+        }
+        __syncthreads();   /* the tile is refilled for the next tile row */
+    }
+}
+
+template <int C, int KS> static constexpr size_t b16_smem()
+{
+    constexpr int TS = B16<C>::TP * C, NS = TS + (KS - 1) * C, ROWS = B16_TH + KS - 1;
+    return ((size_t)ROWS * NS * 2 + 15) / 16 * 16 + (size_t)ROWS * TS * 4;
+}
+
+template <int C, int KS>
+static int launch_b16(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
+                      const int32_t *by, char *err, size_t errlen)
+{
+    constexpr size_t SMEM = b16_smem<C, KS>();
+    CUDA_TRY(cudaFuncSetAttribute(blur16<C, KS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM), err, errlen);
+    const unsigned ty = (unsigned)((in->h + B16_TH - 1) / B16_TH);
+    launch(blur16<C, KS>, dim3((unsigned)((in->w + B16<C>::TP - 1) / B16<C>::TP), ty > 65535 ? 65535 : ty), 256, SMEM,
+           B16<C>::TP * B16_TH / 256, (const uint16_t *)in->data, in->w, in->h, (uint16_t *)out->data, kern, ksize, bx,
+           by);
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
+template <int C>
+static int dispatch_b16(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
+                        const int32_t *by, char *err, size_t errlen)
+{
+#define B16_TRY(K)                                                                                 \
+    if (ksize <= K)                                                                                \
+        return launch_b16<C, K>(in, out, kern, ksize, bx, by, err, errlen);
+    Q8_SIZES(B16_TRY)
+#undef B16_TRY
+    return -1;
+}
+
+extern "C" int gpu_blur_tiled16_applies(int c, int depth, int ksize)
+{
+    return depth == 16 && (c == 1 || c == 3) && ksize > 1 && ksize <= Q8_MAXK;
+}
+
 extern "C" int gpu_blur_onepass_applies(int c, int depth, int ksize)
 {
     return depth == 8 && (c == 1 || c == 3 || c == 4) && ksize > 1 && ksize <= Q8_MAXK;
@@ -500,6 +642,9 @@ extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image
         snprintf(err, errlen, "gpu_blur_tiled: no fused kernel for this image");
         return (int)cudaErrorInvalidValue;
     }
+    if (!out->transposed && gpu_blur_tiled16_applies(in->c, in->depth, ksize))
+        return in->c == 1 ? dispatch_b16<1>(in, out, kern, ksize, bx, by, err, errlen)
+                          : dispatch_b16<3>(in, out, kern, ksize, bx, by, err, errlen);
     if (!gpu_blur_onepass_applies(in->c, in->depth, ksize))   /* same bits, two passes */
         return gpu_blur_separable(in, out, kern, ksize, bx, by, scratch, err, errlen);
     return in->c == 1   ? dispatch_q8<1>(in, out, kern, ksize, bx, by, err, errlen)
