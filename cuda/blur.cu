@@ -476,16 +476,24 @@ static int launch_q8(const gpu_image *in, const gpu_image *out, const uint32_t *
 /* The compiled tap counts (a kernel runs in the smallest that holds it). */
 #define Q8_SIZES(X) X(3) X(5) X(7) X(9) X(11) X(13) X(17) X(21) X(25) X(33)
 
+/* f(std::integral_constant<int, K>) for the smallest compiled K that holds ksize taps; -1 if none */
+template <typename F> static int by_tap_count(int ksize, F f)
+{
+#define KS_TRY(K)                                                                                  \
+    if (ksize <= K)                                                                                \
+        return f(std::integral_constant<int, K>());
+    Q8_SIZES(KS_TRY)
+#undef KS_TRY
+    return -1;
+}
+
 template <int C>
 static int dispatch_q8(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
                        const int32_t *by, char *err, size_t errlen)
 {
-#define Q8_TRY(K)                                                                                  \
-    if (ksize <= K)                                                                                \
-        return launch_q8<C, K>(in, out, kern, ksize, bx, by, err, errlen);
-    Q8_SIZES(Q8_TRY)
-#undef Q8_TRY
-    return -1;
+    return by_tap_count(ksize, [&](auto K) {
+        return launch_q8<C, decltype(K)::value>(in, out, kern, ksize, bx, by, err, errlen);
+    });
 }
 
 /* tiled for 16-bit grey and RGB: one pass over tiles of TP pixels x B16_TH rows, the separable
@@ -617,12 +625,9 @@ template <int C>
 static int dispatch_b16(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
                         const int32_t *by, char *err, size_t errlen)
 {
-#define B16_TRY(K)                                                                                 \
-    if (ksize <= K)                                                                                \
-        return launch_b16<C, K>(in, out, kern, ksize, bx, by, err, errlen);
-    Q8_SIZES(B16_TRY)
-#undef B16_TRY
-    return -1;
+    return by_tap_count(ksize, [&](auto K) {
+        return launch_b16<C, decltype(K)::value>(in, out, kern, ksize, bx, by, err, errlen);
+    });
 }
 
 extern "C" int gpu_blur_tiled16_applies(int c, int depth, int ksize)

@@ -101,6 +101,26 @@ __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
  * most 65536 * 255 * 255), column sums in uint64, colour by div_round. The exact 1:2 goes to
  * double_alpha8 (resize.cu), whose sums fit 32 bits. */
 #define BA_PX 4
+/* Rows [yb, ye) of a thread's walk in two register buffers (B: a row's tap pixels and weight)
+ * taken in turn, so that no register array is indexed at run time: load(y, b) requests row y's
+ * pixels, put(y, b) uses them, and row y + 1's are requested before row y's are used. */
+template <typename B, typename L, typename U>
+__device__ __forceinline__ void two_buffer_rows(int yb, int ye, L load, U put)
+{
+    B a, b;
+    load(yb, a);
+    for (int y = yb; y < ye; y += 2) {
+        if (y + 1 < ye)
+            load(y + 1, b);
+        put(y, a);
+        if (y + 1 >= ye)
+            break;
+        if (y + 2 < ye)
+            load(y + 2, a);
+        put(y + 1, b);
+    }
+}
+
 __device__ __forceinline__ void bilin_pair(int n, int i, uint32_t w1, int &i0, uint32_t &v1)
 {
     const bool edge = i > n - 2;
@@ -126,9 +146,14 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
         w[k][0] = 65536u - w[k][1];
     }
     /* row y's tap pixels into v, its weight of the lower row into wy */
-    auto load = [&](int y, P (&v)[BA_PX][4], uint32_t &wy) {
+    struct Rows {
+        P v[BA_PX][4];
+        uint32_t wy;
+    };
+    auto load = [&](int y, Rows &b) {
+        auto &v = b.v;
         int y0;
-        bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, wy);
+        bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, b.wy);
         const P *r0 = src + (size_t)y0 * iw;
 #pragma unroll
         for (int k = 0; k < BA_PX; k++) {
@@ -139,8 +164,9 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
             v[k][3] = p[iw + 1];
         }
     };
-    auto put = [&](int y, const P (&v)[BA_PX][4], uint32_t wy) {
-        const uint64_t wy0 = 65536u - wy, wy1 = wy;
+    auto put = [&](int y, const Rows &b) {
+        const auto &v = b.v;
+        const uint64_t wy0 = 65536u - b.wy, wy1 = b.wy;
 #pragma unroll
         for (int k = 0; k < BA_PX; k++) {
             const int x = x0 + k * (int)blockDim.x;
@@ -164,22 +190,8 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
                 dst[(size_t)y * ow + x] = (P)px;
         }
     };
-    for (int yb = blockIdx.y * rows; yb < oh; yb += gridDim.y * rows) {
-        const int ye = min(yb + rows, oh);
-        P a[BA_PX][4], b[BA_PX][4];
-        uint32_t wa, wb;
-        load(yb, a, wa);
-        for (int y = yb; y < ye; y += 2) {   /* two buffers in turn: no register array indexed at run time */
-            if (y + 1 < ye)
-                load(y + 1, b, wb);
-            put(y, a, wa);
-            if (y + 1 >= ye)
-                break;
-            if (y + 2 < ye)
-                load(y + 2, a, wa);
-            put(y + 1, b, wb);
-        }
-    }
+    for (int yb = blockIdx.y * rows; yb < oh; yb += gridDim.y * rows)
+        two_buffer_rows<Rows>(yb, min(yb + rows, oh), load, put);
 }
 
 /* vector for 16-bit (any layout): bilerp_alpha8's walk (column taps in registers, the next row's
@@ -204,9 +216,14 @@ __global__ void __launch_bounds__(256, 2) bilerp16(const uint16_t *__restrict__ 
         bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0[k], w[k][1]);
         w[k][0] = 65536u - w[k][1];
     }
-    auto load = [&](int y, T (&v)[BH_PX][4][C], uint32_t &wy) {
+    struct Rows {
+        T v[BH_PX][4][C];
+        uint32_t wy;
+    };
+    auto load = [&](int y, Rows &b) {
+        auto &v = b.v;
         int y0;
-        bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, wy);
+        bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, b.wy);
         const T *r0 = in + (size_t)y0 * iw * C;
 #pragma unroll
         for (int k = 0; k < BH_PX; k++) {
@@ -217,8 +234,9 @@ __global__ void __launch_bounds__(256, 2) bilerp16(const uint16_t *__restrict__ 
             ld_vec<T, C>(p + (size_t)iw * C + C, v[k][3]);
         }
     };
-    auto put = [&](int y, const T (&v)[BH_PX][4][C], uint32_t wy) {
-        const uint64_t wy0 = 65536u - wy, wy1 = wy;
+    auto put = [&](int y, const Rows &b) {
+        const auto &v = b.v;
+        const uint64_t wy0 = 65536u - b.wy, wy1 = b.wy;
 #pragma unroll
         for (int k = 0; k < BH_PX; k++) {
             const int x = x0 + k * (int)blockDim.x;
@@ -252,22 +270,8 @@ __global__ void __launch_bounds__(256, 2) bilerp16(const uint16_t *__restrict__ 
                 st_vec<T, C>(out + ((size_t)y * ow + x) * C, o);
         }
     };
-    for (int yb = blockIdx.y * rows; yb < oh; yb += gridDim.y * rows) {
-        const int ye = min(yb + rows, oh);
-        T a[BH_PX][4][C], b[BH_PX][4][C];
-        uint32_t wa, wb;
-        load(yb, a, wa);
-        for (int y = yb; y < ye; y += 2) {   /* two buffers in turn, as bilerp_alpha8 */
-            if (y + 1 < ye)
-                load(y + 1, b, wb);
-            put(y, a, wa);
-            if (y + 1 >= ye)
-                break;
-            if (y + 2 < ye)
-                load(y + 2, a, wa);
-            put(y + 1, b, wb);
-        }
-    }
+    for (int yb = blockIdx.y * rows; yb < oh; yb += gridDim.y * rows)
+        two_buffer_rows<Rows>(yb, min(yb + rows, oh), load, put);
 }
 
 /* vector's bilinear gathering kernels: 8-bit with alpha, every 16-bit layout (images of at least
