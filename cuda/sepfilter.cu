@@ -94,13 +94,15 @@ __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
  * output rows (up to 8; fewer where the grid would not fill the GPU twice): the BA_PX column taps
  * are read once into registers, and the next row's tap pixels are requested before this row's are
  * used (sep_pixel's chain table -> pixel -> sum keeps one pixel's loads in flight at a time; a row
- * a thread, 10109x4542 RGBA at 50% took 0.098 ms, 8 rows 0.092, bench/RESULTS.md, 20th session).
+ * a thread, 10109x4542 RGBA at 50% took 0.098 ms, 8 rows 0.092; and one output a thread at 8
+ * blocks an SM, 32 registers, 0.085, where 4 at 3 blocks took 0.093, 2 at 4 or 5 0.085, 8 at 2
+ * 0.127: bench/RESULTS.md, 20th session).
  * Bilinear tables have i1 = min(i0 + 1, n - 1) and w0 = 65536 - w1, so only i0 and w1 are read,
  * and an edge pair (n - 1, n - 1; 65536, 0) is taken as (n - 2, n - 1; 0, 65536), the same sums,
  * so that a tap pair is always two neighbours (images of at least 2x2). Row sums in uint32 (at
  * most 65536 * 255 * 255), column sums in uint64, colour by div_round. The exact 1:2 goes to
  * double_alpha8 (resize.cu), whose sums fit 32 bits. */
-#define BA_PX 4
+#define BA_PX 1
 /* Rows [yb, ye) of a thread's walk in two register buffers (B: a row's tap pixels and weight)
  * taken in turn, so that no register array is indexed at run time: load(y, b) requests row y's
  * pixels, put(y, b) uses them, and row y + 1's are requested before row y's are used. */
@@ -128,7 +130,7 @@ __device__ __forceinline__ void bilin_pair(int n, int i, uint32_t w1, int &i0, u
     v1 = edge ? 65536u : w1;
 }
 template <int C>
-__global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
+__global__ void __launch_bounds__(256, 8) bilerp_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
                                                      uint8_t *__restrict__ out, int ow, int oh, Taps t, int rows)
 {
     typedef typename PixT<C>::type P;
@@ -195,29 +197,34 @@ __global__ void __launch_bounds__(256, 3) bilerp_alpha8(const uint8_t *__restric
 }
 
 /* vector for 16-bit (any layout): bilerp_alpha8's walk (column taps in registers, the next row's
- * tap pixels requested before this row's are used) with the samples apart, BH_PX outputs a thread.
- * Sums as sep_pixel's: without alpha, row sums in uint32 (at most 65536 * 65535) and column sums in
- * uint64; with alpha, colour times alpha and every sum above it in uint64, colour by div_round. */
-#define BH_PX 2
+ * tap pixels requested before this row's are used) with the samples apart, BH<C>::PX outputs a
+ * thread. Sums as sep_pixel's: without alpha, row sums in uint32 (at most 65536 * 65535) and
+ * column sums in uint64; with alpha, colour times alpha and every sum above it in uint64, colour
+ * by div_round. */
+template <int C> struct BH {   /* outputs a thread, blocks an SM: RGB16 and RGBA16 at 2 and 2 took
+                                  * 0.114 and 0.134 ms at 50%, at 1 and 4 0.105 and 0.120; grey16 0.046
+                                  * and 0.047 (bench/RESULTS.md, 20th session) */
+    static constexpr int PX = C == 1 ? 2 : 1, MINB = C == 1 ? 2 : 4;
+};
 template <int C>
-__global__ void __launch_bounds__(256, 2) bilerp16(const uint16_t *__restrict__ in, int iw, int ih,
+__global__ void __launch_bounds__(256, BH<C>::MINB) bilerp16(const uint16_t *__restrict__ in, int iw, int ih,
                                                    uint16_t *__restrict__ out, int ow, int oh, Taps t, int rows)
 {
     typedef uint16_t T;
     constexpr bool ALPHA = C == 2 || C == 4;
-    const int x0 = blockIdx.x * blockDim.x * BH_PX + threadIdx.x;
+    const int x0 = blockIdx.x * blockDim.x * BH<C>::PX + threadIdx.x;
     if (x0 >= ow)
         return;
-    int i0[BH_PX];
-    uint32_t w[BH_PX][2];
+    int i0[BH<C>::PX];
+    uint32_t w[BH<C>::PX][2];
 #pragma unroll
-    for (int k = 0; k < BH_PX; k++) {
+    for (int k = 0; k < BH<C>::PX; k++) {
         const int x = min(x0 + k * (int)blockDim.x, ow - 1);
         bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0[k], w[k][1]);
         w[k][0] = 65536u - w[k][1];
     }
     struct Rows {
-        T v[BH_PX][4][C];
+        T v[BH<C>::PX][4][C];
         uint32_t wy;
     };
     auto load = [&](int y, Rows &b) {
@@ -226,7 +233,7 @@ __global__ void __launch_bounds__(256, 2) bilerp16(const uint16_t *__restrict__ 
         bilin_pair(ih, t.yi[2 * y], t.yw[2 * y + 1], y0, b.wy);
         const T *r0 = in + (size_t)y0 * iw * C;
 #pragma unroll
-        for (int k = 0; k < BH_PX; k++) {
+        for (int k = 0; k < BH<C>::PX; k++) {
             const T *p = r0 + (size_t)i0[k] * C;
             ld_vec<T, C>(p, v[k][0]);
             ld_vec<T, C>(p + C, v[k][1]);
@@ -238,7 +245,7 @@ __global__ void __launch_bounds__(256, 2) bilerp16(const uint16_t *__restrict__ 
         const auto &v = b.v;
         const uint64_t wy0 = 65536u - b.wy, wy1 = b.wy;
 #pragma unroll
-        for (int k = 0; k < BH_PX; k++) {
+        for (int k = 0; k < BH<C>::PX; k++) {
             const int x = x0 + k * (int)blockDim.x;
             const uint32_t w0 = w[k][0], w1 = w[k][1];
             T o[C];
@@ -311,10 +318,10 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
         const unsigned th = threads1d();
         int rows = 1;
         if constexpr (sizeof(T) == 2) {
-            const unsigned gx = grid_coalesced(out->w, out->h, th, BH_PX).x;
+            const unsigned gx = grid_coalesced(out->w, out->h, th, BH<C>::PX).x;
             CUDA_TRY(walk_rows(bilerp16<C>, th, gx, out->h, &rows), err, errlen);
             const unsigned gy = (unsigned)((out->h + rows - 1) / rows);
-            launch(bilerp16<C>, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BH_PX * rows, (const uint16_t *)s, in->w,
+            launch(bilerp16<C>, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BH<C>::PX * rows, (const uint16_t *)s, in->w,
                    in->h, (uint16_t *)d, out->w, out->h, t, rows);
         } else {
             const unsigned gx = grid_coalesced(out->w, out->h, th, BA_PX).x;

@@ -439,15 +439,16 @@ static int runs_checks(void)
 /* The gathering resizes (8-bit with alpha, 16-bit) walk down runs of up to 8 rows where the grid
  * still fills the GPU twice; at the sizes above a thread has one row, so the runs (two register
  * buffers in turn, row sums kept from the step before) are checked where they are 8 rows: bilinear
- * near 2:1 (4 pixels a thread a row at 8 bits, 2 at 16) and the exact 1:2 kernel (2 x 2 pixels a
+ * near 2:1 (a pixel a thread a row, 2 for grey16) and the exact 1:2 kernel (2 x 2 pixels a
  * thread a row), with alpha and without. */
 static int gather_runs_checks(void)
 {
     static const struct big_case cases[] = {
-        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 4 * 8 },
-        { 10001, 4001, 2, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 4 * 8 },
-        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 2 * 8, 16 },
-        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 2 * 8, 16 },
+        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 1 * 8 },
+        { 10001, 4001, 2, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 1 * 8 },
+        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 1 * 8, 16 },
+        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 1 * 8, 16 },
+        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 2 * 8, 16 },
         { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8 },
         { 4001, 2001, 2, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8 },
         { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 16 },
