@@ -4,9 +4,10 @@
  * border table), and each thread sums its 4 outputs' taps: V = sum_k kern[k] * in, exact (uint32,
  * or uint64 for 16-bit premultiplied colour). Pass 2 (across): a block owns 128 columns x 8 rows
  * and stages V 128 columns at a time likewise, then rounds once as the CPU does. Staging in chunks
- * keeps shared memory fixed for any sigma. tiled: one pass for 8-bit grey, RGB and RGBA with
- * kernels of up to 33 taps (described below), separable otherwise. tensor: the same sums as integer matrix
- * products on the tensor cores for up to 17 taps (described at the end), tiled otherwise. */
+ * keeps shared memory fixed for any sigma. tiled: one pass for 8-bit grey, RGB and RGBA and for
+ * 16-bit grey and RGB with kernels of up to 33 taps (both described below), separable otherwise.
+ * tensor: the same sums as integer matrix products on the tensor cores for up to 17 taps
+ * (described at the end), tiled otherwise. */
 #include "common.cuh"
 
 #define VT_W 32      /* pass 1: tile columns (one per thread.x) */

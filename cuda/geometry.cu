@@ -5,7 +5,8 @@
  * row by row of the output; one padding column keeps a warp's column reads off a single bank.
  * vector: for the maps that swap axes, tiles moved as aligned 16-byte words through shared memory
  * (remap_swap), or on large images of 2- to 6-byte pixels as 4-byte words turned in registers
- * (remap_words); both described below. */
+ * (remap_words); for the maps that keep rows whole, row chunks over aligned 16-byte words put in
+ * mirrored order by byte permutes (mirror_rows); all described below. */
 #include "common.cuh"
 #include <climits>
 

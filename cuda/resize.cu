@@ -1,6 +1,9 @@
-/* gpuimg: nearest-neighbour resize kernels: out(x, y) = in(xs[x], ys[y]) with the index tables
- * src/ops/resize.c builds (OpenCV's INTER_NEAREST_EXACT), whole pixels copied. Bilinear and
- * area run through the separable filter kernels (sepfilter.cu). */
+/* gpuimg: resize kernels. nearest: out(x, y) = in(xs[x], ys[y]) with the index tables
+ * src/ops/resize.c builds (OpenCV's INTER_NEAREST_EXACT), whole pixels copied. Bilinear (and area
+ * with two taps) at exactly 2:1 (half_u8), exactly 1:2 (double_grey, double_rgb, double_pix), two
+ * taps at other ratios a warp per row segment (resize_warp), staged tiles (resize_tiled) and the
+ * texture unit (tex_bilinear); the rest runs through the separable filter kernels (sepfilter.cu).
+ * All give the CPU's bits but texture. */
 #include "common.cuh"
 
 template <int BPP, bool COALESCED>

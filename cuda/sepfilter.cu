@@ -2,7 +2,8 @@
  * out = (sum_y wy * (sum_x wx * in) + 2^31) >> 32 over the Q16 tap tables, in unsigned integers,
  * which is the CPU's sum in another order: the same integer, bit for bit. With alpha, colour is
  * premultiplied (A = sum w a, C = sum w c a, colour = round(C / A)). perpixel: a 2D grid;
- * coalesced: GPU_PPT outputs a thread along a row, warp-stride; vector: bilerp_alpha8 below.
+ * coalesced: GPU_PPT outputs a thread along a row, warp-stride; vector (bilinear): bilerp_alpha8
+ * (8-bit with alpha) and bilerp16 (16-bit) below.
  * Used by resize (bilinear, area) and by blur's perpixel and coalesced variants. */
 #include "common.cuh"
 
