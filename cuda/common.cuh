@@ -282,6 +282,21 @@ template <typename K> static inline cudaError_t resident_blocks(K k, int threads
     return e;
 }
 
+/* The grid of a kernel whose threads walk runs of rows (the gathering resizes): gx x ceil(n /
+ * rows) blocks of threads, rows 8 or fewer where the grid would then be under two blocks for each
+ * one the GPU holds (bench/RESULTS.md, 20th session). */
+template <typename K>
+static inline cudaError_t walk_grid(K k, unsigned threads, unsigned gx, int n, int *rows, dim3 *grid)
+{
+    long long resident = 0;
+    const cudaError_t e = resident_blocks(k, (int)threads, 0, &resident);
+    *rows = 8;
+    while (*rows > 1 && (long long)gx * ((n + *rows - 1) / *rows) < 2 * resident)
+        *rows /= 2;
+    const unsigned gy = (unsigned)((n + *rows - 1) / *rows);
+    *grid = dim3(gx, gy > 65535u ? 65535u : gy);
+    return e;
+}
 /* Asynchronous 16-byte copies global -> shared (cp.async, Ampere on), in groups: wait_1 waits
  * for all but the latest committed group. */
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem)

@@ -529,20 +529,14 @@ __global__ void __launch_bounds__(128) double_pix(const T *__restrict__ in, int 
     }
 }
 
-/* rows a thread: 8, fewer where the grid would then be under two blocks for each one the GPU holds */
 template <typename T, int C>
 static int launch_double_pix(const gpu_image *in, const gpu_image *out, char *err, size_t errlen)
 {
     const auto k = double_pix<T, C>;
-    const unsigned gx = (unsigned)((in->w + 127) / 128);
-    long long resident = 0;
-    CUDA_TRY(resident_blocks(k, 128, 0, &resident), err, errlen);
-    int rows = 8;
-    while (rows > 1 && (long long)gx * ((in->h + rows - 1) / rows) < 2 * resident)
-        rows /= 2;
-    const unsigned gy = (unsigned)((in->h + rows - 1) / rows);
-    launch(k, dim3(gx, gy > 65535u ? 65535u : gy), 128, 0, 4 * rows, (const T *)in->data, in->w, in->h, (T *)out->data,
-           rows);
+    int rows;
+    dim3 g;
+    CUDA_TRY(walk_grid(k, 128, (unsigned)((in->w + 127) / 128), in->h, &rows, &g), err, errlen);
+    launch(k, g, 128, 0, 4 * rows, (const T *)in->data, in->w, in->h, (T *)out->data, rows);
     LAUNCH_TRY(err, errlen);
     return 0;
 }

@@ -102,7 +102,7 @@ __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
  * and an edge pair (n - 1, n - 1; 65536, 0) is taken as (n - 2, n - 1; 0, 65536), the same sums,
  * so that a tap pair is always two neighbours (images of at least 2x2). Row sums in uint32 (at
  * most 65536 * 255 * 255), column sums in uint64, colour by div_round. The exact 1:2 goes to
- * double_alpha8 (resize.cu), whose sums fit 32 bits. */
+ * double_pix (resize.cu), whose sums fit 32 bits. */
 #define BA_PX 1
 /* Rows [yb, ye) of a thread's walk in two register buffers (B: a row's tap pixels and weight)
  * taken in turn, so that no register array is indexed at run time: load(y, b) requests row y's
@@ -130,6 +130,17 @@ __device__ __forceinline__ void bilin_pair(int n, int i, uint32_t w1, int &i0, u
     i0 = edge ? n - 2 : i;
     v1 = edge ? 65536u : w1;
 }
+/* the column taps of a thread's PX outputs x0, x0 + blockDim.x, ... (past the row: its last) */
+template <int PX>
+__device__ __forceinline__ void bilin_columns(const Taps &t, int iw, int ow, int x0, int (&i0)[PX], uint32_t (&w)[PX][2])
+{
+#pragma unroll
+    for (int k = 0; k < PX; k++) {
+        const int x = min(x0 + k * (int)blockDim.x, ow - 1);
+        bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0[k], w[k][1]);
+        w[k][0] = 65536u - w[k][1];
+    }
+}
 template <int C>
 __global__ void __launch_bounds__(256, 8) bilerp_alpha8(const uint8_t *__restrict__ in, int iw, int ih,
                                                      uint8_t *__restrict__ out, int ow, int oh, Taps t, int rows)
@@ -142,12 +153,7 @@ __global__ void __launch_bounds__(256, 8) bilerp_alpha8(const uint8_t *__restric
         return;
     int i0[BA_PX];
     uint32_t w[BA_PX][2];
-#pragma unroll
-    for (int k = 0; k < BA_PX; k++) {
-        const int x = min(x0 + k * (int)blockDim.x, ow - 1);
-        bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0[k], w[k][1]);
-        w[k][0] = 65536u - w[k][1];
-    }
+    bilin_columns(t, iw, ow, x0, i0, w);
     /* row y's tap pixels into v, its weight of the lower row into wy */
     struct Rows {
         P v[BA_PX][4];
@@ -218,12 +224,7 @@ __global__ void __launch_bounds__(256, BH<C>::MINB) bilerp16(const uint16_t *__r
         return;
     int i0[BH<C>::PX];
     uint32_t w[BH<C>::PX][2];
-#pragma unroll
-    for (int k = 0; k < BH<C>::PX; k++) {
-        const int x = min(x0 + k * (int)blockDim.x, ow - 1);
-        bilin_pair(iw, t.xi[2 * x], t.xw[2 * x + 1], i0[k], w[k][1]);
-        w[k][0] = 65536u - w[k][1];
-    }
+    bilin_columns(t, iw, ow, x0, i0, w);
     struct Rows {
         T v[BH<C>::PX][4][C];
         uint32_t wy;
@@ -289,18 +290,6 @@ extern "C" int gpu_bilerp_applies(int c, int depth, int iw, int ih)
     return (depth == 16 || c == 2 || c == 4) && iw >= 2 && ih >= 2;
 }
 
-/* rows a thread for a grid of gx x (oh / rows) blocks of kernel k: 8, fewer where the grid would
- * then be under two blocks for each one the GPU holds */
-template <typename K> static cudaError_t walk_rows(K k, unsigned threads, unsigned gx, int oh, int *rows)
-{
-    long long resident = 0;
-    const cudaError_t e = resident_blocks(k, (int)threads, 0, &resident);
-    *rows = 8;
-    while (*rows > 1 && (long long)gx * ((oh + *rows - 1) / *rows) < 2 * resident)
-        *rows /= 2;
-    return e;
-}
-
 template <typename T, int C>
 static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, const Taps &t, char *err,
                       size_t errlen)
@@ -317,20 +306,17 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
         /* rows a thread: 8 (10109x4542 RGBA at 50%: 0.098 -> 0.092 ms against one), fewer on small
          * images (bench/RESULTS.md, 20th session) */
         const unsigned th = threads1d();
-        int rows = 1;
+        int rows;
+        dim3 g;
         if constexpr (sizeof(T) == 2) {
-            const unsigned gx = grid_coalesced(out->w, out->h, th, BH<C>::PX).x;
-            CUDA_TRY(walk_rows(bilerp16<C>, th, gx, out->h, &rows), err, errlen);
-            const unsigned gy = (unsigned)((out->h + rows - 1) / rows);
-            launch(bilerp16<C>, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BH<C>::PX * rows, (const uint16_t *)s, in->w,
-                   in->h, (uint16_t *)d, out->w, out->h, t, rows);
+            constexpr int px = BH<C>::PX;
+            CUDA_TRY(walk_grid(bilerp16<C>, th, grid_coalesced(out->w, out->h, th, px).x, out->h, &rows, &g), err, errlen);
+            launch(bilerp16<C>, g, th, 0, px * rows, (const uint16_t *)s, in->w, in->h, (uint16_t *)d, out->w, out->h, t,
+                   rows);
         } else {
-            const unsigned gx = grid_coalesced(out->w, out->h, th, BA_PX).x;
             const auto k = bilerp_alpha8<C == 2 ? 2 : 4>;
-            CUDA_TRY(walk_rows(k, th, gx, out->h, &rows), err, errlen);
-            const unsigned gy = (unsigned)((out->h + rows - 1) / rows);
-            launch(k, dim3(gx, gy > 65535u ? 65535u : gy), th, 0, BA_PX * rows, (const uint8_t *)s, in->w, in->h,
-                   (uint8_t *)d, out->w, out->h, t, rows);
+            CUDA_TRY(walk_grid(k, th, grid_coalesced(out->w, out->h, th, BA_PX).x, out->h, &rows, &g), err, errlen);
+            launch(k, g, th, 0, BA_PX * rows, (const uint8_t *)s, in->w, in->h, (uint8_t *)d, out->w, out->h, t, rows);
         }
     } else if (variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
