@@ -506,6 +506,19 @@ static int dispatch_q8(const gpu_image *in, const gpu_image *out, const uint32_t
  * bounds: at 45.9 Mpx grey16 0.97 -> 0.30 ms, RGB16 1.95 -> 0.90 (a sample a thread, staged a
  * sample at a time with its index arithmetic: 0.45 and 1.76; bench/RESULTS.md, 20th session). */
 #define B16_TH 32
+/* the 4 neighbouring sums a[j] += sum_k w[k] p[(k + j) S], j = 0..3, from KS + 3 loads */
+template <int S, int KS, typename A, typename E>
+__device__ __forceinline__ void sums4(const E *p, const uint32_t (&wk)[KS], A (&a)[4])
+{
+#pragma unroll
+    for (int k = 0; k < KS + 3; k++) {
+        const uint32_t v = p[k * S];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (k - j >= 0 && k - j < KS)
+                a[j] += (A)wk[k - j] * v;
+    }
+}
 template <int C> struct B16 {
     static constexpr int TP = C == 1 ? 128 : 64;   /* output pixels a tile row */
 };
@@ -562,14 +575,7 @@ __global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, i
             const int i = e / GR, g = e - i * GR, o = (g / C) * 4 * C + g % C;
             const uint16_t *p = IN + i * NS + o;
             uint32_t a[4] = {};
-#pragma unroll
-            for (int k = 0; k < KS + 3; k++) {
-                const uint32_t v = p[k * C];
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (k - j >= 0 && k - j < KS)
-                        a[j] += wk[k - j] * v;
-            }
+            sums4<C>(p, wk, a);
 #pragma unroll
             for (int j = 0; j < 4; j++)
                 H[i * TS + o + j * C] = a[j];
@@ -584,14 +590,7 @@ __global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, i
                 continue;
             const uint32_t *p = H + y * TS + o;
             uint64_t a[4] = { 1ull << 31, 1ull << 31, 1ull << 31, 1ull << 31 };
-#pragma unroll
-            for (int k = 0; k < KS + 3; k++) {
-                const uint32_t v = p[k * TS];
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (k - j >= 0 && k - j < KS)
-                        a[j] += (uint64_t)wk[k - j] * v;
-            }
+            sums4<TS>(p, wk, a);
             uint16_t *d = out + ((size_t)(y0 + y) * w + x0) * C + o;
 #pragma unroll
             for (int j = 0; j < 4; j++)
