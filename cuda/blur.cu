@@ -679,14 +679,17 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
  *    and high bytes (S = 256 hi + lo). The across step's accumulators hold, per thread, H of two
  *    consecutive rows for one byte: packed four at a time they are the down step's B fragments
  *    directly, with W's columns permuted to match (ro below), so H never goes through memory;
- *  - out: (S + 2^15) >> 16 into a staging tile at the row's global alignment mod 16, copied out
- *    in aligned 16-byte words (or, for a fused transpose, staged a pixel column a row and written
- *    as aligned 4-byte words of the output rows: put_transposed).
+ *  - out: (S + 2^15) >> 16, bits 16..23 of lo + 256 hi, as byte pairs into a staging tile at the
+ *    row's global alignment mod 16 rounded down to 4, copied out in aligned 16-byte words shifted
+ *    by the rest (or, for a fused transpose, staged a pixel column a row and written as aligned
+ *    4-byte words of the output rows: put_transposed).
  * Blocks are persistent (the A fragments are built once a block) and the next tile's rows are
- * copied asynchronously (cp.async, aligned 16-byte words) while this tile is computed; the
- * realignment to the tile's byte columns is a shared-to-shared step. About 1 instruction a warp
- * per output byte against the one-pass kernel's 2.8 (bench/RESULTS.md, eighth session). */
+ * copied asynchronously while this tile is computed: on sm_90 a bulk copy (the copy engine) a row,
+ * counted on an mbarrier, before that 16-byte cp.async; the realignment to the tile's byte columns
+ * is a shared-to-shared step. About 0.5 instructions a warp per output byte against the one-pass
+ * kernel's 2.8 (bench/RESULTS.md, eighth and 21st sessions). */
 #define TN_W 256
+#define TN_THREADS 256
 #define TN_MAXK 17
 
 template <int C, int KS, int TH> struct TN {
@@ -705,7 +708,7 @@ template <int C, int KS, int TH> struct TN {
      * larger than the plain staging (more would cost a block an SM) */
     static constexpr int PT = TH * C, NPT = C == 1 ? TN_W : (TN_W + C - 1) / C + 1;
     static_assert(NPT * PT <= TH * PO, "transposed staging");
-    static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + (size_t)TH * PO + 2 * ROWS * (8 + 8 + 4);
+    static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + 16 + (size_t)TH * PO + 2 * ROWS * (8 + 4) + 16;
 };
 
 /* Weight j of the compiled KS taps (the ksize-tap kernel centred in zeros), Q8. */
@@ -751,20 +754,73 @@ __device__ __forceinline__ void ldsm_x2(uint32_t (&r)[4], const void *p)
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
 }
 
+/* Bytes [a, b) of v, the value of the aligned 16-byte word at d (0 <= a < b <= 16, b - a < 16), in
+ * the widest aligned pieces: at most 8 stores where a byte loop took up to 15 (the tensor blur's
+ * row ends were 8% of its instructions, 21st session). */
+__device__ __forceinline__ void put_part16(uint8_t *d, const uint4 &v, int a, int b)
+{
+    auto wd = [&](int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; };
+    auto part = [&](int i) { return wd(i >> 2) >> (8 * (i & 3)); };
+    if (a & 1) {
+        d[a] = (uint8_t)part(a);
+        a += 1;
+    }
+    if ((a & 2) && a + 2 <= b) {
+        *(uint16_t *)(d + a) = (uint16_t)part(a);
+        a += 2;
+    }
+    if ((a & 4) && a + 4 <= b) {
+        *(uint32_t *)(d + a) = wd(a >> 2);
+        a += 4;
+    }
+    if ((a & 8) && a + 8 <= b) {
+        *(uint2 *)(d + a) = make_uint2(wd(a >> 2), wd((a >> 2) + 1));
+        a += 8;
+    }
+    if (a + 8 <= b) {
+        *(uint2 *)(d + a) = make_uint2(wd(a >> 2), wd((a >> 2) + 1));
+        a += 8;
+    }
+    if (a + 4 <= b) {
+        *(uint32_t *)(d + a) = wd(a >> 2);
+        a += 4;
+    }
+    if (a + 2 <= b) {
+        *(uint16_t *)(d + a) = (uint16_t)part(a);
+        a += 2;
+    }
+    if (a < b)
+        d[a] = (uint8_t)part(a);
+}
+
+/* 16 staged bytes from p - r3 (r3 < 4; p 16-byte aligned, p - 4 readable) */
+__device__ __forceinline__ uint4 staged16(const uint8_t *p, int r3)
+{
+    const uint4 w = *(const uint4 *)p;
+    const uint32_t m = *(const uint32_t *)(p - 4), s = 32 - 8 * r3;
+    return make_uint4(__funnelshift_rc(m, w.x, s), __funnelshift_rc(w.x, w.y, s), __funnelshift_rc(w.y, w.z, s),
+                      __funnelshift_rc(w.z, w.w, s));
+}
+
+/* (registers capped at 4 blocks an SM for 32-row tiles, 3 for 64-row ones: the latter is their
+ * shared memory's limit too) */
 template <int C, int KS, bool TR, int TH>
-__global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ in, int w, int h,
+__global__ void __launch_bounds__(TN_THREADS, TH == 32 ? 4 : 3) blur_tensor(const uint8_t *__restrict__ in, int w, int h,
                                                    uint8_t *__restrict__ out, const uint32_t *__restrict__ kern,
                                                    int ksize, const int32_t *__restrict__ bx,
                                                    const int32_t *__restrict__ by)
 {
     typedef TN<C, KS, TH> G;
     extern __shared__ __align__(16) unsigned char tns[];
-    uint8_t *IN = tns, *RAW = IN + (size_t)G::ROWS * G::PB, *OS = RAW + (size_t)G::ROWS * G::PR;
-    /* staged row i of the tile (index k) and of the next one (k ^ 1): the image row's offset (or -1),
-     * and where the asynchronous copy reads it (the aligned span's start, or NULL) at which shift */
-    long long(*rowoff)[G::ROWS] = (long long(*)[G::ROWS])(OS + (size_t)TH * G::PO);
-    const uint8_t *(*rawsrc)[G::ROWS] = (const uint8_t *(*)[G::ROWS])(rowoff + 2);
-    int(*rawsh)[G::ROWS] = (int(*)[G::ROWS])(rawsrc + 2);
+    uint8_t *IN = tns, *RAW = IN + (size_t)G::ROWS * G::PB, *OS = RAW + (size_t)G::ROWS * G::PR + 16;
+    /* (16 bytes between RAW and OS: staged16 reads 4 before a staging row)
+     * staged row i of the tile (index k) and of the next one (k ^ 1): src, where the asynchronous copy
+     * reads it (the first aligned word of its span) for a raw row, else the image row's offset (or -1:
+     * the constant border's zeros); at, a raw row's RAW byte of staged byte 0 (i PR + the span's
+     * shift), -1 for the others */
+    long long(*src)[G::ROWS] = (long long(*)[G::ROWS])(OS + (size_t)TH * G::PO);
+    int(*at)[G::ROWS] = (int(*)[G::ROWS])(src + 2);
+    uint64_t *bar = (uint64_t *)(at + 2);   /* sm_90: the rows of buffer b have arrived on bar[b] */
     const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, g = lane >> 2, t = lane & 3;
     const int rk = ksize / 2;
     /* the constant A fragments: across, T[m][m + C j] = w[j]; down, W[m][k] = w[32 ks + ro(k) - m],
@@ -785,79 +841,136 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                 return 32 * ks + (k & 16) + 8 * ((k & 3) >> 1) + 2 * ((k >> 2) & 3) + (k & 1) - m;
             });
     }
-    const long long rowbytes = (long long)w * C, total = rowbytes * h;
-    const int ncol = (int)((rowbytes + TN_W - 1) / TN_W);
-    const long long ntiles = (long long)ncol * ((h + TH - 1) / TH);
-    /* the rows of a tile; a row comes through the asynchronous copy when its aligned span of NQ + 1
-     * words lies inside the image and the tile has no border column */
-    auto fill_rows = [&](int b, long long tile) {
-        const int y0 = (int)(tile / ncol) * TH;
-        const long long xb0 = (tile % ncol) * TN_W;
-        for (int i = tid; i < G::ROWS; i += blockDim.x) {
-            const int p = y0 - G::R + i, sr = p >= -rk && p < h + rk ? by[p + rk] : -1;
-            const long long ro = sr >= 0 ? sr * rowbytes : -1, a = ro + xb0 - G::HB;
+    /* int: rows are at most 2^27 bytes and the launcher keeps the tile count below 2^31 */
+    const int rowbytes = w * C, ncol = (rowbytes + TN_W - 1) / TN_W, nrow = (h + TH - 1) / TH;
+    const long long total = (long long)rowbytes * h;
+    /* The rows of a tile. Staged row i belongs to thread 32 (i % 8) + i / 8 (every warp fills in
+     * and issues a few): map_row gives its image row through the border map (loaded a tile ahead,
+     * its latency hidden behind a realignment), fill_row where it comes from. A row comes through
+     * the asynchronous copy when its aligned span of NQ + 1 words lies inside the image, even where
+     * the span runs past the row's ends: in a tile at the image's left or right edge the HB staged
+     * bytes past the row's end (the only ones an output reads) are then put right by fix_edges. */
+    static_assert(G::ROWS <= TN_THREADS, "a thread a staged row");
+    const int myrow = 8 * lane + wid;
+    auto map_row = [&](int y0) {
+        const int p = y0 - G::R + myrow;
+        return myrow < G::ROWS && p >= -rk && p < h + rk ? by[p + rk] : -1;
+    };
+    auto fill_row = [&](int b, int xb0, int sr) {
+        if (myrow < G::ROWS) {
+            const long long ro = sr >= 0 ? (long long)sr * rowbytes : -1, a = ro + xb0 - G::HB;
             const int sh = (int)(((size_t)in + (size_t)a) & 15);
-            const bool raw = ro >= 0 && xb0 - G::HB >= 0 && xb0 - G::HB + G::PB <= rowbytes && a - sh >= 0
-                             && a - sh + G::PR <= total;
-            rowoff[b][i] = ro;
-            rawsrc[b][i] = raw ? in + (a - sh) : nullptr;
-            rawsh[b][i] = sh;
+            const bool raw = ro >= 0 && a - sh >= 0 && a - sh + G::PR <= total;
+            src[b][myrow] = raw ? (long long)(size_t)(in + (a - sh)) : ro;
+            at[b][myrow] = raw ? myrow * G::PR + sh : -1;
         }
     };
+    /* the raw rows into RAW: on sm_90 one bulk copy a row by the thread that filled it in, its bytes
+     * counted on bar[b] (all ROWS threads arrive), so the block issues 80 copies, not 1600 16-byte
+     * ones (those were 9% of the instructions, 21st session); before sm_90, 16-byte copies by the
+     * whole block */
     auto issue = [&](int b) {
-        for (int e = tid; e < G::ROWS * (G::NQ + 1); e += blockDim.x) {
+#if __CUDA_ARCH__ >= 900
+        if (myrow < G::ROWS) {
+            if (at[b][myrow] >= 0) {
+                mbar_arrive_tx(&bar[b], G::PR);
+                bulk_g2s(RAW + myrow * G::PR, (const void *)(size_t)src[b][myrow], G::PR, &bar[b]);
+            } else
+                mbar_arrive(&bar[b]);
+        }
+#else
+        for (int e = tid; e < G::ROWS * (G::NQ + 1); e += TN_THREADS) {
             const int i = e / (G::NQ + 1), j = e - i * (G::NQ + 1);
-            const uint8_t *src = rawsrc[b][i];
-            if (src)
-                cp_async16(RAW + i * G::PR + 16 * j, src + 16 * j);
+            if (at[b][i] >= 0)
+                cp_async16(RAW + i * G::PR + 16 * j, (const uint8_t *)(size_t)src[b][i] + 16 * j);
         }
         cp_async_commit();
+#endif
     };
     /* persistent blocks (the fragments above are built once), consecutive ones on neighbouring
-     * tiles of a row band; the next tile's rows are in flight while this one is computed */
-    int k = 0;
-    if ((long long)blockIdx.x < ntiles) {
-        fill_rows(0, blockIdx.x);
+     * tiles of a row band, the next tile's rows in flight while this one is computed; tile (ty, tx)
+     * steps by the grid without a division */
+    int k = 0, ty = (int)blockIdx.x / ncol, tx = (int)blockIdx.x - ty * ncol;
+    const int sq = (int)gridDim.x / ncol, sx = (int)gridDim.x - sq * ncol;
+#if __CUDA_ARCH__ >= 900
+    if (tid == 0) {
+        mbar_init(&bar[0], G::ROWS);
+        mbar_init(&bar[1], G::ROWS);
+        mbar_init_fence();
+    }
+#endif
+    if (ty < nrow) {
+        fill_row(0, tx * TN_W, map_row(ty * TH));
         __syncthreads();
         issue(0);
     }
-    for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x, k ^= 1) {
-        const int y0 = (int)(tile / ncol) * TH;
-        const long long xb0 = (tile % ncol) * TN_W;   /* the tile's first output byte column */
-        const int nbytes = (int)min((long long)TN_W, rowbytes - xb0);
-        const long long next = tile + gridDim.x;
+    /* Two barriers a tile: after the realignment (IN whole, RAW free for the next tile's copies,
+     * OS free of the last tile's copy-out) and before the copy-out (OS whole); on sm_90 every thread
+     * waits for the rows on the mbarrier itself */
+    for (int n = 0; ty < nrow; n++) {
+        const int y0 = ty * TH, xb0 = tx * TN_W;   /* the tile's first row and output byte column */
+        const int nbytes = min(TN_W, rowbytes - xb0);
+        int nty = ty + sq, ntx = tx + sx;
+        if (ntx >= ncol) {
+            ntx -= ncol;
+            nty++;
+        }
+        const bool more = nty < nrow;
+        const int nsr = more ? map_row(nty * TH) : -1;   /* used after the realignment */
+#if __CUDA_ARCH__ >= 900
+        mbar_wait(&bar[k], (n >> 1) & 1);
+#else
         cp_async_wait_all();
         __syncthreads();
-        if (next < ntiles)
-            fill_rows(k ^ 1, next);
-        /* realign: staged word c of row i is raw bytes sh + 16c .. of the row's aligned span */
-        for (int e = tid; e < G::ROWS * G::NQ; e += blockDim.x) {
-            const int i = e / G::NQ, c = e - i * G::NQ;
-            const long long ro = rowoff[k][i];
+#endif
+        /* realign: staged word c of row i (its 16-byte word e of IN, as PB = 16 NQ) is raw bytes
+         * sh + 16c .. of the row's aligned span; consecutive threads on consecutive words */
+        for (int e = tid; e < G::ROWS * G::NQ; e += TN_THREADS) {
+            const int i = e / G::NQ, c = e - i * G::NQ, f = at[k][i];
             uint4 v = make_uint4(0, 0, 0, 0);
-            if (rawsrc[k][i]) {
-                const uint8_t *rw = RAW + i * G::PR + 16 * c;
-                v = cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 16), rawsh[k][i]);
-            } else if (ro >= 0) {
-                const long long q0 = xb0 - G::HB + 16 * c;   /* byte column of the word's first byte */
+            if (f >= 0) {
+                const uint8_t *rw = RAW + (f & ~15) + 16 * c;
+                v = cut16(*(const uint4 *)rw, *(const uint4 *)(rw + 16), f & 15);
+            } else if (src[k][i] >= 0) {
+                const uint8_t *row = in + src[k][i];
+                const int q0 = xb0 - G::HB + 16 * c;   /* byte column of the word's first byte */
                 uint32_t wd[4] = {};
 #pragma unroll
                 for (int b = 0; b < 16; b++)
-                    wd[b >> 2] |= border_byte<C>(in + ro, (int)q0 + b, w, rk, bx) << (8 * (b & 3));
+                    wd[b >> 2] |= border_byte<C>(row, q0 + b, w, rk, bx) << (8 * (b & 3));
                 v = make_uint4(wd[0], wd[1], wd[2], wd[3]);
             }
-            *(uint4 *)(IN + i * G::PB + 16 * c) = v;
+            *(uint4 *)(IN + 16 * e) = v;
         }
+        /* fix_edges: a tile whose outputs read columns past a row's ends: copied rows get the
+         * border map's bytes at the HB columns before byte 0 and after the row's last, where they
+         * fall inside the staging (the rest past the ends is read by no output). Byte by byte
+         * through the border map, whole edge tiles were 5% of the instructions and made their
+         * blocks the stragglers (21st session). */
+        if (xb0 < G::HB || xb0 + nbytes + G::HB > rowbytes) {
+            __syncthreads();
+            for (int e = tid; e < G::ROWS * 2 * G::HB; e += TN_THREADS) {
+                const int i = e / (2 * G::HB), j = e - i * 2 * G::HB, f = at[k][i];
+                const int q = j < G::HB ? j - G::HB : rowbytes + j - G::HB, s = q - xb0 + G::HB;
+                if (f >= 0 && s >= 0 && s < G::PB) {
+                    const long long ro = src[k][i] - (long long)(size_t)in + (f - i * G::PR) - xb0 + G::HB;
+                    IN[i * G::PB + s] = (uint8_t)border_byte<C>(in + ro, q, w, rk, bx);
+                }
+            }
+        }
+        if (more)
+            fill_row(k ^ 1, ntx * TN_W, nsr);
         __syncthreads();
-        if (next < ntiles)
+        if (more)
             issue(k ^ 1);
-        const int r0 = (int)(xb0 % C);   /* transposed: the tile's first byte is channel r0 of its first pixel */
-        int shr[TH / 16][2];   /* the staging offset (global address mod 16) of the four rows this thread writes */
-#pragma unroll
-        for (int mt = 0; mt < TH / 16; mt++)
-#pragma unroll
-            for (int hh = 0; hh < 2; hh++)
-                shr[mt][hh] = TR ? 0 : (int)(((size_t)out + (size_t)((y0 + 16 * mt + g + 8 * hh) * rowbytes + xb0)) & 15);
+        const int r0 = xb0 % C;   /* transposed: the tile's first byte is channel r0 of its first pixel */
+        /* not transposed, the outputs leave the down step as pairs of bytes (2t, 2t + 1 of a row's
+         * 8-byte half), one 2-byte store each: a row is staged at its global address mod 16
+         * rounded down to 4 bytes (the same 16 rows apart) and the copy-out shifts the rest. Byte
+         * stores were 35% of the shared-memory wavefronts, 2.3-way conflicted (21st session). */
+        const unsigned ob = (unsigned)(size_t)out + (unsigned)xb0, rb = (unsigned)rowbytes;
+        uint8_t *const ost0 = OS + g * G::PO + (int)((ob + (unsigned)(y0 + g) * rb) & 12u) + 2 * t;
+        uint8_t *const ost1 = OS + (g + 8) * G::PO + (int)((ob + (unsigned)(y0 + g + 8) * rb) & 12u) + 2 * t;
 #pragma unroll 1
         for (int cg = wid; cg < TN_W / 16; cg += 8) {
             /* across: n tile nt holds H of rows 8 nt + 2t, +1 for bytes g (d[0], d[1]) and g + 8 (d[2], d[3]) */
@@ -902,16 +1015,22 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
                         mma_u8(lo, a2[ks], blo[q][nb], blo[q + 1][nb]);
                         mma_u8(hi, a2[ks], bhi[q][nb], bhi[q + 1][nb]);
                     }
-                    /* lo, hi: rows 16 mt + g (+8 for 2, 3), bytes 16 cg + 8 nb + 2t (+1 for 1, 3) */
+                    /* lo, hi: rows 16 mt + g (+8 for 2, 3), bytes 16 cg + 8 nb + 2t (+1 for 1, 3); the
+                     * output byte is bits 16..23 of lo + 256 hi (S + 2^15 < 2^25) */
+                    uint32_t sb[4];
 #pragma unroll
                     for (int r = 0; r < 4; r++) {
-                        const int y = 16 * mt + g + 8 * (r >> 1), xb = 16 * cg + 8 * nb + 2 * t + (r & 1);
-                        const uint8_t v = (uint8_t)((lo[r] + (hi[r] << 8)) >> 16);
+                        sb[r] = lo[r] + (hi[r] << 8);
                         if (TR) {   /* pixel column xl of the tile, byte y C + ch of its output row */
+                            const int y = 16 * mt + g + 8 * (r >> 1), xb = 16 * cg + 8 * nb + 2 * t + (r & 1);
                             const int xl = (r0 + xb) / C, ch = r0 + xb - C * xl;
-                            OS[xl * G::PT + y * C + ch] = v;
-                        } else
-                            OS[y * G::PO + shr[mt][r >> 1] + xb] = v;
+                            OS[xl * G::PT + y * C + ch] = (uint8_t)(sb[r] >> 16);
+                        }
+                    }
+                    if (!TR) {
+                        const int o = 16 * mt * G::PO + 16 * cg + 8 * nb;
+                        *(uint16_t *)(ost0 + o) = (uint16_t)__byte_perm(sb[0], sb[1], 0x62);
+                        *(uint16_t *)(ost1 + o) = (uint16_t)__byte_perm(sb[2], sb[3], 0x62);
                     }
                 }
         }
@@ -922,28 +1041,36 @@ __global__ void __launch_bounds__(256) blur_tensor(const uint8_t *__restrict__ i
             put_transposed<C, TH>(OS, G::PT, out, h, p0, (int)((xb0 + nbytes - 1) / C - p0 + 1), y0, nr, xb0,
                                     xb0 + nbytes);
         } else {
-            /* whole aligned 16-byte words: staging bytes [sh, sh + nbytes) of row y are its global bytes
-             * from xb0, sh its address mod 16; 16 word slots a row, starting after a partial head */
-            for (int e = tid; e < TH * 16; e += blockDim.x) {
-                const int y = e >> 4;
-                uint8_t *row = out + (y0 + y) * rowbytes + xb0;
-                const int sh = (int)((size_t)row & 15), lo = 16 * ((e & 15) + (sh != 0));
-                if (y < nr && lo + 16 <= sh + nbytes)
-                    *(uint4 *)(row - sh + lo) = *(const uint4 *)(OS + y * G::PO + lo);
+            /* whole aligned 16-byte words: row y's global bytes from xb0 are staged from its address
+             * mod 16 (sh, the same 16 rows apart) rounded down to 4, so the aligned word at lo of the
+             * staging row is the 16 bytes from lo - sh % 4; a thread a word slot of rows y, y + 16,
+             * ..., the slots starting after a partial head */
+            {
+                const int y = tid >> 4;
+                uint8_t *row = out + (long long)(y0 + y) * rowbytes + xb0;
+                const int sh = (int)((size_t)row & 15), lo = 16 * ((tid & 15) + (sh != 0));
+                if (lo + 16 <= sh + nbytes)
+#pragma unroll
+                    for (int j = 0; j < TH / 16; j++)
+                        if (y + 16 * j < nr)
+                            *(uint4 *)(row - sh + lo + 16LL * j * rowbytes) = staged16(OS + (y + 16 * j) * G::PO + lo, sh & 3);
             }
-            /* the partial words at the two ends of each row (shared with the neighbouring tiles) */
-            if (tid < 2 * TH) {
+            /* the partial words at the two ends of each row (shared with the neighbouring tiles):
+             * the head's bytes [sh, min(16, end)), the tail's [0, end % 16) */
+            if (tid < 2 * TH && (tid >> 1) < nr) {
                 const int y = tid >> 1;
-                uint8_t *row = out + (y0 + y) * rowbytes + xb0;
+                uint8_t *row = out + (long long)(y0 + y) * rowbytes + xb0;
                 const int sh = (int)((size_t)row & 15), end = sh + nbytes, K = end >> 4;
-                const bool head = !(tid & 1);   /* word 0 from sh, or the last word up to end */
-                const bool partial = head ? sh != 0 : (end & 15) != 0 && (K > 0 || sh == 0);
-                const int lo = head ? 0 : 16 * K;   /* the staging row's byte = the aligned span's */
-                if (y < nr && partial)
-                    store16_in(row - sh + lo, *(const uint4 *)(OS + y * G::PO + lo), lo - sh, nbytes);
+                const bool head = !(tid & 1);
+                const int lo = head ? 0 : 16 * K;
+                if (head ? sh != 0 : (end & 15) != 0 && (K > 0 || sh == 0))
+                    put_part16(row - sh + lo, staged16(OS + y * G::PO + lo, sh & 3), head ? sh : 0,
+                               head ? min(16, end) : end & 15);
             }
         }
-        __syncthreads();   /* the tiles are refilled for the next tile */
+        ty = nty;
+        tx = ntx;
+        k ^= 1;
     }
 }
 
@@ -952,7 +1079,7 @@ template <int C, int KS, bool TR, int TH> static cudaError_t tensor_resident(lon
 {
     const cudaError_t e = cudaFuncSetAttribute(blur_tensor<C, KS, TR, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                (int)TN<C, KS, TH>::SMEM);
-    return e != cudaSuccess ? e : resident_blocks(blur_tensor<C, KS, TR, TH>, 256, TN<C, KS, TH>::SMEM, resident);
+    return e != cudaSuccess ? e : resident_blocks(blur_tensor<C, KS, TR, TH>, TN_THREADS, TN<C, KS, TH>::SMEM, resident);
 }
 
 /* persistent: at most the resident blocks (tensor_resident's count) */
@@ -961,7 +1088,7 @@ static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32
                          const int32_t *bx, const int32_t *by, long long resident, char *err, size_t errlen)
 {
     const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TH - 1) / TH);
-    launch(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), 256, TN<C, KS, TH>::SMEM,
+    launch(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), TN_THREADS, TN<C, KS, TH>::SMEM,
            TN_W * TH / C / 256, (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
     LAUNCH_TRY(err, errlen);
     return 0;
@@ -1000,16 +1127,18 @@ static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint
     return -1;
 }
 
-static int tensor_applies(int c, int depth, int ksize, int weights_below_256)
+/* (the kernel counts its tiles in int: below 2^31 of 32 rows, some 35 TB of image) */
+static int tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
 {
-    return depth == 8 && (c == 1 || c == 3) && ksize > 1 && ksize <= TN_MAXK && weights_below_256;
+    return depth == 8 && (c == 1 || c == 3) && ksize > 1 && ksize <= TN_MAXK && weights_below_256
+           && ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) < 0x7fffffffLL;
 }
 
 extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern,
                                int ksize, int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch,
                                char *err, size_t errlen)
 {
-    if (in->gray_from || !tensor_applies(in->c, in->depth, ksize, weights_below_256))
+    if (in->gray_from || !tensor_applies(in->c, in->depth, ksize, weights_below_256, in->w, in->h))
         return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
     return in->c == 1 ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
                       : dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen);
