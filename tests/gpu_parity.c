@@ -295,8 +295,8 @@ static int check_fused(const char *pipe, const struct image *in, const struct ge
     return failed;
 }
 
-/* The tensor-core blur is the automatic choice only from 4 MiB of image up, so its transposed
- * (fused) output is checked on images that large, of odd sizes, grey and RGB. */
+/* The tensor-core blur's transposed (fused) output on large images of odd sizes, grey and RGB (8 MB:
+ * many tiles a block, 32-row tiles). */
 static int tensor_fused_checks(int quick)
 {
     static const char *const pipes[] = { "blur=2,transpose", "blur=2.6:border=constant,transpose",
@@ -317,7 +317,7 @@ static int tensor_fused_checks(int quick)
         }
         image_free(&in);
     }
-    printf("gpu parity, tensor blur fused with transpose at 4 MiB and more: %d runs, %d failed\n", runs, failed);
+    printf("gpu parity, tensor blur fused with transpose at 8 MB: %d runs, %d failed\n", runs, failed);
     return failed;
 }
 
@@ -489,7 +489,8 @@ int main(void)
               + fusion_plan("blur=2,transpose", 70, 30, 2, 8, "--")         /* grey+alpha: two-pass blur */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 16, "--")        /* 16-bit: two-pass blur */
               + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--")
-              + fusion_plan("blur=2,transpose", 5000, 3400, 1, 8, "--");   /* tensor above 16 MiB: apart */
+              + fusion_plan("blur=2,transpose", 5000, 3400, 3, 8, "-s")     /* tensor up to 64 MiB: fused */
+              + fusion_plan("blur=2,transpose", 10000, 7000, 1, 8, "--");   /* above: apart */
     if (bad || jpeg_checks())
         return 1;
     static const int full[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 4097, 3 }, { 1001, 626 }, { 1000, 626 } };

@@ -194,11 +194,11 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 }
 
 /* The one-pass and tensor kernels write their tile transposed as easily as straight; the tensor
- * kernel only up to 16 MiB of image, where it measured faster so (H200, 14th session: the
- * pipeline's 5055x2271 grey blur 0.037 fused against 0.040 ms; 1920x1080 RGB even at 0.035), not
- * above (10109x4542 grey 0.131 against 0.118 for blur and transpose apart, RGB 0.40 against 0.32):
- * each tile writes its transposed rows 32 pixels at a time. */
-#define TENSOR_FUSE_MAX (16u << 20)
+ * kernel only up to 64 MiB of image, where it measured faster so (H200, 21st session:
+ * blur=2,transpose of 5000x3400 RGB, 51 MB, 0.095-0.097 fused against 0.102-0.105 ms apart; grey
+ * 0.054-0.055 against 0.058-0.059), not above (10109x4542 RGB, 138 MB, 0.267 against 0.241; grey,
+ * 46 MB, level): each tile writes its transposed rows TH pixels at a time. */
+#define TENSOR_FUSE_MAX (64u << 20)
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                          const struct gpu_tables *t)
 {
@@ -213,11 +213,11 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 }
 #endif
 
-/* auto: the tensor-core kernel where it measured fastest, 8-bit grey and RGB images of 4 MiB and
- * more (bench/RESULTS.md: 1920x1080 RGB, 6 MB, 0.028 ms against the one-pass kernel's 0.033; grey
- * at 2 MB level); below that its tiles are too few to fill the GPU and the one-pass kernel runs,
- * which itself runs separable where it does not apply. */
-#define TENSOR_MIN_BYTES (4u << 20)
+/* auto: the tensor-core kernel where it measured fastest, 8-bit grey and RGB images of 256 KiB and
+ * more (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured from
+ * 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB); below that the
+ * one-pass kernel runs, which itself runs separable where it does not apply. */
+#define TENSOR_MIN_BYTES (256u << 10)
 static int blur_auto_for(const struct geom *in)
 {
     return in->depth == 8 && (in->c == 1 || in->c == 3) && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
@@ -259,5 +259,5 @@ const struct op_desc op_blur = {
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
     .gpu_auto_for = blur_auto_for,
-    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 4 MiB and more, tiled otherwise",
+    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 256 KiB and more, tiled otherwise",
 };
