@@ -1097,10 +1097,11 @@ static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32
 /* Tiles of 64 rows where they are at least TN_WAVES times the blocks resident at once, 32 below.
  * A 64-row tile stages and filters across 76 rows for 64 outputs (80 rows staged, against 96 for two
  * 32-row tiles) and has half the barriers an output: RGB 10109x4542 0.218 -> 0.187 ms, grey 0.081
- * -> 0.073. But its 70 KiB of shared memory leave 3 blocks an SM, not 4, and it makes half the
- * tiles: where they are few the waves go uneven (grey 3840x2160: 0.026-0.028 ms with 32 rows,
- * 0.029 with 64). bench/RESULTS.md, sixteenth session. */
-#define TN_WAVES 4
+ * -> 0.073 (sixteenth session). Its 70 KiB of shared memory leave 3 blocks an SM, not 4, and it
+ * makes half the tiles, which once made the waves uneven where they are few; since the 21st
+ * session's kernel one wave is enough (RGB 2560x1440 0.030 -> 0.025 ms, 3840x2160 0.045 -> 0.038,
+ * grey 5055x2271 0.025 -> 0.023; grey 2560x1440 and 3840x2160 level; 4 and 2 waves measured). */
+#define TN_WAVES 1
 template <int C, int KS, bool TR>
 static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
                        const int32_t *bx, const int32_t *by, char *err, size_t errlen)

@@ -296,7 +296,7 @@ static int check_fused(const char *pipe, const struct image *in, const struct ge
 }
 
 /* The tensor-core blur's transposed (fused) output on large images of odd sizes, grey and RGB (8 MB:
- * many tiles a block, 32-row tiles). */
+ * several tiles a block, 64-row tiles; the small sizes above take 32-row ones). */
 static int tensor_fused_checks(int quick)
 {
     static const char *const pipes[] = { "blur=2,transpose", "blur=2.6:border=constant,transpose",
