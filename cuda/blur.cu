@@ -904,9 +904,9 @@ __global__ void __launch_bounds__(TN_THREADS, TH == 32 ? 4 : 3) blur_tensor(cons
         __syncthreads();
         issue(0);
     }
-    /* Two barriers a tile: after the realignment (IN whole, RAW free for the next tile's copies,
-     * OS free of the last tile's copy-out) and before the copy-out (OS whole); on sm_90 every thread
-     * waits for the rows on the mbarrier itself */
+    /* Two barriers a tile (three in an edge tile, before fix_edges): after the realignment (IN
+     * whole, RAW free for the next tile's copies, OS free of the last tile's copy-out) and before
+     * the copy-out (OS whole); on sm_90 every thread waits for the rows on the mbarrier itself */
     for (int n = 0; ty < nrow; n++) {
         const int y0 = ty * TH, xb0 = tx * TN_W;   /* the tile's first row and output byte column */
         const int nbytes = min(TN_W, rowbytes - xb0);
