@@ -346,6 +346,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
                      : "r"(a), "r"(parity)
                      : "memory");
 }
+/* generic-proxy writes to shared memory ordered before later copies by the copy engine there */
+__device__ __forceinline__ void async_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void bulk_g2s(void *smem, const void *gmem, unsigned bytes, uint64_t *bar)
 {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(

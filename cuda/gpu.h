@@ -151,8 +151,10 @@ int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_image *out, co
  * exact 1:2 (and for grey outside exact 2:1), a warp a column segment, no block barriers. Takes
  * gray_from (c = 1, the source RGB): gpu_resize_warp_fits(1, 3, ...) says whether it fits so. */
 int gpu_resize_warp_fits(int c, int gray_from, int depth, int ow, const int32_t *xi);
+/* vhalf: every output row weighs its two source rows 32768 each (an exact 2:1 down; cheaper
+ * rounding) */
 int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
-                    const int32_t *yi, const uint32_t *yw, char *err, size_t errlen);
+                    const int32_t *yi, const uint32_t *yw, int vhalf, char *err, size_t errlen);
 /* resize.cu: bilinear through the texture unit (one channel; weights have 8 fraction bits, so
  * results differ from the exact ones by at most GPU_TEXTURE_TOL8 / GPU_TEXTURE_TOL16 levels).
  * scratch: a pitched copy of the input when its rows are not aligned as textures need

@@ -775,14 +775,17 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * kept in registers. Each row, with no block barrier (barriers with the loads exposed behind them
  * were the staged kernel's cost for RGB):
  *  - the span of the two source rows comes into the warp's own shared buffer as aligned 16-byte
- *    chunks by cp.async, the next row's while this one is computed (no realignment: readers add
- *    the row's 0..15 byte shift); the row table entry is read a row earlier still;
+ *    chunks (RGB on sm_90: a bulk copy a row, see issue; else cp.async), the next row's while this
+ *    one is computed (no realignment: readers add the row's 0..15 byte shift); the row table
+ *    entry is read a row earlier still;
  *  - each lane computes PL pixels of the segment (a pixel's taps serve its C bytes): I = wx0 a +
  *    wx1 b for each row, wy0 I0 + wy1 I1 + 2^31 in two 64-bit multiply-adds (the rounding term
  *    their first addend), the CPU's integers, the result the high word; grey reads a byte a tap,
  *    RGB a pixel's two taps of a row as three words and gets I by 16-bit dot products (rgb_pairs:
- *    half the shared loads, 0.067 -> 0.063 ms at 2:1, 17th session); the bytes go into a shared
- *    output row placed at the global row's alignment (RGB pixel pairs as halfwords);
+ *    half the shared loads, 0.067 -> 0.063 ms at 2:1, 17th session), a lane's two pixels whose
+ *    taps lie 6 bytes apart as four words (rgb_pair2, 22nd session); at an exact 2:1 down (VH)
+ *    the rows' sums round in 32 bits (rgb_out); the bytes go into a shared output row placed at
+ *    the global row's alignment (RGB pixel pairs as halfwords);
  *  - the row leaves in aligned 16-byte words, each written whole by the segment its first byte
  *    lies in (so a segment also computes the XP pixels, up to 15 bytes, past its end); only the
  *    words at an image row's two ends, shared with the rows before and after, go in pieces.
@@ -900,9 +903,42 @@ __device__ __forceinline__ void ws_taps3(uint32_t w0, uint32_t w1, uint32_t &wp,
     wp = w0 > 65535 || w1 > 65535 ? 0x80008000u : w0 | w1 << 16;
 }
 
+/* RGB, K = 2: a lane's pixels m, m + 1 whose taps lie 6 bytes apart (all but one pair a row near
+ * 2:1): their 12 bytes of a staged row (a0 a1 a2 b0 | b1 b2 c0 c1 | c2 d0 d1 d2, a b the taps of
+ * m, c d those of m + 1) as four aligned word loads and three funnel shifts, where rgb_pairs takes
+ * six and four; byte permutes give P[0] = (a0, b0, a1, b1), P[1] = (c0, d0, c1, d1) and P[2] =
+ * (a2, b2, c2, d2). j0, j1: the pixels' off words (pattern, offset above it). The patterns move
+ * with the window: m + 1's pairs sit 2 bytes on in (x1, x2), channel 2 at 2 and 5 of (x0, x1) and
+ * at 0 and 3 of x2 (its pattern's taps + 4 in the second permute's numbering). */
+__device__ __forceinline__ void rgb_pair2(const uint8_t *R, int i, unsigned j0, unsigned j1, uint32_t (&P)[3])
+{
+    const uint32_t *w = (const uint32_t *)(R + (i & ~3));
+    const unsigned s = 8u * (unsigned)i;
+    const uint32_t x0 = __funnelshift_r(w[0], w[1], s), x1 = __funnelshift_r(w[1], w[2], s),
+                   x2 = __funnelshift_r(w[2], w[3], s);
+    uint32_t t;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[0]) : "r"(x0), "r"(x1), "r"(j0));
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[1]) : "r"(x1), "r"(x2), "r"(j1 + 0x2222u));
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(t) : "r"(x0), "r"(x1), "r"(j0 + 0x22u));
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[2]) : "r"(t), "r"(x2), "r"(0x10u | ((j1 & 0xffu) + 0x44u) << 8));
+}
+
+/* An RGB output byte from the 16-bit weights w and the two rows' byte pairs p0, p1 (the low or the
+ * high pair: HI). VH (every output row weighs its two source rows 32768 each, an exact 2:1 down):
+ * (32768 (I0 + I1) + 2^31) >> 32 is (I0 + I1 + 65536) >> 17 with I0 + I1 < 2^25, so the second dot
+ * product accumulates onto the first and no 64-bit multiply-add is needed. */
+template <bool VH, bool HI>
+__device__ __forceinline__ uint32_t rgb_out(uint32_t w, uint32_t p0, uint32_t p1, uint2 v, uint64_t half)
+{
+    if (VH)
+        return (HI ? __dp2a_hi(w, p0, __dp2a_hi(w, p1, 65536u)) : __dp2a_lo(w, p0, __dp2a_lo(w, p1, 65536u))) >> 17;
+    return mad_round32(v.x, HI ? __dp2a_hi(w, p0, 0u) : __dp2a_lo(w, p0, 0u), v.y,
+                       HI ? __dp2a_hi(w, p1, 0u) : __dp2a_lo(w, p1, 0u), half);
+}
+
 /* blocks an SM: what shared memory allows (registers capped to match). GRAY: the source is RGB
  * read through the gray step (C = 1): each staged source row becomes a row of Y first. */
-template <int C, int K, bool GRAY>
+template <int C, int K, bool GRAY, bool VH>
 __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
     resize_warp(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh,
                 const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw, const int32_t *__restrict__ yi,
@@ -932,10 +968,25 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
         return;
     const size_t rowbytes = (size_t)iw * CI;
     const uintptr_t lo = (uintptr_t)in, hi = lo + rowbytes * ih;
+#if __CUDA_ARCH__ >= 900
+    constexpr bool BULK = CI == 3;   /* grey rows (512 bytes) measured 4% slower so */
+    __shared__ uint64_t BAR[G::W][2];   /* buffer b's rows have arrived */
+    if (BULK && lane == 0) {
+        mbar_init(&BAR[wid][0], 1);
+        mbar_init(&BAR[wid][1], 1);
+        mbar_init_fence();
+    }
+    __syncwarp();
+#else
+    constexpr bool BULK = false;
+#endif
     const unsigned sbase = (unsigned)__cvta_generic_to_shared(S[wid]) + 16 * lane;   /* this lane's chunk 0 */
     /* the span of task (segment s, source rows r)'s two source rows into buffer b; their shifts
      * into sh, the bytes read from the first tap's into nd. The segment's first source column and
-     * span are read when the segment changes. */
+     * span are read when the segment changes. A span inside the image comes as aligned 16-byte
+     * chunks: RGB rows on sm_90 by one bulk copy a row from lane 0, counted on BAR[wid][b] (no
+     * 16-byte copies through L1 by every lane: RGB 2:1 at 45.9 Mpx 0.057 -> 0.056 ms, grey slower,
+     * bench/RESULTS.md, 22nd session), else by cp.async. */
     int iseg = -1, c0 = 0, need = 0;
     auto issue = [&](int s, int2 r, int b, int (&sh)[2], int &nd) {
         if (s != iseg) {
@@ -945,21 +996,44 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
             need = (xi[2 * (x0 + np - 1)] - c0) * CI + 2 * CI;
         }
         nd = need;
+        uintptr_t a0[2];
+        int nch[2];
+        bool inside[2];   /* the same for the whole warp */
 #pragma unroll
         for (int k = 0; k < 2; k++) {
-            const uintptr_t a = lo + (size_t)(k ? r.y : r.x) * rowbytes + (size_t)c0 * CI, a0 = a & ~(uintptr_t)15;
-            sh[k] = (int)(a - a0);
-            const int nch = (sh[k] + need + 15) >> 4;
-            if (a0 >= lo && a0 + 16 * (size_t)nch <= hi) {   /* the same for the whole warp */
-                const char *g = (const char *)a0 + 16 * lane;
+            const uintptr_t a = lo + (size_t)(k ? r.y : r.x) * rowbytes + (size_t)c0 * CI;
+            a0[k] = a & ~(uintptr_t)15;
+            sh[k] = (int)(a - a0[k]);
+            nch[k] = (sh[k] + need + 15) >> 4;
+            inside[k] = a0[k] >= lo && a0[k] + 16 * (size_t)nch[k] <= hi;
+        }
+#if __CUDA_ARCH__ >= 900
+        if (BULK && lane == 0) {
+            mbar_arrive_tx(&BAR[wid][b], 16u * ((inside[0] ? nch[0] : 0) + (inside[1] ? nch[1] : 0)));
+#pragma unroll
+            for (int k = 0; k < 2; k++)
+                if (inside[k])
+                    bulk_g2s(S[wid][b] + k * WS_SPAN, (const void *)a0[k], 16u * nch[k], &BAR[wid][b]);
+        }
+#endif
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            if (!inside[k]) {
+                ws_edge(S[wid][b] + k * WS_SPAN, a0[k], nch[k], lo, hi);
+#if __CUDA_ARCH__ >= 900
+                if (BULK)
+                    async_proxy_fence();   /* before a later bulk copy into this buffer */
+#endif
+            } else if (!BULK) {
+                const char *g = (const char *)a0[k] + 16 * lane;
 #pragma unroll
                 for (int j = 0; j < G::CH; j++)
-                    if (lane + 32 * j < nch)
+                    if (lane + 32 * j < nch[k])
                         cp_async16_s(sbase + (b * 2 + k) * WS_SPAN + 512 * j, g + 512 * j);
-            } else
-                ws_edge(S[wid][b] + k * WS_SPAN, a0, nch, lo, hi);
+            }
         }
-        cp_async_commit();
+        if (!BULK)
+            cp_async_commit();
     };
     /* the task after (s, y) */
     auto next = [&](int &s, int &y) {
@@ -969,6 +1043,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
         }
     };
     int s = (int)(t0 / oh), y = (int)(t0 - (long long)s * oh), seg = -1, off[PL + 1], sh[2], nsh[2], nd, nnd;
+    unsigned jm = 0;   /* RGB, K = 2: bit p, pair (2p, 2p + 1) for rgb_pair2 */
     uint32_t w0[PL + 1], w1[PL + 1];
     int ns = s, ny = y;   /* the next task, and the one after it (fs, fy: its row taps go into rf) */
     next(ns, ny);
@@ -994,15 +1069,27 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                     off[m] = (int)(sel | (unsigned)off[m] << 16);
                 }
             }
+            if (C == 3 && !GRAY && K == 2) {
+                jm = 0;
+#pragma unroll
+                for (int p = 0; p < PL / 2; p++)
+                    jm |= (unsigned)((off[2 * p + 1] >> 16) == (off[2 * p] >> 16) + 6) << p;
+            }
         }
         if (t + 1 < t1) {
             issue(ns, rf, b ^ 1, nsh, nnd);
             if (t + 2 < t1)
                 rf = *(const int2 *)(yi + 2 * fy);
+        }
+#if __CUDA_ARCH__ >= 900
+        if (BULK)
+            mbar_wait(&BAR[wid][b], (unsigned)((t - t0) >> 1) & 1);
+#endif
+        if (!BULK && t + 1 < t1)
             cp_async_wait_1();
-        } else
+        else if (!BULK)
             cp_async_wait_all();
-        __syncwarp();
+        __syncwarp();   /* (ws_edge's stores) */
         uint8_t *dst = out + ((size_t)y * ow + x0) * C;
         const int so = (int)((uintptr_t)dst & 15);
         const uint8_t *p0 = S[wid][b] + sh[0], *p1 = S[wid][b] + WS_SPAN + sh[1];
@@ -1026,9 +1113,9 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
             const int o = (unsigned)off[m] >> 16;   /* prmt reads the selector's low 16 bits only */
             rgb_pairs(S[wid][b], sh[0] + o, (unsigned)off[m], P0);
             rgb_pairs(S[wid][b] + WS_SPAN, sh[1] + o, (unsigned)off[m], P1);
-            r[0] = mad_round32(v.x, __dp2a_lo(w0[m], P0[0], 0u), v.y, __dp2a_lo(w0[m], P1[0], 0u), half);
-            r[1] = mad_round32(v.x, __dp2a_hi(w0[m], P0[0], 0u), v.y, __dp2a_hi(w0[m], P1[0], 0u), half);
-            r[2] = mad_round32(v.x, __dp2a_lo(w0[m], P0[1], 0u), v.y, __dp2a_lo(w0[m], P1[1], 0u), half);
+            r[0] = rgb_out<VH, false>(w0[m], P0[0], P1[0], v, half);
+            r[1] = rgb_out<VH, true>(w0[m], P0[0], P1[0], v, half);
+            r[2] = rgb_out<VH, false>(w0[m], P0[1], P1[1], v, half);
         };
         if constexpr (C == 3 && !GRAY) {
             int m0 = 0;   /* K = 2: a lane's pixel pair is 6 bytes at an even place past so: halfwords */
@@ -1036,8 +1123,21 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
 #pragma unroll
                 for (; m0 < PL; m0 += 2) {
                     uint32_t r[6];
-                    px3(m0, r);
-                    px3(m0 + 1, r + 3);
+                    if (jm >> (m0 / 2) & 1) {
+                        uint32_t A[3], B[3];
+                        const int o = (unsigned)off[m0] >> 16;
+                        rgb_pair2(S[wid][b], sh[0] + o, (unsigned)off[m0], (unsigned)off[m0 + 1], A);
+                        rgb_pair2(S[wid][b] + WS_SPAN, sh[1] + o, (unsigned)off[m0], (unsigned)off[m0 + 1], B);
+                        r[0] = rgb_out<VH, false>(w0[m0], A[0], B[0], v, half);
+                        r[1] = rgb_out<VH, true>(w0[m0], A[0], B[0], v, half);
+                        r[2] = rgb_out<VH, false>(w0[m0], A[2], B[2], v, half);
+                        r[3] = rgb_out<VH, false>(w0[m0 + 1], A[1], B[1], v, half);
+                        r[4] = rgb_out<VH, true>(w0[m0 + 1], A[1], B[1], v, half);
+                        r[5] = rgb_out<VH, true>(w0[m0 + 1], A[2], B[2], v, half);
+                    } else {
+                        px3(m0, r);
+                        px3(m0 + 1, r + 3);
+                    }
                     uint8_t *o = O + so + 3 * ws_pixel<PL, K>(m0, lane);
                     if (so & 1) {
                         o[0] = (uint8_t)r[0];
@@ -1072,7 +1172,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
 #pragma unroll
                 for (int c = 0; c < C; c++) {
                     const uint32_t I0 = w0[m] * q0[c] + w1[m] * q0[c + C], I1 = w0[m] * q1[c] + w1[m] * q1[c + C];
-                    o[c] = (uint8_t)mad_round32(v.x, I0, v.y, I1, half);
+                    o[c] = (uint8_t)(VH ? (I0 + I1 + 65536u) >> 17 : mad_round32(v.x, I0, v.y, I1, half));   /* rgb_out */
                 }
             }
         }
@@ -1132,10 +1232,10 @@ extern "C" int gpu_resize_warp_fits(int c, int gray_from, int depth, int ow, con
 
 template <int C, int K, bool GRAY>
 static int launch_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
-                       const int32_t *yi, const uint32_t *yw, char *err, size_t errlen)
+                       const int32_t *yi, const uint32_t *yw, int vhalf, char *err, size_t errlen)
 {
     typedef WS<C, GRAY> G;
-    auto k = resize_warp<C, K, GRAY>;
+    auto k = vhalf ? resize_warp<C, K, GRAY, true> : resize_warp<C, K, GRAY, false>;
     uint32_t wa = 0, wb2 = 0;   /* GRAY: the weights split for gray16, a byte each */
     for (int i = 0; GRAY && i < 3; i++) {
         wa |= (in->gray_w[i] >> 7) << (8 * i);
@@ -1152,7 +1252,8 @@ static int launch_warp(const struct gpu_image *in, const struct gpu_image *out, 
 }
 
 extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
-                               const uint32_t *xw, const int32_t *yi, const uint32_t *yw, char *err, size_t errlen)
+                               const uint32_t *xw, const int32_t *yi, const uint32_t *yw, int vhalf, char *err,
+                               size_t errlen)
 {
     const int g = in->gray_from;
     if ((in->c != 1 && in->c != 3) || in->depth != 8 || (g && (g != 3 || in->c != 1))
@@ -1162,9 +1263,9 @@ extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_imag
         return (int)cudaErrorInvalidValue;
     }
     if (g)
-        return launch_warp<1, 1, true>(in, out, xi, xw, yi, yw, err, errlen);
+        return launch_warp<1, 1, true>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
     if (in->c == 1)
-        return launch_warp<1, 1, false>(in, out, xi, xw, yi, yw, err, errlen);
-    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 2, false>(in, out, xi, xw, yi, yw, err, errlen)
-                                 : launch_warp<3, 1, false>(in, out, xi, xw, yi, yw, err, errlen);
+        return launch_warp<1, 1, false>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
+    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 2, false>(in, out, xi, xw, yi, yw, vhalf, err, errlen)
+                                 : launch_warp<3, 1, false>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
 }

@@ -299,6 +299,17 @@ static int gray_in_kernel(int variant, const struct geom *in, const struct geom 
                                                                                                           : K_NONE;
 }
 
+/* Whether every output coordinate weighs its two taps 32768 each (2 taps; an exact 2:1 down). */
+static int taps_halves(const struct taps *t)
+{
+    if (t->n != 2)
+        return 0;
+    for (size_t i = 0; i < 2 * (size_t)t->count; i++)
+        if (t->w[i] != 32768)
+            return 0;
+    return 1;
+}
+
 /* The tables the kernels read: nearest's two index maps, or the filter's four tap arrays (and the
  * texture variant's pitched copy of the input, when it needs one). */
 static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
@@ -330,6 +341,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
                       ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx) : 0;
         t->n[3] = two && variant == KV_VECTOR ? gpu_resize_warp_fits(in->c, 0, in->depth, out->w, tx.idx)
                                                     | 2 * gpu_resize_warp_fits(in->c, 3, in->depth, out->w, tx.idx)
+                                                    | 4 * taps_halves(&ty)
                                               : 0;
         t->n[0] = tx.n;
         t->n[1] = ty.n;
@@ -344,7 +356,7 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 {
     char err[256];
     const struct geom gi = { in->w, in->h, in->c, in->depth }, go = { out->w, out->h, out->c, out->depth };
-    const int k = in->gray_from ? gray_in_kernel(variant, &gi, &go, t->n[3] >> 1)
+    const int k = in->gray_from ? gray_in_kernel(variant, &gi, &go, t->n[3] >> 1 & 1)
                                 : gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2], t->n[3] & 1);
     if (k == K_NONE)   /* the pipeline fuses only where gpu_fuse found a kernel */
         return op_cuda_fail(&op_resize, variant, "no kernel reads this input through gray");
@@ -353,7 +365,8 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
              : k == K_DOUBLE                    ? gpu_double(in, out, err, sizeof err)
              : k == KV_TILED ? gpu_resize_tiled(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[2], err,
                                                 sizeof err)
-             : k == K_WARP ? gpu_resize_warp(in, out, t->part[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
+             : k == K_WARP ? gpu_resize_warp(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[3] >> 2 & 1,
+                                             err, sizeof err)
              : k == KV_TEXTURE ? gpu_texture_bilinear(in, out, t->n[4] ? t->part[4] : NULL, err, sizeof err)
                                : gpu_sepfilter(k == K_BILERP ? KV_VECTOR : k, in, out, t->part[0], t->part[1], t->n[0],
                                                t->part[2], t->part[3], t->n[1], err, sizeof err);
@@ -372,7 +385,7 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
                          const struct gpu_tables *t)
 {
     (void)a;
-    return gray_in_kernel(variant, in, out, t->n[3] >> 1) != K_NONE ? FUSE_GRAY_IN : 0;
+    return gray_in_kernel(variant, in, out, t->n[3] >> 1 & 1) != K_NONE ? FUSE_GRAY_IN : 0;
 }
 #endif
 
