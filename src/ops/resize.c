@@ -335,7 +335,8 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         const size_t bytes[5] = { nx, nx, ny, ny, tex ? gpu_texture_scratch(in->w, in->h, in->depth) : 0 };
         r = op_tables_upload(&op_resize, variant, t, 5, host, bytes);
         t->n[4] = bytes[4] != 0;
-        /* whether tiled's tile or vector's warp segment fits (both take 2 taps an axis) */
+        /* whether tiled's tile or vector's warp segment fits (both take 2 taps an axis); n[3]:
+         * the warp segment's fit (1), its fit read through gray (2), an exact 2:1 down (4) */
         const int two = tx.n == 2 && ty.n == 2;
         t->n[2] = two && variant == KV_TILED
                       ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx) : 0;
