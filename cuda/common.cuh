@@ -328,32 +328,42 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
                      (unsigned)__cvta_generic_to_shared(bar))
                  : "memory");
 }
-/* an arrival that also expects bytes more to come before the phase completes */
-__device__ __forceinline__ void mbar_arrive_tx(uint64_t *bar, unsigned bytes)
+/* an arrival that also expects bytes more to come before the phase completes. The forms taking
+ * shared-window addresses (unsigned) let a kernel keep them in registers; the compiler otherwise
+ * rebuilds each from the generic pointer at every use. */
+__device__ __forceinline__ void mbar_arrive_tx(unsigned bar, unsigned bytes)
 {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(bar)),
-                 "r"(bytes)
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar), "r"(bytes)
                  : "memory");
 }
-__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+__device__ __forceinline__ void mbar_arrive_tx(uint64_t *bar, unsigned bytes)
 {
-    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    mbar_arrive_tx((unsigned)__cvta_generic_to_shared(bar), bytes);
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
     unsigned done = 0;
     while (!done)
         asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
                      : "=r"(done)
-                     : "r"(a), "r"(parity)
+                     : "r"(bar), "r"(parity)
                      : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+    mbar_wait((unsigned)__cvta_generic_to_shared(bar), parity);
 }
 /* generic-proxy writes to shared memory ordered before later copies by the copy engine there */
 __device__ __forceinline__ void async_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void bulk_g2s(unsigned smem, const void *gmem, unsigned bytes, unsigned bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem),
+                 "l"(gmem), "r"(bytes), "r"(bar)
+                 : "memory");
+}
 __device__ __forceinline__ void bulk_g2s(void *smem, const void *gmem, unsigned bytes, uint64_t *bar)
 {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(smem)),
-                 "l"(gmem), "r"(bytes), "r"((unsigned)__cvta_generic_to_shared(bar))
-                 : "memory");
+    bulk_g2s((unsigned)__cvta_generic_to_shared(smem), gmem, bytes, (unsigned)__cvta_generic_to_shared(bar));
 }
 #endif
 

@@ -907,9 +907,9 @@ __device__ __forceinline__ void ws_taps3(uint32_t w0, uint32_t w1, uint32_t &wp,
  * 2:1): their 12 bytes of a staged row (a0 a1 a2 b0 | b1 b2 c0 c1 | c2 d0 d1 d2, a b the taps of
  * m, c d those of m + 1) as four aligned word loads and three funnel shifts, where rgb_pairs takes
  * six and four; byte permutes give P[0] = (a0, b0, a1, b1), P[1] = (c0, d0, c1, d1) and P[2] =
- * (a2, b2, c2, d2). j0, j1: the pixels' off words (pattern, offset above it). The patterns move
- * with the window: m + 1's pairs sit 2 bytes on in (x1, x2), channel 2 at 2 and 5 of (x0, x1) and
- * at 0 and 3 of x2 (its pattern's taps + 4 in the second permute's numbering). */
+ * (a2, b2, c2, d2). j0: pixel m's off word (pattern, offset above it); j1: pair2_sel of m + 1's.
+ * The patterns move with the window: m + 1's pairs sit 2 bytes on in (x1, x2), channel 2 at 2 and
+ * 5 of (x0, x1) and at 0 and 3 of x2 (its pattern's taps + 4 in the second permute's numbering). */
 __device__ __forceinline__ void rgb_pair2(const uint8_t *R, int i, unsigned j0, unsigned j1, uint32_t (&P)[3])
 {
     const uint32_t *w = (const uint32_t *)(R + (i & ~3));
@@ -918,22 +918,36 @@ __device__ __forceinline__ void rgb_pair2(const uint8_t *R, int i, unsigned j0, 
                    x2 = __funnelshift_r(w[2], w[3], s);
     uint32_t t;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[0]) : "r"(x0), "r"(x1), "r"(j0));
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[1]) : "r"(x1), "r"(x2), "r"(j1 + 0x2222u));
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[1]) : "r"(x1), "r"(x2), "r"(j1));
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(t) : "r"(x0), "r"(x1), "r"(j0 + 0x22u));
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[2]) : "r"(t), "r"(x2), "r"(0x10u | ((j1 & 0xffu) + 0x44u) << 8));
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(P[2]) : "r"(t), "r"(x2), "r"(j1 >> 16));
+}
+
+/* rgb_pair2's j1 from pixel m + 1's off word, once a segment: its pattern moved 2 bytes on (low
+ * half) and the channel-2 permute's selector (high half) */
+__device__ __forceinline__ unsigned pair2_sel(unsigned off1)
+{
+    return ((off1 + 0x2222u) & 0xffffu) | (0x10u | ((off1 & 0xffu) + 0x44u) << 8) << 16;
 }
 
 /* An RGB output byte from the 16-bit weights w and the two rows' byte pairs p0, p1 (the low or the
- * high pair: HI). VH (every output row weighs its two source rows 32768 each, an exact 2:1 down):
- * (32768 (I0 + I1) + 2^31) >> 32 is (I0 + I1 + 65536) >> 17 with I0 + I1 < 2^25, so the second dot
- * product accumulates onto the first and no 64-bit multiply-add is needed. */
+ * high pair: HI), as out_byte and out_pair read it. VH (every output row weighs its two source rows
+ * 32768 each, an exact 2:1 down): (32768 (I0 + I1) + 2^31) >> 32 is (I0 + I1 + 65536) >> 17 with
+ * I0 + I1 < 2^25, so the second dot product accumulates onto the first, no 64-bit multiply-add,
+ * and the byte is left in bits 17..24 (two of them make a halfword in three instructions, not
+ * four). */
 template <bool VH, bool HI>
 __device__ __forceinline__ uint32_t rgb_out(uint32_t w, uint32_t p0, uint32_t p1, uint2 v, uint64_t half)
 {
     if (VH)
-        return (HI ? __dp2a_hi(w, p0, __dp2a_hi(w, p1, 65536u)) : __dp2a_lo(w, p0, __dp2a_lo(w, p1, 65536u))) >> 17;
+        return HI ? __dp2a_hi(w, p0, __dp2a_hi(w, p1, 65536u)) : __dp2a_lo(w, p0, __dp2a_lo(w, p1, 65536u));
     return mad_round32(v.x, HI ? __dp2a_hi(w, p0, 0u) : __dp2a_lo(w, p0, 0u), v.y,
                        HI ? __dp2a_hi(w, p1, 0u) : __dp2a_lo(w, p1, 0u), half);
+}
+template <bool VH> __device__ __forceinline__ uint32_t out_byte(uint32_t r) { return VH ? r >> 17 : r; }
+template <bool VH> __device__ __forceinline__ uint32_t out_pair(uint32_t a, uint32_t b)
+{
+    return VH ? a >> 17 | (b >> 9 & 0xff00u) : a | b << 8;
 }
 
 /* blocks an SM: what shared memory allows (registers capped to match). GRAY: the source is RGB
@@ -971,6 +985,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
 #if __CUDA_ARCH__ >= 900
     constexpr bool BULK = CI == 3;   /* grey rows (512 bytes) measured 4% slower so */
     __shared__ uint64_t BAR[G::W][2];   /* buffer b's rows have arrived */
+    const unsigned sbar = (unsigned)__cvta_generic_to_shared(BAR[wid]);
     if (BULK && lane == 0) {
         mbar_init(&BAR[wid][0], 1);
         mbar_init(&BAR[wid][1], 1);
@@ -980,7 +995,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
 #else
     constexpr bool BULK = false;
 #endif
-    const unsigned sbase = (unsigned)__cvta_generic_to_shared(S[wid]) + 16 * lane;   /* this lane's chunk 0 */
+    const unsigned sbuf = (unsigned)__cvta_generic_to_shared(S[wid]), sbase = sbuf + 16 * lane;   /* this lane's chunk 0 */
     /* the span of task (segment s, source rows r)'s two source rows into buffer b; their shifts
      * into sh, the bytes read from the first tap's into nd. The segment's first source column and
      * span are read when the segment changes. A span inside the image comes as aligned 16-byte
@@ -1009,11 +1024,12 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
         }
 #if __CUDA_ARCH__ >= 900
         if (BULK && lane == 0) {
-            mbar_arrive_tx(&BAR[wid][b], 16u * ((inside[0] ? nch[0] : 0) + (inside[1] ? nch[1] : 0)));
+            const unsigned bar = sbar + 8 * b;
+            mbar_arrive_tx(bar, 16u * ((inside[0] ? nch[0] : 0) + (inside[1] ? nch[1] : 0)));
 #pragma unroll
             for (int k = 0; k < 2; k++)
                 if (inside[k])
-                    bulk_g2s(S[wid][b] + k * WS_SPAN, (const void *)a0[k], 16u * nch[k], &BAR[wid][b]);
+                    bulk_g2s(sbuf + (2 * b + k) * WS_SPAN, (const void *)a0[k], 16u * nch[k], bar);
         }
 #endif
 #pragma unroll
@@ -1069,11 +1085,14 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                     off[m] = (int)(sel | (unsigned)off[m] << 16);
                 }
             }
-            if (C == 3 && !GRAY && K == 2) {
+            if (C == 3 && !GRAY && K == 2) {   /* a pair's second off word: its rgb_pair2 selectors */
                 jm = 0;
 #pragma unroll
                 for (int p = 0; p < PL / 2; p++)
-                    jm |= (unsigned)((off[2 * p + 1] >> 16) == (off[2 * p] >> 16) + 6) << p;
+                    if ((off[2 * p + 1] >> 16) == (off[2 * p] >> 16) + 6) {
+                        jm |= 1u << p;
+                        off[2 * p + 1] = (int)pair2_sel((unsigned)off[2 * p + 1]);
+                    }
             }
         }
         if (t + 1 < t1) {
@@ -1083,7 +1102,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
         }
 #if __CUDA_ARCH__ >= 900
         if (BULK)
-            mbar_wait(&BAR[wid][b], (unsigned)((t - t0) >> 1) & 1);
+            mbar_wait(sbar + 8 * b, (unsigned)((t - t0) >> 1) & 1);
 #endif
         if (!BULK && t + 1 < t1)
             cp_async_wait_1();
@@ -1140,14 +1159,14 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                     }
                     uint8_t *o = O + so + 3 * ws_pixel<PL, K>(m0, lane);
                     if (so & 1) {
-                        o[0] = (uint8_t)r[0];
-                        *(uint16_t *)(o + 1) = (uint16_t)(r[1] | r[2] << 8);
-                        *(uint16_t *)(o + 3) = (uint16_t)(r[3] | r[4] << 8);
-                        o[5] = (uint8_t)r[5];
+                        o[0] = (uint8_t)out_byte<VH>(r[0]);
+                        *(uint16_t *)(o + 1) = (uint16_t)out_pair<VH>(r[1], r[2]);
+                        *(uint16_t *)(o + 3) = (uint16_t)out_pair<VH>(r[3], r[4]);
+                        o[5] = (uint8_t)out_byte<VH>(r[5]);
                     } else {
 #pragma unroll
                         for (int i = 0; i < 3; i++)
-                            *(uint16_t *)(o + 2 * i) = (uint16_t)(r[2 * i] | r[2 * i + 1] << 8);
+                            *(uint16_t *)(o + 2 * i) = (uint16_t)out_pair<VH>(r[2 * i], r[2 * i + 1]);
                     }
                 }
             }
@@ -1158,9 +1177,9 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                 uint32_t r[3];
                 px3(m, r);
                 uint8_t *o = O + so + 3 * ws_pixel<PL, K>(m, lane);
-                o[0] = (uint8_t)r[0];
-                o[1] = (uint8_t)r[1];
-                o[2] = (uint8_t)r[2];
+                o[0] = (uint8_t)out_byte<VH>(r[0]);
+                o[1] = (uint8_t)out_byte<VH>(r[1]);
+                o[2] = (uint8_t)out_byte<VH>(r[2]);
             }
         } else {
 #pragma unroll
