@@ -770,7 +770,7 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
 
 /* warp (two taps an axis, 8-bit grey or RGB, any ratio whose source span fits): what vector runs
  * outside exact 1:2, and outside exact 2:1 for grey (RGB at 2:1 too: 3x faster than half_u8 at
- * 45.9 Mpx). A warp owns a segment of 256 pixels of a row and walks down a run of rows, so each
+ * 45.9 Mpx). A warp owns a segment of 256 pixels (RGB 248, see WS) of a row and walks down a run of rows, so each
  * lane's horizontal taps (the source offsets and weights of its output bytes) are read once and
  * kept in registers. Each row, with no block barrier (barriers with the loads exposed behind them
  * were the staged kernel's cost for RGB):
@@ -811,14 +811,21 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * of shift, whole 16-byte chunks) */
 template <int C, bool GRAY = false> struct WS {
     static constexpr int CI = GRAY ? 3 : C;   /* source bytes a pixel */
-    static constexpr int PL = GRAY ? 7 : 8, SP = 32 * PL, XP = (15 + C - 1) / C;
+    static constexpr int PL = GRAY ? 7 : 8, XP = (15 + C - 1) / C;
+    /* RGB: a segment 8 pixels short of the lanes' 32 PL, so that the XP past it come from the
+     * last pass of the lanes rather than a pass of their own (XPASS; for 5 lanes, 7% of the RGB
+     * 2:1 kernel's instructions, 22nd session) */
+    static constexpr int SP = 32 * PL - (C == 3 && !GRAY ? 8 : 0);
+    static constexpr bool XPASS = SP + XP > 32 * PL;
     static constexpr int SPAN = CI == 1 ? 1024 : GRAY ? 1792 : 2048, CH = (SPAN + 511) / 512;
-    static constexpr int O = (15 + (SP + XP) * C + 15) / 16 * 16;
+    static constexpr int O = (15 + (XPASS ? SP + XP : 32 * PL) * C + 15) / 16 * 16;
     /* GRAY: the Y rows (SG) made from the staged RGB rows, 16 pixels from each 48 bytes; its reads
      * of up to GMARGIN bytes past the span stay in the row. SPAN 1792 (not 2048): 6 blocks an SM,
      * 24 warps, 1% faster; it fits shrinking up to about 2.1x. */
     static constexpr int GMARGIN = GRAY ? 52 : 0, GSPAN = GRAY ? (SPAN - GMARGIN + 47) / 48 * 16 : 0;
-    static constexpr int RMARGIN = C == 3 && !GRAY ? 6 : 0;   /* rgb_pairs reads up to 6 bytes past the taps */
+    /* rgb_pairs reads up to 6 bytes past a pixel's taps, rgb_pair2 up to 10 past the first pixel's
+     * where the second is past those computed (else 4 past the second's) */
+    static constexpr int RMARGIN = C == 3 && !GRAY ? 10 : 0;
     static constexpr int W = (4 * SPAN + 2 * GSPAN + O) * WS_WARPS <= 48 * 1024 ? WS_WARPS : WS_WARPS / 2;   /* warps a block */
     static constexpr int MINB = W == WS_WARPS ? 3 : 6;   /* blocks an SM that shared memory allows */
 };
@@ -1074,7 +1081,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
             seg = s;
             const int c0 = xi[2 * x0];   /* (issue's may be the next segment's already) */
 #pragma unroll
-            for (int m = 0; m <= PL; m++) {
+            for (int m = 0; m < PL + G::XPASS; m++) {
                 const int x = x0 + min(ws_pixel<PL, K>(m, lane), npx - 1);
                 off[m] = (xi[2 * x] - c0) * C;
                 w0[m] = xw[2 * x];
@@ -1086,10 +1093,11 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                 }
             }
             if (C == 3 && !GRAY && K == 2) {   /* a pair's second off word: its rgb_pair2 selectors */
-                jm = 0;
+                jm = 0;   /* (a second pixel past those computed: its bytes are dropped, and rgb_pair2's
+                           * reads from the first stay within RMARGIN) */
 #pragma unroll
                 for (int p = 0; p < PL / 2; p++)
-                    if ((off[2 * p + 1] >> 16) == (off[2 * p] >> 16) + 6) {
+                    if (ws_pixel<PL, K>(2 * p + 1, lane) >= npx || (off[2 * p + 1] >> 16) == (off[2 * p] >> 16) + 6) {
                         jm |= 1u << p;
                         off[2 * p + 1] = (int)pair2_sel((unsigned)off[2 * p + 1]);
                     }
@@ -1171,7 +1179,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                 }
             }
 #pragma unroll
-            for (int m = m0; m <= PL; m++) {   /* K = 1: every pixel; K = 2: the one past the segment */
+            for (int m = m0; m < PL + G::XPASS; m++) {   /* K = 1: every pixel; K = 2: one past the segment */
                 if (m == PL && lane >= G::XP)
                     break;
                 uint32_t r[3];
@@ -1183,7 +1191,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
             }
         } else {
 #pragma unroll
-            for (int m = 0; m <= PL; m++) {
+            for (int m = 0; m < PL + G::XPASS; m++) {
                 if (m == PL && lane >= G::XP)
                     break;
                 const uint8_t *q0 = p0 + off[m], *q1 = p1 + off[m];
