@@ -770,8 +770,8 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
 
 /* warp (two taps an axis, 8-bit grey or RGB, any ratio whose source span fits): what vector runs
  * outside exact 1:2, and outside exact 2:1 for grey (RGB at 2:1 too: 3x faster than half_u8 at
- * 45.9 Mpx). A warp owns a segment of 256 pixels (RGB 248, see WS) of a row and walks down a run of rows, so each
- * lane's horizontal taps (the source offsets and weights of its output bytes) are read once and
+ * 45.9 Mpx). A warp owns a segment of 256 pixels (RGB 248, see WS) of a row and walks down a run
+ * of rows, so each lane's horizontal taps (the source offsets and weights of its output bytes) are read once and
  * kept in registers. Each row, with no block barrier (barriers with the loads exposed behind them
  * were the staged kernel's cost for RGB):
  *  - the span of the two source rows comes into the warp's own shared buffer as aligned 16-byte
@@ -943,11 +943,12 @@ __device__ __forceinline__ unsigned pair2_sel(unsigned off1)
  * I0 + I1 < 2^25, so the second dot product accumulates onto the first, no 64-bit multiply-add,
  * and the byte is left in bits 17..24 (two of them make a halfword in three instructions, not
  * four). */
+#define VH_ROUND 65536u   /* VH: the rounding term of (I0 + I1 + 65536) >> 17 (out_byte's shift) */
 template <bool VH, bool HI>
 __device__ __forceinline__ uint32_t rgb_out(uint32_t w, uint32_t p0, uint32_t p1, uint2 v, uint64_t half)
 {
     if (VH)
-        return HI ? __dp2a_hi(w, p0, __dp2a_hi(w, p1, 65536u)) : __dp2a_lo(w, p0, __dp2a_lo(w, p1, 65536u));
+        return HI ? __dp2a_hi(w, p0, __dp2a_hi(w, p1, VH_ROUND)) : __dp2a_lo(w, p0, __dp2a_lo(w, p1, VH_ROUND));
     return mad_round32(v.x, HI ? __dp2a_hi(w, p0, 0u) : __dp2a_lo(w, p0, 0u), v.y,
                        HI ? __dp2a_hi(w, p1, 0u) : __dp2a_lo(w, p1, 0u), half);
 }
@@ -1199,7 +1200,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
 #pragma unroll
                 for (int c = 0; c < C; c++) {
                     const uint32_t I0 = w0[m] * q0[c] + w1[m] * q0[c + C], I1 = w0[m] * q1[c] + w1[m] * q1[c + C];
-                    o[c] = (uint8_t)(VH ? (I0 + I1 + 65536u) >> 17 : mad_round32(v.x, I0, v.y, I1, half));   /* rgb_out */
+                    o[c] = (uint8_t)out_byte<VH>(VH ? I0 + I1 + VH_ROUND : mad_round32(v.x, I0, v.y, I1, half));
                 }
             }
         }
