@@ -6,8 +6,10 @@
  * launches, then the median of --repeat (default 30) CUDA-event timings. GB/s counts the bytes
  * an operation must read and write (its input and output images). resize=200% takes a half-size
  * input so that its output is the full size, as NPP's anchor does.
- *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] [--pipeline P]...
- * --quick: grey and RGB 8-bit only; --op: only the cases whose pipeline starts with NAME (and no
+ *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] [--channels N]
+ *                   [--depth D] [--pipeline P]...
+ * --quick: grey and RGB 8-bit only; --channels, --depth: only that layout (--channels 2, grey+alpha,
+ * is not in the default set); --op: only the cases whose pipeline starts with NAME (and no
  * whole-pipeline rows unless NAME is "pipeline"); --size: this size instead of the two; --pipeline:
  * the whole-pipeline rows (RGB 8-bit) for these pipelines instead of gray,resize=50%,blur=2,transpose.
  * Not part of make check: timings are recorded in bench/RESULTS.md, never asserted. */
@@ -99,7 +101,7 @@ static int fail(const char *what)
 
 int main(int argc, char **argv)
 {
-    int repeat = 30, quick = 0, nsizes = 2, npipes = 0;
+    int repeat = 30, quick = 0, nsizes = 2, npipes = 0, only_c = 0, only_d = 0;
     const char *only = NULL, *pipes[8] = { "gray,resize=50%,blur=2,transpose" };
     int sizes[2][2] = { { 10109, 4542 }, { 1920, 1080 } };
     for (int i = 1; i < argc; i++) {
@@ -111,6 +113,10 @@ int main(int argc, char **argv)
             quick = 1;
         else if (!strcmp(argv[i], "--op") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--channels") && i + 1 < argc && (only_c = atoi(argv[i + 1])) >= 1 && only_c <= 4)
+            i++;
+        else if (!strcmp(argv[i], "--depth") && i + 1 < argc && ((only_d = atoi(argv[i + 1])) == 8 || only_d == 16))
+            i++;
         else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &sizes[0][0], &sizes[0][1]) == 2
                  && sizes[0][0] > 1 && sizes[0][1] > 1) {
             nsizes = 1;
@@ -119,7 +125,7 @@ int main(int argc, char **argv)
             pipes[npipes++] = argv[++i];
         else {
             fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] "
-                            "[--pipeline P]...\n");
+                            "[--channels N] [--depth D] [--pipeline P]...\n");
             return 2;
         }
     }
@@ -152,7 +158,9 @@ int main(int argc, char **argv)
     for (int s = 0; s < nsizes; s++)
         for (int depth = 8; depth <= 16; depth += 8)
             for (int c = 1; c <= 4; c++) {
-                if (c == 2 || (quick && ((c != 1 && c != 3) || depth != 8)))
+                if (only_c ? c != only_c : c == 2 || (quick && ((c != 1 && c != 3) || depth != 8)))
+                    continue;
+                if (only_d && depth != only_d)
                     continue;
                 char size[32];
                 snprintf(size, sizeof size, "%dx%d", sizes[s][0], sizes[s][1]);

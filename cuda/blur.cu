@@ -4,8 +4,8 @@
  * border table), and each thread sums its 4 outputs' taps: V = sum_k kern[k] * in, exact (uint32,
  * or uint64 for 16-bit premultiplied colour). Pass 2 (across): a block owns 128 columns x 8 rows
  * and stages V 128 columns at a time likewise, then rounds once as the CPU does. Staging in chunks
- * keeps shared memory fixed for any sigma. tiled: one pass for 8-bit grey, RGB and RGBA and for
- * 16-bit grey and RGB with kernels of up to 33 taps (both described below), separable otherwise.
+ * keeps shared memory fixed for any sigma. tiled: one pass for every layout with kernels of up to 33
+ * taps (three kernels, described below), separable otherwise.
  * tensor: the same sums as integer matrix products on the tensor cores for up to 17 taps
  * (described at the end), tiled otherwise. */
 #include "common.cuh"
@@ -506,6 +506,9 @@ static int dispatch_q8(const gpu_image *in, const gpu_image *out, const uint32_t
  * bounds: at 45.9 Mpx grey16 0.97 -> 0.30 ms, RGB16 1.95 -> 0.90 (a sample a thread, staged a
  * sample at a time with its index arithmetic: 0.45 and 1.76; bench/RESULTS.md, 20th session). */
 #define B16_TH 32
+/* a + w v, exact: 32-bit, or a 64-bit sum of 32-bit values (one wide multiply-add) */
+__device__ __forceinline__ uint32_t mac(uint32_t a, uint32_t w, uint32_t v) { return a + w * v; }
+__device__ __forceinline__ uint64_t mac(uint64_t a, uint32_t w, uint32_t v) { return a + (uint64_t)w * v; }
 /* the 4 neighbouring sums a[j] += sum_k w[k] p[(k + j) S], j = 0..3, from KS + 3 loads */
 template <int S, int KS, typename A, typename E>
 __device__ __forceinline__ void sums4(const E *p, const uint32_t (&wk)[KS], A (&a)[4])
@@ -516,7 +519,7 @@ __device__ __forceinline__ void sums4(const E *p, const uint32_t (&wk)[KS], A (&
 #pragma unroll
         for (int j = 0; j < 4; j++)
             if (k - j >= 0 && k - j < KS)
-                a[j] += (A)wk[k - j] * v;
+                a[j] = mac(a[j], wk[k - j], v);
     }
 }
 template <int C> struct B16 {
@@ -630,9 +633,169 @@ static int dispatch_b16(const gpu_image *in, const gpu_image *out, const uint32_
     });
 }
 
-extern "C" int gpu_blur_tiled16_applies(int c, int depth, int ksize)
+/* tiled for the alpha layouts the kernels above do not take: grey+alpha (8 and 16 bit) and 16-bit
+ * RGBA. One pass over tiles of 128 / C pixels x B16_TH rows, the separable engine's integers with
+ * colour premultiplied: staged P = c a (and a) in uint32; across H = sum w P < 2^48, kept in 32-bit
+ * words (H >> 16 and H & 65535, so that every product of the down pass is one multiply-add, where
+ * 64-bit H took five); down S = sum w H < 2^64; then alpha (S_a + 2^31) >> 32 and colour
+ * div_round(S_c, S_a), 0 where S_a = 0: the CPU's integers summed in another order, so the same
+ * bits. 8-bit: the same with the weights' common factor 256 cancelled both ways (as blur_q8), all
+ * in 32 bits. Both ways a thread makes 4 neighbouring sums of one channel (sums4), and a pixel's
+ * C channels lie on neighbouring lanes: across, a warp's lanes are the channels of 32 / C rows,
+ * whose pitch (NS = C mod 32 words) puts them on distinct banks; down, a warp's lanes are 32
+ * neighbouring samples, the colour lanes taking S_a from their pixel's alpha lane by a shuffle. The
+ * two-pass kernel moved the column sums through global memory as uint64 (bench/RESULTS.md, 23rd
+ * session: 45.9 Mpx RGBA16 4.09 -> 1.5 ms). */
+template <typename T, int C, int KS> struct BA {
+    /* 8-bit: Q8 weights (the 8-bit kernels' are multiples of 256, as blur_q8 takes them), so
+     * H < 2^24 and S < 2^32, all 32-bit; 16-bit: H < 2^48 in two uint32 planes (H >> 16 and
+     * H & 65535), S < 2^64 */
+    static constexpr int NH = sizeof(T) == 1 ? 1 : 2;
+    typedef typename std::conditional<sizeof(T) == 1, uint32_t, uint64_t>::type HT;   /* across sums */
+    typedef HT ST;                                           /* down sums */
+    static constexpr int WS = sizeof(T) == 1 ? 8 : 0;        /* weight shift: 8-bit weights are Q8 */
+    static constexpr ST HALF = (ST)1 << (2 * (16 - WS) - 1);
+    static constexpr int TP = 128 / C;                       /* output pixels a tile row */
+    static constexpr int TS = TP * C;                        /* output samples a tile row */
+    static constexpr int NP = TP + KS - 1;                   /* staged pixel columns */
+    static constexpr int ROWS = B16_TH + KS - 1;
+    static constexpr int NS = (NP * C - C + 31) / 32 * 32 + C;   /* staged row pitch, words: C mod 32 */
+    static constexpr int HP = TS + C;                        /* H row pitch, words: C mod 32 */
+    static constexpr size_t SMEM = ((size_t)NH * HP + NS) * ROWS * 4;
+};
+
+template <typename T, int C, int KS>
+__global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int w, int h, T *__restrict__ out,
+                                                  const uint32_t *__restrict__ kern, int ksize,
+                                                  const int32_t *__restrict__ bx, const int32_t *__restrict__ by)
 {
-    return depth == 16 && (c == 1 || c == 3) && ksize > 1 && ksize <= Q8_MAXK;
+    typedef BA<T, C, KS> G;
+    typedef typename G::HT HT;
+    static_assert(C == 2 || C == 4, "the alpha lane is lane | (C - 1)");
+    constexpr int R = KS / 2;
+    extern __shared__ __align__(16) unsigned char bas[];
+    uint32_t *H = (uint32_t *)bas;                            /* NH planes of ROWS x HP */
+    uint32_t *IN = H + (size_t)G::NH * G::ROWS * G::HP;       /* ROWS x NS */
+    __shared__ int rowsrc[G::ROWS];
+    const int tid = threadIdx.x, lane = tid & 31, rk = ksize / 2, pad = R - rk;
+    uint32_t wk[KS];
+#pragma unroll
+    for (int k = 0; k < KS; k++) {
+        const int kk = k - pad;
+        wk[k] = kk >= 0 && kk < ksize ? kern[kk] >> G::WS : 0u;
+    }
+    const size_t rowel = (size_t)w * C;
+    const int x0 = blockIdx.x * G::TP;
+    const int ns = min(G::TS, (w - x0) * C);   /* output samples of this tile's rows */
+    for (int tb = blockIdx.y; tb * B16_TH < h; tb += gridDim.y) {
+        const int y0 = tb * B16_TH;
+        for (int i = tid; i < G::ROWS; i += blockDim.x) {
+            const int p = y0 - R + i;
+            rowsrc[i] = p >= -rk && p < h + rk ? by[p + rk] : -1;
+        }
+        __syncthreads();
+        /* stage: a thread a pixel column x 4 rows, the 4 loads in flight together, premultiplied */
+        constexpr int RG = (G::ROWS + 3) / 4;
+        for (int e = tid; e < G::NP * RG; e += blockDim.x) {
+            const int q = e % G::NP, i0 = e / G::NP * 4, px = x0 - R + q;
+            const int mx = px >= 0 && px < w ? px : px >= -rk && px < w + rk ? bx[px + rk] : -1;
+            T v[4][C];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int ro = i0 + u < G::ROWS ? rowsrc[i0 + u] : -1;
+                if (ro >= 0 && mx >= 0)
+                    ld_vec<T, C>(in + (size_t)ro * rowel + (size_t)mx * C, v[u]);
+                else
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                        v[u][c] = 0;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                if (i0 + u < G::ROWS) {
+                    const uint32_t a = v[u][C - 1];
+                    uint32_t pm[C];
+#pragma unroll
+                    for (int c = 0; c < C - 1; c++)
+                        pm[c] = v[u][c] * a;
+                    pm[C - 1] = a;
+                    st_vec<uint32_t, C>(IN + (i0 + u) * G::NS + q * C, pm);
+                }
+        }
+        __syncthreads();
+        /* across: channel e % C of row e / C % ROWS, pixels 4g .. 4g + 3 */
+        for (int e = tid; e < G::ROWS * G::TS / 4; e += blockDim.x) {
+            const int c = e % C, i = e / C % G::ROWS, o = e / (C * G::ROWS) * 4 * C + c;
+            HT a[4] = {};
+            sums4<C>(IN + i * G::NS + o, wk, a);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                H[i * G::HP + o + j * C] = (uint32_t)(a[j] >> (G::NH == 2 ? 16 : 0));
+                if (G::NH == 2)
+                    H[(G::ROWS + i) * G::HP + o + j * C] = (uint32_t)a[j] & 65535u;
+            }
+        }
+        __syncthreads();
+        /* down: sample o of rows y .. y + 3 (every thread the same number of steps: the shuffle) */
+        const int nr = min(B16_TH, h - y0);
+        static_assert(B16_TH / 4 * G::TS % 256 == 0, "whole warps");
+        for (int e = tid; e < B16_TH / 4 * G::TS; e += blockDim.x) {
+            const int o = e % G::TS, y = e / G::TS * 4;
+            typename G::ST a[4] = {};
+            sums4<G::HP>(H + y * G::HP + o, wk, a);   /* 16-bit: S = 2^16 sum w (H >> 16) + sum w (H & 65535) */
+            if constexpr (G::NH == 2) {
+                uint32_t l[4] = {};
+                sums4<G::HP>(H + (G::ROWS + y) * G::HP + o, wk, l);
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    a[j] = (a[j] << 16) + l[j];
+            }
+            T *d = out + (size_t)(y0 + y) * rowel + (size_t)x0 * C + o;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const typename G::ST A = __shfl_sync(0xffffffffu, a[j], lane | (C - 1));
+                const uint32_t v = o % C == C - 1 ? (uint32_t)((a[j] + G::HALF) >> (2 * (16 - G::WS)))
+                                                  : div_round(a[j], A, rcp_approx((float)A));
+                if (y + j < nr && o < ns)
+                    d[(size_t)j * rowel] = (T)v;
+            }
+        }
+        __syncthreads();   /* the tile is refilled for the next tile row */
+    }
+}
+
+template <typename T, int C, int KS>
+static int launch_ba(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
+                     const int32_t *by, char *err, size_t errlen)
+{
+    typedef BA<T, C, KS> G;
+    CUDA_TRY(cudaFuncSetAttribute(blur_alpha<T, C, KS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G::SMEM),
+             err, errlen);
+    const unsigned ty = (unsigned)((in->h + B16_TH - 1) / B16_TH);
+    launch(blur_alpha<T, C, KS>, dim3((unsigned)((in->w + G::TP - 1) / G::TP), ty > 65535 ? 65535 : ty), 256,
+           G::SMEM, G::TP * B16_TH / 256, (const T *)in->data, in->w, in->h, (T *)out->data, kern, ksize, bx, by);
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
+template <typename T, int C>
+static int dispatch_ba(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
+                       const int32_t *by, char *err, size_t errlen)
+{
+    return by_tap_count(ksize, [&](auto K) {
+        return launch_ba<T, C, decltype(K)::value>(in, out, kern, ksize, bx, by, err, errlen);
+    });
+}
+
+/* blur_alpha's layouts (8-bit RGBA through it measured level with blur_q8, 0.93-0.94 ms against
+ * 0.96 at 45.9 Mpx, and blur_q8 also writes transposed: bench/RESULTS.md, 23rd session) */
+static int alpha_onepass(int c, int depth) { return c == 2 || (c == 4 && depth == 16); }
+
+/* one pass for every layout: blur_q8 (8-bit grey, RGB, RGBA), blur16 (16-bit grey, RGB), blur_alpha */
+extern "C" int gpu_blur_tiled_scratchless(int c, int depth, int ksize)
+{
+    (void)c, (void)depth;
+    return ksize > 1 && ksize <= Q8_MAXK;
 }
 
 extern "C" int gpu_blur_onepass_applies(int c, int depth, int ksize)
@@ -647,9 +810,15 @@ extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image
         snprintf(err, errlen, "gpu_blur_tiled: no fused kernel for this image");
         return (int)cudaErrorInvalidValue;
     }
-    if (!out->transposed && gpu_blur_tiled16_applies(in->c, in->depth, ksize))
-        return in->c == 1 ? dispatch_b16<1>(in, out, kern, ksize, bx, by, err, errlen)
-                          : dispatch_b16<3>(in, out, kern, ksize, bx, by, err, errlen);
+    if (!out->transposed && ksize > 1 && ksize <= Q8_MAXK) {
+        if (in->depth == 16 && (in->c == 1 || in->c == 3))
+            return in->c == 1 ? dispatch_b16<1>(in, out, kern, ksize, bx, by, err, errlen)
+                              : dispatch_b16<3>(in, out, kern, ksize, bx, by, err, errlen);
+        if (alpha_onepass(in->c, in->depth))
+            return in->depth == 8 ? dispatch_ba<uint8_t, 2>(in, out, kern, ksize, bx, by, err, errlen)
+                   : in->c == 2   ? dispatch_ba<uint16_t, 2>(in, out, kern, ksize, bx, by, err, errlen)
+                                  : dispatch_ba<uint16_t, 4>(in, out, kern, ksize, bx, by, err, errlen);
+    }
     if (!gpu_blur_onepass_applies(in->c, in->depth, ksize))   /* same bits, two passes */
         return gpu_blur_separable(in, out, kern, ksize, bx, by, scratch, err, errlen);
     return in->c == 1   ? dispatch_q8<1>(in, out, kern, ksize, bx, by, err, errlen)

@@ -177,14 +177,13 @@ int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_imag
 size_t gpu_blur_scratch(int w, int h, int c, int depth);
 int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                        const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
-/* blur.cu: one pass over shared-memory tiles with their halo, for 8-bit grey, RGB or RGBA
- * (gpu_blur_onepass_applies) and 16-bit grey or RGB (gpu_blur_tiled16_applies), kernels of up to
- * 33 taps; anything else goes through gpu_blur_separable (same bits), which is why it takes the
- * same scratch. */
+/* blur.cu: one pass over shared-memory tiles with their halo, for every layout with kernels of up
+ * to 33 taps (gpu_blur_tiled_scratchless); larger kernels go through gpu_blur_separable (same
+ * bits), which is why it takes the same scratch. */
 int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                    const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
 int gpu_blur_onepass_applies(int c, int depth, int ksize);   /* also: takes transposed outputs */
-int gpu_blur_tiled16_applies(int c, int depth, int ksize);   /* tiled's one pass for 16-bit grey and RGB */
+int gpu_blur_tiled_scratchless(int c, int depth, int ksize);   /* whether gpu_blur_tiled runs in one pass */
 /* blur.cu: the tensor-core kernel for 8-bit grey or RGB and kernels of up to 17 taps whose Q8
  * weights are all below 256 (the flag says whether they are); anything else goes through
  * gpu_blur_tiled (same bits). Takes transposed outputs where the one-pass kernel does. */
