@@ -522,6 +522,25 @@ __device__ __forceinline__ void sums4(const E *p, const uint32_t (&wk)[KS], A (&
                 a[j] = mac(a[j], wk[k - j], v);
     }
 }
+/* sums4 for a symmetric kernel (w[k] = w[KS - 1 - k]: the blur's), mirrored samples added first:
+ * (KS + 1) / 2 multiply-adds a sum instead of KS. The caller sees that the pair sums fit 32 bits. */
+template <int S, int KS, typename A, typename E>
+__device__ __forceinline__ void sums4_sym(const E *p, const uint32_t (&wk)[KS], A (&a)[4])
+{
+    static_assert(KS % 2 == 1, "a centre tap");
+    constexpr int R = KS / 2;
+    uint32_t v[KS + 3];
+#pragma unroll
+    for (int k = 0; k < KS + 3; k++)
+        v[k] = p[k * S];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        a[j] = mac(a[j], wk[R], v[j + R]);
+#pragma unroll
+        for (int k = 0; k < R; k++)
+            a[j] = mac(a[j], wk[k], v[j + k] + v[j + KS - 1 - k]);
+    }
+}
 template <int C> struct B16 {
     static constexpr int TP = C == 1 ? 128 : 64;   /* output pixels a tile row */
 };
@@ -727,7 +746,10 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
         for (int e = tid; e < G::ROWS * G::TS / 4; e += blockDim.x) {
             const int c = e % C, i = e / C % G::ROWS, o = e / (C * G::ROWS) * 4 * C + c;
             HT a[4] = {};
-            sums4<C>(IN + i * G::NS + o, wk, a);
+            if constexpr (G::NH == 1)
+                sums4_sym<C>(IN + i * G::NS + o, wk, a);   /* P < 2^16: pairs fit */
+            else
+                sums4<C>(IN + i * G::NS + o, wk, a);
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 H[i * G::HP + o + j * C] = (uint32_t)(a[j] >> (G::NH == 2 ? 16 : 0));
@@ -742,7 +764,11 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
         for (int e = tid; e < B16_TH / 4 * G::TS; e += blockDim.x) {
             const int o = e % G::TS, y = e / G::TS * 4;
             typename G::ST a[4] = {};
-            sums4<G::HP>(H + y * G::HP + o, wk, a);   /* 16-bit: S = 2^16 sum w (H >> 16) + sum w (H & 65535) */
+            /* 8-bit: H < 2^24, pairs fit; 16-bit: S = 2^16 sum w (H >> 16) + sum w (H & 65535) */
+            if constexpr (G::NH == 1)
+                sums4_sym<G::HP>(H + y * G::HP + o, wk, a);
+            else
+                sums4<G::HP>(H + y * G::HP + o, wk, a);
             if constexpr (G::NH == 2) {
                 uint32_t l[4] = {};
                 sums4<G::HP>(H + (G::ROWS + y) * G::HP + o, wk, l);
