@@ -152,6 +152,13 @@ static int launch_blur(const gpu_image *in, const gpu_image *out, const uint32_t
     return 0;
 }
 
+/* Position p of an axis of n through its border map (positions -rk .. n+rk-1, offset by rk): the
+ * source index, or -1 (past the map, or the constant border). */
+__device__ __forceinline__ int border_pos(int p, int n, int rk, const int32_t *map)
+{
+    return p >= -rk && p < n + rk ? map[p + rk] : -1;
+}
+
 /* Byte column q (any integer) of an image row of w pixels of C bytes, through the border map bx
  * of pixel positions -rk .. w+rk-1 (the identity inside the row): the byte, or 0 for the constant
  * border. The staging of the one-pass and tensor kernels where a word reaches past a row's end. */
@@ -159,7 +166,7 @@ template <int C>
 __device__ __forceinline__ uint32_t border_byte(const uint8_t *row, int q, int w, int rk, const int32_t *bx)
 {
     const int px = q >= 0 ? q / C : -((-q + C - 1) / C), ch = q - px * C;   /* int: rows are at most 2^24 pixels */
-    const int mx = px >= -rk && px < w + rk ? bx[px + rk] : -1;
+    const int mx = border_pos(px, w, rk, bx);
     return mx >= 0 ? row[(size_t)mx * C + ch] : 0u;
 }
 
@@ -284,7 +291,7 @@ __global__ void __launch_bounds__(256) blur_q8(const uint8_t *__restrict__ in, i
         const int y0 = tb * Q8_TH;
         for (int i = tid; i < G::ROWS; i += blockDim.x) {
             const int p = y0 - G::R + i;
-            rowsrc[i] = p >= -rk && p < h + rk ? by[p + rk] : -1;
+            rowsrc[i] = border_pos(p, h, rk, by);
         }
         __syncthreads();
         /* stage the tile: shared words, Q8_SU a thread-step, their global loads all issued before any
@@ -568,13 +575,13 @@ __global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, i
         const int y0 = tb * B16_TH;
         for (int i = tid; i < ROWS; i += blockDim.x) {
             const int p = y0 - R + i;
-            rowsrc[i] = p >= -rk && p < h + rk ? by[p + rk] : -1;
+            rowsrc[i] = border_pos(p, h, rk, by);
         }
         __syncthreads();
         /* stage: a thread a sample column, whose source offset is the same for every row, 4 rows at once */
         for (int q = tid; q < NS; q += blockDim.x) {
             const int px = x0 - R + q / C;
-            const int mx = px >= 0 && px < w ? px : px >= -rk && px < w + rk ? bx[px + rk] : -1;   /* (identity inside) */
+            const int mx = px >= 0 && px < w ? px : border_pos(px, w, rk, bx);   /* (identity inside) */
             const int co = mx >= 0 ? mx * C + q % C : -1;
             for (int i0 = 0; i0 < ROWS; i0 += 4) {
                 uint16_t v[4];
@@ -671,8 +678,7 @@ template <typename T, int C, int KS> struct BA {
      * H < 2^24 and S < 2^32, all 32-bit; 16-bit: H < 2^48 in two uint32 planes (H >> 16 and
      * H & 65535), S < 2^64 */
     static constexpr int NH = sizeof(T) == 1 ? 1 : 2;
-    typedef typename std::conditional<sizeof(T) == 1, uint32_t, uint64_t>::type HT;   /* across sums */
-    typedef HT ST;                                           /* down sums */
+    typedef typename std::conditional<sizeof(T) == 1, uint32_t, uint64_t>::type ST;   /* sums, both ways */
     static constexpr int WS = sizeof(T) == 1 ? 8 : 0;        /* weight shift: 8-bit weights are Q8 */
     static constexpr ST HALF = (ST)1 << (2 * (16 - WS) - 1);
     static constexpr int TP = 128 / C;                       /* output pixels a tile row */
@@ -690,7 +696,6 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
                                                   const int32_t *__restrict__ bx, const int32_t *__restrict__ by)
 {
     typedef BA<T, C, KS> G;
-    typedef typename G::HT HT;
     static_assert(C == 2 || C == 4, "the alpha lane is lane | (C - 1)");
     constexpr int R = KS / 2;
     extern __shared__ __align__(16) unsigned char bas[];
@@ -711,14 +716,14 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
         const int y0 = tb * B16_TH;
         for (int i = tid; i < G::ROWS; i += blockDim.x) {
             const int p = y0 - R + i;
-            rowsrc[i] = p >= -rk && p < h + rk ? by[p + rk] : -1;
+            rowsrc[i] = border_pos(p, h, rk, by);
         }
         __syncthreads();
         /* stage: a thread a pixel column x 4 rows, the 4 loads in flight together, premultiplied */
         constexpr int RG = (G::ROWS + 3) / 4;
         for (int e = tid; e < G::NP * RG; e += blockDim.x) {
             const int q = e % G::NP, i0 = e / G::NP * 4, px = x0 - R + q;
-            const int mx = px >= 0 && px < w ? px : px >= -rk && px < w + rk ? bx[px + rk] : -1;
+            const int mx = px >= 0 && px < w ? px : border_pos(px, w, rk, bx);   /* (identity inside) */
             T v[4][C];
 #pragma unroll
             for (int u = 0; u < 4; u++) {
@@ -746,7 +751,7 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
         /* across: channel e % C of row e / C % ROWS, pixels 4g .. 4g + 3 */
         for (int e = tid; e < G::ROWS * G::TS / 4; e += blockDim.x) {
             const int c = e % C, i = e / C % G::ROWS, o = e / (C * G::ROWS) * 4 * C + c;
-            HT a[4] = {};
+            typename G::ST a[4] = {};
             if constexpr (G::NH == 1)
                 sums4_sym<C>(IN + i * G::NS + o, wk, a);   /* P < 2^16: pairs fit */
             else
@@ -819,9 +824,8 @@ static int dispatch_ba(const gpu_image *in, const gpu_image *out, const uint32_t
 static int alpha_onepass(int c, int depth) { return c == 2 || (c == 4 && depth == 16); }
 
 /* one pass for every layout: blur_q8 (8-bit grey, RGB, RGBA), blur16 (16-bit grey, RGB), blur_alpha */
-extern "C" int gpu_blur_tiled_scratchless(int c, int depth, int ksize)
+extern "C" int gpu_blur_tiled_scratchless(int ksize)
 {
-    (void)c, (void)depth;
     return ksize > 1 && ksize <= Q8_MAXK;
 }
 
@@ -837,7 +841,7 @@ extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image
         snprintf(err, errlen, "gpu_blur_tiled: no fused kernel for this image");
         return (int)cudaErrorInvalidValue;
     }
-    if (!out->transposed && ksize > 1 && ksize <= Q8_MAXK) {
+    if (!out->transposed && gpu_blur_tiled_scratchless(ksize)) {
         if (in->depth == 16 && (in->c == 1 || in->c == 3))
             return in->c == 1 ? dispatch_b16<1>(in, out, kern, ksize, bx, by, err, errlen)
                               : dispatch_b16<3>(in, out, kern, ksize, bx, by, err, errlen);
@@ -1050,6 +1054,7 @@ __global__ void __launch_bounds__(TN_THREADS, TH == 32 ? 4 : 3) blur_tensor(cons
     const int myrow = 8 * lane + wid;
     auto map_row = [&](int y0) {
         const int p = y0 - G::R + myrow;
+        /* border_pos written out: through the helper this kernel compiled 8 instructions longer */
         return myrow < G::ROWS && p >= -rk && p < h + rk ? by[p + rk] : -1;
     };
     auto fill_row = [&](int b, int xb0, int sr) {

@@ -145,8 +145,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
         const void *host[4] = { kern, bx, by, NULL };
         /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
-        const int scratch = variant == KV_SEPARABLE
-                            || !gpu_blur_tiled_scratchless(in->c, in->depth, ksize);
+        const int scratch = variant == KV_SEPARABLE || !gpu_blur_tiled_scratchless(ksize);
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
                                   scratch ? gpu_blur_scratch(in->w, in->h, in->c, in->depth) : 0 };
         r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
