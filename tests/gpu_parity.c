@@ -415,9 +415,9 @@ static int big_checks(const char *title, const struct big_case *cases, size_t n,
 static int tall_checks(void)
 {
     static const struct big_case cases[] = {
-        { 6001, 2600, 3, "blur=2", KV_TENSOR, "64-row tiles", 256, 64 / 3 },
-        { 6001, 2600, 3, "blur=2:border=replicate", KV_TENSOR, "64-row tiles", 256, 64 / 3 },
-        { 10001, 4001, 1, "blur=2.6:border=constant", KV_TENSOR, "64-row tiles", 256, 64 },
+        { 6001, 2600, 3, "blur=2", KV_TENSOR, "64-row tiles", 256, 64 / 3, 0, 0 },
+        { 6001, 2600, 3, "blur=2:border=replicate", KV_TENSOR, "64-row tiles", 256, 64 / 3, 0, 0 },
+        { 10001, 4001, 1, "blur=2.6:border=constant", KV_TENSOR, "64-row tiles", 256, 64, 0, 0 },
     };
     return big_checks("tensor blur in 64-row tiles", cases, sizeof cases / sizeof *cases, 57);
 }
@@ -447,10 +447,10 @@ static int alpha_checks(void)
 static int runs_checks(void)
 {
     static const struct big_case cases[] = {
-        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "the warp resize", 128, 8 },
-        { 10001, 4001, 3, "resize=77%:filter=bilinear", KV_VECTOR, "the warp resize", 128, 8 },
-        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "the warp resize", 256, 8 },
-        { 10001, 4001, 3, "gray,resize=50%", -1, "the warp resize", 128, 7 },
+        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "the warp resize", 128, 8, 0, 0 },
+        { 10001, 4001, 3, "resize=77%:filter=bilinear", KV_VECTOR, "the warp resize", 128, 8, 0, 0 },
+        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "the warp resize", 256, 8, 0, 0 },
+        { 10001, 4001, 3, "gray,resize=50%", -1, "the warp resize", 128, 7, 0, 0 },
     };
     return big_checks("warp resize with runs of rows", cases, sizeof cases / sizeof *cases, 71);
 }
@@ -463,15 +463,15 @@ static int runs_checks(void)
 static int gather_runs_checks(void)
 {
     static const struct big_case cases[] = {
-        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 1 * 8 },
-        { 10001, 4001, 2, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 1 * 8 },
-        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 1 * 8, 16 },
-        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 1 * 8, 16 },
-        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 2 * 8, 16 },
-        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8 },
-        { 4001, 2001, 2, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8 },
-        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 16 },
-        { 4001, 2001, 1, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 16 },
+        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 1 * 8, 0, 0 },
+        { 10001, 4001, 2, "resize=50%", KV_VECTOR, "bilinear with alpha", 256, 1 * 8, 0, 0 },
+        { 10001, 4001, 4, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 1 * 8, 16, 0 },
+        { 10001, 4001, 3, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 1 * 8, 16, 0 },
+        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "16-bit bilinear", 256, 2 * 8, 16, 0 },
+        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 0, 0 },
+        { 4001, 2001, 2, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 0, 0 },
+        { 4001, 2001, 4, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 16, 0 },
+        { 4001, 2001, 1, "resize=200%", KV_VECTOR, "the 1:2 gathering resize", 128, 4 * 8, 16, 0 },
     };
     return big_checks("gathering resizes with runs of rows", cases, sizeof cases / sizeof *cases, 83);
 }
