@@ -883,11 +883,12 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
  *    row's global alignment mod 16 rounded down to 4, copied out in aligned 16-byte words shifted
  *    by the rest (or, for a fused transpose, staged a pixel column a row and written as aligned
  *    4-byte words of the output rows: put_transposed).
- * Blocks are persistent (the A fragments are built once a block) and the next tile's rows are
- * copied asynchronously while this tile is computed: on sm_90 a bulk copy (the copy engine) a row,
- * counted on an mbarrier, before that 16-byte cp.async; the realignment to the tile's byte columns
- * is a shared-to-shared step. About 0.5 instructions a warp per output byte against the one-pass
- * kernel's 2.8 (bench/RESULTS.md, eighth and 21st sessions). */
+ * Blocks are persistent (the A fragments are built once a block, while the kernel before it in the
+ * stream finishes: launch_early) and the next tile's rows are copied asynchronously while this
+ * tile is computed: on sm_90 a bulk copy (the copy engine) a row, counted on an mbarrier, before
+ * that 16-byte cp.async; the realignment to the tile's byte columns is a shared-to-shared step.
+ * About 0.5 instructions a warp per output byte against the one-pass kernel's 2.8 (bench/
+ * RESULTS.md, eighth and 21st sessions). */
 #define TN_W 256
 #define TN_THREADS 256
 #define TN_MAXK 17
@@ -1100,6 +1101,11 @@ __global__ void __launch_bounds__(TN_THREADS, TH == 32 ? 4 : 3) blur_tensor(cons
         mbar_init_fence();
     }
 #endif
+    /* launched early (launch_early): the fragments and barriers above are made while the kernel
+     * before finishes; nothing global is read or written before this wait. After the warp resize
+     * (gray,resize=50%,blur=2 at 45.9 Mpx) 0.079 -> 0.074 ms, at 1080p 0.020 -> 0.014 (bench/
+     * RESULTS.md, 24th session). */
+    griddep_wait();
     if (ty < nrow) {
         fill_row(0, tx * TN_W, map_row(ty * TH));
         __syncthreads();
@@ -1289,7 +1295,7 @@ static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32
                          const int32_t *bx, const int32_t *by, long long resident, char *err, size_t errlen)
 {
     const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TH - 1) / TH);
-    launch(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), TN_THREADS, TN<C, KS, TH>::SMEM,
+    launch_early(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), TN_THREADS, TN<C, KS, TH>::SMEM,
            TN_W * TH / C / 256, (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
     LAUNCH_TRY(err, errlen);
     return 0;

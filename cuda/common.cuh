@@ -177,6 +177,50 @@ static inline void launch(void (*k)(P...), dim3 g, dim3 b, size_t smem, int px_p
     k<<<g, b, smem>>>(static_cast<P>(args)...);
 }
 
+/* launch, the kernel allowed to start while the kernel before it in the stream finishes
+ * (programmatic dependent launch): its blocks may be placed as that kernel's blocks retire, so k
+ * must call griddep_wait() before it touches global memory that kernel may read or write. Only
+ * where k was compiled for sm_90 or later (its PTX version: a compute_80 build JIT-compiled on an
+ * sm_90 GPU has no wait in it); elsewhere an ordinary launch. */
+template <typename... P, typename... A>
+static inline void launch_early(void (*k)(P...), dim3 g, dim3 b, size_t smem, int px_per_thread, A... args)
+{
+    note_launch((const void *)k, g, b, smem, px_per_thread);
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, k) != cudaSuccess || fa.ptxVersion < 90) {
+        (void)cudaGetLastError();   /* (a failed query is not the launch's error) */
+        k<<<g, b, smem>>>(static_cast<P>(args)...);
+        return;
+    }
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = g;
+    cfg.blockDim = b;
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    cudaLaunchKernelEx(&cfg, k, static_cast<P>(args)...);   /* (an error is left for LAUNCH_TRY) */
+}
+
+/* In a kernel launched by launch_early: wait until the kernel before it has finished and its
+ * memory is visible. In the kernel before: let a dependent kernel's blocks be placed from now on
+ * (they wait in griddep_wait; an ordinary launch after it is not affected). Both nothing before
+ * sm_90. */
+__device__ __forceinline__ void griddep_wait()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void griddep_launch()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 static inline dim3 grid_coalesced(int w, int h, unsigned threads, int ppt)
 {
     return dim3((unsigned)((w + threads * ppt - 1) / (threads * ppt)), h > 65535 ? 65535u : (unsigned)h);

@@ -972,6 +972,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
     __shared__ __align__(16) uint8_t SG[G::W][2][G::GSPAN > 0 ? G::GSPAN : 1];
     __shared__ __align__(16) uint8_t SO[G::W][G::O];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    griddep_launch();   /* a kernel after it launched early (the tensor blur) may take the SMs it leaves */
     uint8_t *O = SO[wid];
     const long long nseg = (ow + SP - 1) / SP, ntask = nseg * oh, nwarp = (long long)gridDim.x * G::W;
     const long long gw = (long long)blockIdx.x * G::W + wid, ng = nwarp / nseg;
