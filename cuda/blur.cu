@@ -1296,7 +1296,8 @@ static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32
 {
     const long long ntiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + TH - 1) / TH);
     launch_early(blur_tensor<C, KS, TR, TH>, dim3((unsigned)min(ntiles, resident)), TN_THREADS, TN<C, KS, TH>::SMEM,
-           TN_W * TH / C / 256, (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize, bx, by);
+                 TN_W * TH / C / 256, (const uint8_t *)in->data, in->w, in->h, (uint8_t *)out->data, kern, ksize,
+                 bx, by);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
