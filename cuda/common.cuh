@@ -185,13 +185,13 @@ static inline void launch(void (*k)(P...), dim3 g, dim3 b, size_t smem, int px_p
 template <typename... P, typename... A>
 static inline void launch_early(void (*k)(P...), dim3 g, dim3 b, size_t smem, int px_per_thread, A... args)
 {
-    note_launch((const void *)k, g, b, smem, px_per_thread);
-    cudaFuncAttributes fa;
+    cudaFuncAttributes fa;   /* (asked each launch: two GPUs may run different images of k) */
     if (cudaFuncGetAttributes(&fa, k) != cudaSuccess || fa.ptxVersion < 90) {
         (void)cudaGetLastError();   /* (a failed query is not the launch's error) */
-        k<<<g, b, smem>>>(static_cast<P>(args)...);
+        launch(k, g, b, smem, px_per_thread, args...);
         return;
     }
+    note_launch((const void *)k, g, b, smem, px_per_thread);
     cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     at[0].val.programmaticStreamSerializationAllowed = 1;

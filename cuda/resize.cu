@@ -772,8 +772,8 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * outside exact 1:2, and outside exact 2:1 for grey (RGB at 2:1 too: 3x faster than half_u8 at
  * 45.9 Mpx). A warp owns a segment of 256 pixels (RGB 248, see WS) of a row and walks down a run
  * of rows, so each lane's horizontal taps (the source offsets and weights of its output bytes) are
- * read once and kept in registers. Each row, with no block barrier (barriers with the loads exposed behind them
- * were the staged kernel's cost for RGB):
+ * read once and kept in registers. Each row, with no block barrier (barriers with the loads
+ * exposed behind them were the staged kernel's cost for RGB):
  *  - the span of the two source rows comes into the warp's own shared buffer as aligned 16-byte
  *    chunks (RGB on sm_90: a bulk copy a row, see issue; else cp.async), the next row's while this
  *    one is computed (no realignment: readers add the row's 0..15 byte shift); the row table
