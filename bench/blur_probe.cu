@@ -15,8 +15,8 @@
 #include "common.cuh"
 
 template <int NBUF>
-__global__ void __launch_bounds__(256) stage(const uint8_t *in, int rowbytes, int h, uint8_t *out, int TW, int TH, int PR,
-                                             int work)
+__global__ void __launch_bounds__(256) stage(const uint8_t *in, int rowbytes, int h, uint8_t *out, int TW, int TH,
+                                             int PR, int work)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(16) unsigned char sm[];
@@ -113,7 +113,8 @@ int main()
     const size_t total = (size_t)rowbytes * H;
     uint8_t *in, *out;
     int nsm = 0;
-    if (cudaMalloc(&in, total) || cudaMalloc(&out, total) || cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0)) {
+    if (cudaMalloc(&in, total) || cudaMalloc(&out, total)
+        || cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0)) {
         fprintf(stderr, "blur_probe: no GPU\n");
         return 1;
     }
@@ -144,16 +145,19 @@ int main()
                                 stage<3><<<grid, 256, smem>>>(in, rowbytes, H, out, tw, th, PR, work);
                         });
                         const cudaError_t err = cudaGetLastError();
-                        printf("staging: %d buffer(s), tiles %3d x %2d, %d blocks an SM, work %4d cycles a tile: %.4f ms, "
-                               "%3.0f%% of the copy's speed%s%s\n",
-                               nbuf, tw, th, bps, work, ms, 100.0 * cms / ms, err ? " " : "", err ? cudaGetErrorString(err) : "");
+                        printf("staging: %d buffer(s), tiles %3d x %2d, %d blocks an SM, work %4d cycles a tile: "
+                               "%.4f ms, %3.0f%% of the copy's speed%s%s\n",
+                               nbuf, tw, th, bps, work, ms, 100.0 * cms / ms, err ? " " : "",
+                               err ? cudaGetErrorString(err) : "");
                     }
     const int iters = 4096, blocks = nsm * 4;
     const float mms = median_ms([&] { mma_rate<<<blocks, 256>>>(iters, (uint32_t *)out); });
     const double rate = (double)blocks * 8 * iters * 8 / (mms * 1e-3);   /* products a second */
     printf("mma.sync m16n8k32 u8: %.3g products/s (%.0f int8 TOPS)\n", rate, rate * 16 * 8 * 32 * 2 / 1e12);
-    const double rgb = 576.0 * 119 * 71, grey = 416.0 * 40 * 71;   /* products a tile x 256-byte x 64-row tiles */
-    printf("blur=2 10109x4542: RGB %.3g products, at least %.4f ms; grey %.3g, at least %.4f ms\n", rgb, rgb / rate * 1e3,
-           grey, grey / rate * 1e3);
+    /* products a tile (across 320 RGB, 160 grey; down 256) x the 256-byte x 64-row tiles of W x H */
+    const double rows = (H + 63) / 64, rgb = 576.0 * ((rowbytes + 255) / 256) * rows;
+    const double grey = 416.0 * ((W + 255) / 256) * rows;
+    printf("blur=2 10109x4542: RGB %.3g products, at least %.4f ms; grey %.3g, at least %.4f ms\n", rgb,
+           rgb / rate * 1e3, grey, grey / rate * 1e3);
     return 0;
 }
