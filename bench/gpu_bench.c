@@ -7,11 +7,13 @@
  * an operation must read and write (its input and output images). resize=200% takes a half-size
  * input so that its output is the full size, as NPP's anchor does.
  *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] [--channels N]
- *                   [--depth D] [--pipeline P]...
+ *                   [--depth D] [--pipeline P]... [--sigma S]...
  * --quick: grey and RGB 8-bit only; --channels, --depth: only that layout (--channels 2, grey+alpha,
  * is not in the default set); --op: only the cases whose pipeline starts with NAME (and no
  * whole-pipeline rows unless NAME is "pipeline"); --size: this size instead of the two; --pipeline:
- * the whole-pipeline rows (RGB 8-bit) for these pipelines instead of gray,resize=50%,blur=2,transpose.
+ * the whole-pipeline rows (RGB 8-bit) for these pipelines instead of gray,resize=50%,blur=2,transpose;
+ * --sigma: blur=S for each S given instead of the operations above (the sweep of sigma: perpixel and
+ * coalesced, the per-tap baselines, left out; NPP's FilterGaussAdvancedBorder beside, as many taps).
  * Not part of make check: timings are recorded in bench/RESULTS.md, never asserted. */
 #include <config.h>
 #include <stdio.h>
@@ -29,7 +31,7 @@ int bench_npp(const char *op, int c, int depth, int w, int h, const void *in, vo
               char *err, size_t errlen);
 #endif
 
-static const struct { const char *pipe; int half; } cases[] = {
+static struct { const char *pipe; int half; } cases[8] = {
     { "gray", 0 }, { "resize=50%", 0 }, { "resize=200%", 1 }, { "blur=2", 0 }, { "transpose", 0 }, { "rotate=90", 0 },
     { "flip=h", 0 },
 };
@@ -103,6 +105,8 @@ int main(int argc, char **argv)
 {
     int repeat = 30, quick = 0, nsizes = 2, npipes = 0, only_c = 0, only_d = 0;
     const char *only = NULL, *pipes[8] = { "gray,resize=50%,blur=2,transpose" };
+    static char sweep[8][32];
+    size_t ncases = 7, nsweep = 0;
     int sizes[2][2] = { { 10109, 4542 }, { 1920, 1080 } };
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -123,9 +127,14 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(argv[i], "--pipeline") && i + 1 < argc && npipes < 8)
             pipes[npipes++] = argv[++i];
-        else {
+        else if (!strcmp(argv[i], "--sigma") && i + 1 < argc && nsweep < 8 && atof(argv[i + 1]) > 0) {
+            snprintf(sweep[nsweep], sizeof sweep[nsweep], "blur=%s", argv[++i]);
+            cases[nsweep].pipe = sweep[nsweep];
+            cases[nsweep].half = 0;
+            ncases = ++nsweep;
+        } else {
             fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] "
-                            "[--channels N] [--depth D] [--pipeline P]...\n");
+                            "[--channels N] [--depth D] [--pipeline P]... [--sigma S]...\n");
             return 2;
         }
     }
@@ -153,7 +162,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int mismatches = 0;
-    if (!npipes)
+    if (!npipes && !nsweep)
         npipes = 1;
     for (int s = 0; s < nsizes; s++)
         for (int depth = 8; depth <= 16; depth += 8)
@@ -184,7 +193,7 @@ int main(int argc, char **argv)
                     return fail("device copy");
                 const double copy_gbs = 2.0 * bytes / copy_ms / 1e6;
                 row(size, &g, "copy", "cudaMemcpy", copy_ms, 2.0 * bytes, copy_gbs, 0, "");
-                for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+                for (size_t k = 0; k < ncases; k++) {
                     if (only && strncmp(cases[k].pipe, only, strlen(only)))
                         continue;
                     const struct image *in = cases[k].half ? &half : &full;
@@ -206,7 +215,8 @@ int main(int argc, char **argv)
                     }
 #endif
                     for (int v = 0; v < KV_COUNT; v++) {
-                        if (!(pl.steps[0].op->gpu_variants & KV_BIT(v)))
+                        if (!(pl.steps[0].op->gpu_variants & KV_BIT(v))
+                            || (nsweep && (v == KV_PERPIXEL || v == KV_COALESCED)))
                             continue;
                         double ms;
                         long diff, tol;

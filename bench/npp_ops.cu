@@ -1,9 +1,13 @@
 /* gpuimg bench: NVIDIA NPP's functions for the same operations, timed like ours (3 warm-up calls,
  * then CUDA events around each call, median), on the same device buffers. Built only when
- * configure finds NPP. 8-bit only; NPP's gaussian is its fixed 13x13 mask (sigma about 2), its
- * resize NPPI_INTER_LINEAR: the anchors the issue's targets were set from. */
+ * configure finds NPP. 8-bit only; NPP's gaussian for blur=2 is its fixed 13x13 mask (sigma about
+ * 2), its resize NPPI_INTER_LINEAR: the anchors the issue's targets were set from. Other sigmas
+ * (gpu_bench --sigma) run FilterGaussAdvancedBorder with gpuimg's tap count, round(6 sigma + 1) | 1,
+ * and float weights exp(-k^2 / (2 sigma^2)) normalised: the same work, not the same bits. */
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
@@ -25,10 +29,47 @@ static NppStreamContext npp_ctx()
     return c;
 }
 
+/* The gaussian for blur=sigma in device memory (taps in *ntaps), made once a sigma; NULL on failure */
+static const Npp32f *gauss_taps(double sigma, int *ntaps)
+{
+    static double made = 0;
+    static int n = 0;
+    static Npp32f *dev = NULL;
+    if (sigma != made) {
+        n = (int)std::lround(sigma * 6 + 1) | 1;
+        std::vector<float> k(n);
+        double sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += k[i] = (float)std::exp(-(double)(i - n / 2) * (i - n / 2) / (2 * sigma * sigma));
+        for (int i = 0; i < n; i++)
+            k[i] = (float)(k[i] / sum);
+        cudaFree(dev);
+        dev = NULL;
+        if (cudaMalloc(&dev, n * sizeof(Npp32f)) != cudaSuccess
+            || cudaMemcpy(dev, k.data(), n * sizeof(Npp32f), cudaMemcpyHostToDevice) != cudaSuccess)
+            return NULL;
+        made = sigma;
+    }
+    *ntaps = n;
+    return dev;
+}
+
 /* One call of NPP's function for op on c-channel 8-bit images; w x h is the input. */
 static NppStatus call(const char *op, int c, int w, int h, const Npp8u *in, Npp8u *out, NppStreamContext ctx)
 {
     NppiSize sz = { w, h };
+    if (!std::strncmp(op, "blur=", 5) && std::strcmp(op, "blur=2")) {
+        int n;
+        const Npp32f *k = gauss_taps(std::atof(op + 5), &n);
+        NppiPoint o = { 0, 0 };
+        if (!k)
+            return NPP_MEMORY_ALLOCATION_ERR;
+        return c == 1 ? nppiFilterGaussAdvancedBorder_8u_C1R_Ctx(in, w, sz, o, out, w, sz, n, k, NPP_BORDER_REPLICATE, ctx)
+             : c == 3 ? nppiFilterGaussAdvancedBorder_8u_C3R_Ctx(in, w * 3, sz, o, out, w * 3, sz, n, k,
+                                                                 NPP_BORDER_REPLICATE, ctx)
+                      : nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(in, w * 4, sz, o, out, w * 4, sz, n, k,
+                                                                 NPP_BORDER_REPLICATE, ctx);
+    }
     if (!std::strcmp(op, "gray"))
         return c == 3 ? nppiRGBToGray_8u_C3C1R_Ctx(in, w * 3, out, w, sz, ctx)
                       : nppiRGBToGray_8u_AC4C1R_Ctx(in, w * 4, out, w, sz, ctx);
@@ -64,7 +105,7 @@ extern "C" int bench_npp(const char *op, int c, int depth, int w, int h, const v
     if (depth != 8 || c == 2 || (!std::strcmp(op, "gray") && c < 3))
         return 1;
     if (std::strcmp(op, "gray") && std::strcmp(op, "resize=50%") && std::strcmp(op, "resize=200%")
-        && std::strcmp(op, "blur=2") && std::strcmp(op, "transpose"))
+        && std::strncmp(op, "blur=", 5) && std::strcmp(op, "transpose"))
         return 1;
     NppStreamContext ctx = npp_ctx();
     const Npp8u *s = (const Npp8u *)in;

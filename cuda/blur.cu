@@ -6,7 +6,7 @@
  * and stages V 128 columns at a time likewise, then rounds once as the CPU does. Staging in chunks
  * keeps shared memory fixed for any sigma. tiled: one pass for every layout with kernels of up to 33
  * taps (three kernels, described below), separable otherwise.
- * tensor: the same sums as integer matrix products on the tensor cores for up to 17 taps
+ * tensor: the same sums as integer matrix products on the tensor cores for up to 49 taps
  * (described at the end), tiled otherwise. */
 #include "common.cuh"
 
@@ -866,7 +866,7 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 
 /* tensor: the same blur as two integer matrix products on the tensor cores (mma.sync m16n8k32,
  * u8 x u8 -> s32: exact), for 8-bit grey and RGB whose Q8 weights are below 256 and kernels of up
- * to TN_MAXK taps. A block owns TN_W output bytes (16 column groups of 16: a tile need not hold
+ * to TN_MAXK1 (grey) or TN_MAXK3 (RGB) taps. A block owns TN_W output bytes (16 column groups of 16: a tile need not hold
  * whole pixels, every byte is its own sum) x TH rows (32 or 64: launch_tall); warp w takes column
  * groups w and w + 8.
  *  - stage: the tile's input rows (halo and border maps applied), each row realigned from its
@@ -891,7 +891,17 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
  * RESULTS.md, eighth and 21st sessions). */
 #define TN_W 256
 #define TN_THREADS 256
-#define TN_MAXK 17
+
+/* The compiled tap counts past 17 (the work steps with TN's KH and KV, 32-byte and 32-row k steps,
+ * not with the taps: grey's KH = KV = 2 from 19 to 49 taps, 3 to 81...; RGB's KH 3, 4 and 5 up to
+ * 27, 37 and 49, then 7, 8, 10 and 11), each up to where a block's shared memory still fits an SM */
+#define TN_SIZES1(X) X(49) X(81) X(113) X(145) X(177)
+#define TN_SIZES3(X) X(27) X(37) X(49) X(65) X(81) X(97) X(113)
+#define TN_MAXK1 177
+#define TN_MAXK3 113
+/* sm_90's shared memory: an SM's 228 KiB (1 KiB reserved a block), a block's at most 227 KiB */
+#define SM90_SMEM_SM 233472
+#define SM90_SMEM_BLOCK 232448
 
 template <int C, int KS, int TH> struct TN {
     static constexpr int R = KS / 2, HB = R * C;
@@ -910,6 +920,11 @@ template <int C, int KS, int TH> struct TN {
     static constexpr int PT = TH * C, NPT = C == 1 ? TN_W : (TN_W + C - 1) / C + 1;
     static_assert(NPT * PT <= TH * PO, "transposed staging");
     static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + 16 + (size_t)TH * PO + 2 * ROWS * (8 + 4) + 16;
+    /* FITS: a block's shared memory fits sm_90's; MINB: the blocks an SM it allows there, 1 to 4,
+     * the register cap (4 for 32-row tiles and 3 for 64-row ones up to 17 taps, 3 to 1 beyond) */
+    static constexpr bool FITS = SMEM <= SM90_SMEM_BLOCK;
+    static constexpr int BY_SMEM = (int)(SM90_SMEM_SM / (SMEM + 1024));
+    static constexpr int MINB = BY_SMEM < 1 ? 1 : BY_SMEM < 4 ? BY_SMEM : 4;
 };
 
 /* Weight j of the compiled KS taps (the ksize-tap kernel centred in zeros), Q8. */
@@ -1003,10 +1018,9 @@ __device__ __forceinline__ uint4 staged16(const uint8_t *p, int r3)
                       __funnelshift_rc(w.z, w.w, s));
 }
 
-/* (registers capped at 4 blocks an SM for 32-row tiles, 3 for 64-row ones: the latter is their
- * shared memory's limit too) */
+/* (registers capped at the blocks an SM that its shared memory allows: TN::MINB) */
 template <int C, int KS, bool TR, int TH>
-__global__ void __launch_bounds__(TN_THREADS, TH == 32 ? 4 : 3) blur_tensor(const uint8_t *__restrict__ in, int w, int h,
+__global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB) blur_tensor(const uint8_t *__restrict__ in, int w, int h,
                                                    uint8_t *__restrict__ out, const uint32_t *__restrict__ kern,
                                                    int ksize, const int32_t *__restrict__ bx,
                                                    const int32_t *__restrict__ by)
@@ -1315,10 +1329,14 @@ static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t
                        const int32_t *bx, const int32_t *by, char *err, size_t errlen)
 {
     long long resident = 0;
-    CUDA_TRY((tensor_resident<C, KS, TR, 64>(&resident)), err, errlen);
-    const long long tiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + 63) / 64);
-    if (tiles >= TN_WAVES * resident)
-        return launch_tensor<C, KS, TR, 64>(in, out, kern, ksize, bx, by, resident, err, errlen);
+    if constexpr (TN<C, KS, 64>::FITS) {
+        if (TN<C, KS, 64>::SMEM <= (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0)) {
+            CUDA_TRY((tensor_resident<C, KS, TR, 64>(&resident)), err, errlen);
+            const long long tiles = ((long long)in->w * C + TN_W - 1) / TN_W * ((in->h + 63) / 64);
+            if (tiles >= TN_WAVES * resident)
+                return launch_tensor<C, KS, TR, 64>(in, out, kern, ksize, bx, by, resident, err, errlen);
+        }
+    }
     CUDA_TRY((tensor_resident<C, KS, TR, 32>(&resident)), err, errlen);
     return launch_tensor<C, KS, TR, 32>(in, out, kern, ksize, bx, by, resident, err, errlen);
 }
@@ -1332,15 +1350,43 @@ static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint
         return out->transposed ? launch_tall<C, K, true>(in, out, kern, ksize, bx, by, err, errlen)                \
                                : launch_tall<C, K, false>(in, out, kern, ksize, bx, by, err, errlen);
     TN_TRY(3) TN_TRY(5) TN_TRY(7) TN_TRY(9) TN_TRY(11) TN_TRY(13) TN_TRY(17)
+    if constexpr (C == 1) {
+        TN_SIZES1(TN_TRY)
+    } else {
+        TN_SIZES3(TN_TRY)
+    }
 #undef TN_TRY
     return -1;
 }
 
-/* (the kernel counts its tiles in int: below 2^31 of 32 rows, some 35 TB of image) */
+/* The shared memory of the 32-row tiles (the smaller) of the compiled size that takes ksize taps */
+static size_t tensor_smem(int c, int ksize)
+{
+#define TN_SM(K)                                                                                   \
+    if (ksize <= K)                                                                                \
+        return c == 1 ? TN<1, K, 32>::SMEM : TN<3, K, 32>::SMEM;
+    TN_SM(17)
+    if (c == 1) {
+        TN_SIZES1(TN_SM)
+    } else {
+        TN_SIZES3(TN_SM)
+    }
+#undef TN_SM
+    return (size_t)-1;
+}
+
+/* (the kernel counts its tiles in int: below 2^31 of 32 rows, some 35 TB of image; its blocks'
+ * shared memory must fit the GPU's: before sm_90 the largest sizes do not) */
 static int tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
 {
-    return depth == 8 && (c == 1 || c == 3) && ksize > 1 && ksize <= TN_MAXK && weights_below_256
-           && ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) < 0x7fffffffLL;
+    return depth == 8 && (c == 1 || c == 3) && ksize > 1 && ksize <= (c == 1 ? TN_MAXK1 : TN_MAXK3)
+           && weights_below_256 && ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) < 0x7fffffffLL
+           && tensor_smem(c, ksize) <= (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+}
+
+extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
+{
+    return tensor_applies(c, depth, ksize, weights_below_256, w, h);
 }
 
 extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern,

@@ -31,7 +31,11 @@ static const char *const pipelines[] = {
     "blur=0.8", "blur=2", "blur=2:border=replicate", "blur=2:border=constant", "blur=3.3", "blur=2.8",
     "blur=5:border=replicate", "blur=12:border=constant",
     "blur=0.2",   /* weights 0, 256, 0: 256 does not fit the tensor kernel's bytes */
-    "blur=2.3", "blur=2.6:border=constant",   /* 15 and 17 taps: the tensor kernel's largest compiled size */
+    "blur=2.3", "blur=2.6:border=constant",   /* 15 and 17 taps: the tensor kernel's smaller compiled sizes */
+    /* past 17 taps the tensor kernel's sizes end at its k steps (RGB: 27, 37, 49, 65, 81, 97, 113;
+     * grey: 49, 81, 113, 145, 177): 27, 37, 49, 51, 113 and 177 taps, and one past each largest */
+    "blur=4.4", "blur=6:border=constant", "blur=8", "blur=8.2:border=replicate", "blur=18.6:border=replicate",
+    "blur=18.8", "blur=29.3:border=constant", "blur=29.5",
     "transpose", "rotate=90", "rotate=180", "rotate=270", "flip=h", "flip=v",
 };
 /* Pipelines whose automatic kernels fuse neighbouring steps (gray read through by the resize,
@@ -408,16 +412,23 @@ static int big_checks(const char *title, const struct big_case *cases, size_t n,
     return failed;
 }
 
-/* The tensor blur's 64-row tiles are taken only where they are at least 4 times the blocks resident
- * at once (at least 2000 tiles or so on an H200), so they are checked on images that large, of odd
- * sizes (a short last tile row, a partial last tile column): RGB with 13 taps and the replicate
- * border, grey with 17 taps and the constant border; 64-row tiles: 64 / C output pixels a thread. */
+/* The tensor blur's 64-row tiles are taken only where there are at least as many as blocks
+ * resident at once, so they are checked on images that large, of odd sizes (a short last tile row,
+ * a partial last tile column): RGB with 13 taps and the replicate border, grey with 17 taps and the
+ * constant border, and compiled sizes past 17 taps (told apart by their shared memory); 64-row
+ * tiles: 64 / C output pixels a thread. */
 static int tall_checks(void)
 {
     static const struct big_case cases[] = {
         { 6001, 2600, 3, "blur=2", KV_TENSOR, "64-row tiles", 256, 64 / 3, 0, 0 },
         { 6001, 2600, 3, "blur=2:border=replicate", KV_TENSOR, "64-row tiles", 256, 64 / 3, 0, 0 },
         { 10001, 4001, 1, "blur=2.6:border=constant", KV_TENSOR, "64-row tiles", 256, 64, 0, 0 },
+        /* past 17 taps: 112 to 208 staged rows for 64 outputs, 2 or 1 blocks an SM (TN's SMEM) */
+        { 6001, 2600, 3, "blur=8:border=replicate", KV_TENSOR, "64-row tiles of 49 taps", 256, 64 / 3, 0, 111520 },
+        { 10001, 4001, 1, "blur=4.4:border=constant", KV_TENSOR, "64-row tiles of 49 taps", 256, 64, 0, 90016 },
+        { 6001, 2600, 3, "blur=3.3", KV_TENSOR, "64-row tiles of 27 taps", 256, 64 / 3, 0, 97184 },
+        { 6001, 2600, 3, "blur=12", KV_TENSOR, "64-row tiles of 81 taps", 256, 64 / 3, 0, 166048 },
+        { 10001, 4001, 1, "blur=20:border=replicate", KV_TENSOR, "64-row tiles of 145 taps", 256, 64, 0, 192160 },
     };
     return big_checks("tensor blur in 64-row tiles", cases, sizeof cases / sizeof *cases, 57);
 }

@@ -144,17 +144,20 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         const int rad = ksize / 2;
         int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
         const void *host[4] = { kern, bx, by, NULL };
-        /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
-        const int scratch = variant == KV_SEPARABLE || !gpu_blur_tiled_scratchless(ksize);
-        const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
-                                  scratch ? gpu_blur_scratch(in->w, in->h, in->c, in->depth) : 0 };
-        r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
-                     : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
         t->n[0] = ksize;
         t->n[1] = 1;   /* a weight of 256 (a tiny sigma's centre) does not fit the tensor kernel's bytes */
         for (int k = 0; k < ksize; k++)
             if (kern[k] > 255u << 8)
                 t->n[1] = 0;
+        /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
+        const int scratch = variant == KV_SEPARABLE
+                            || (!gpu_blur_tiled_scratchless(ksize)
+                                && !(variant == KV_TENSOR
+                                     && gpu_blur_tensor_applies(in->c, in->depth, ksize, t->n[1], in->w, in->h)));
+        const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
+                                  scratch ? gpu_blur_scratch(in->w, in->h, in->c, in->depth) : 0 };
+        r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
+                     : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
         free(bx);
         free(by);
     } else {
