@@ -7,13 +7,14 @@
  * an operation must read and write (its input and output images). resize=200% takes a half-size
  * input so that its output is the full size, as NPP's anchor does.
  *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] [--channels N]
- *                   [--depth D] [--pipeline P]... [--sigma S]...
+ *                   [--depth D] [--pipeline P]... [--sigma S]... [--no-npp]
  * --quick: grey and RGB 8-bit only; --channels, --depth: only that layout (--channels 2, grey+alpha,
  * is not in the default set); --op: only the cases whose pipeline starts with NAME (and no
  * whole-pipeline rows unless NAME is "pipeline"); --size: this size instead of the two; --pipeline:
  * the whole-pipeline rows (RGB 8-bit) for these pipelines instead of gray,resize=50%,blur=2,transpose;
  * --sigma: blur=S for each S given instead of the operations above (the sweep of sigma: perpixel and
- * coalesced, the per-tap baselines, left out; NPP's FilterGaussAdvancedBorder beside, as many taps).
+ * coalesced, the per-tap baselines, left out; NPP's FilterGaussAdvancedBorder beside, as many taps);
+ * --no-npp: no NPP rows (its gaussian takes 0.2 to 2 s a call past about 64 taps).
  * Not part of make check: timings are recorded in bench/RESULTS.md, never asserted. */
 #include <config.h>
 #include <stdio.h>
@@ -103,7 +104,7 @@ static int fail(const char *what)
 
 int main(int argc, char **argv)
 {
-    int repeat = 30, quick = 0, nsizes = 2, npipes = 0, only_c = 0, only_d = 0;
+    int repeat = 30, quick = 0, no_npp = 0, nsizes = 2, npipes = 0, only_c = 0, only_d = 0;
     const char *only = NULL, *pipes[8] = { "gray,resize=50%,blur=2,transpose" };
     static char sweep[8][32];
     size_t ncases = 7, nsweep = 0;
@@ -115,6 +116,8 @@ int main(int argc, char **argv)
             csv = fopen(argv[++i], "w");
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
+        else if (!strcmp(argv[i], "--no-npp"))
+            no_npp = 1;
         else if (!strcmp(argv[i], "--op") && i + 1 < argc)
             only = argv[++i];
         else if (!strcmp(argv[i], "--channels") && i + 1 < argc && (only_c = atoi(argv[i + 1])) >= 1 && only_c <= 4)
@@ -134,12 +137,13 @@ int main(int argc, char **argv)
             ncases = ++nsweep;
         } else {
             fprintf(stderr, "usage: gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] "
-                            "[--channels N] [--depth D] [--pipeline P]... [--sigma S]...\n");
+                            "[--channels N] [--depth D] [--pipeline P]... [--sigma S]... [--no-npp]\n");
             return 2;
         }
     }
     if (repeat < 1 || repeat > 1000)
         repeat = 30;
+    (void)no_npp;   /* (without NPP there is nothing to leave out) */
     char desc[512], why[256], err[256];
     if (backend_gpu_probe(0, desc, sizeof desc, why, sizeof why)) {
         fprintf(stderr, "gpu_bench: no usable GPU: %s\n", why);
@@ -208,7 +212,9 @@ int main(int argc, char **argv)
                     gpu_upload(din, in->data, ib, err, sizeof err);
                     double npp_ms = 0;
 #ifdef HAVE_NPP
-                    int nr = bench_npp(cases[k].pipe, c, depth, in->w, in->h, din, dout, repeat, &npp_ms, err, sizeof err);
+                    int nr = no_npp ? 1
+                                    : bench_npp(cases[k].pipe, c, depth, in->w, in->h, din, dout, repeat, &npp_ms, err,
+                                                sizeof err);
                     if (nr < 0) {
                         fprintf(stderr, "gpu_bench: %s\n", err);
                         npp_ms = 0;

@@ -64,7 +64,8 @@ static NppStatus call(const char *op, int c, int w, int h, const Npp8u *in, Npp8
         NppiPoint o = { 0, 0 };
         if (!k)
             return NPP_MEMORY_ALLOCATION_ERR;
-        return c == 1 ? nppiFilterGaussAdvancedBorder_8u_C1R_Ctx(in, w, sz, o, out, w, sz, n, k, NPP_BORDER_REPLICATE, ctx)
+        return c == 1 ? nppiFilterGaussAdvancedBorder_8u_C1R_Ctx(in, w, sz, o, out, w, sz, n, k, NPP_BORDER_REPLICATE,
+                                                                 ctx)
              : c == 3 ? nppiFilterGaussAdvancedBorder_8u_C3R_Ctx(in, w * 3, sz, o, out, w * 3, sz, n, k,
                                                                  NPP_BORDER_REPLICATE, ctx)
                       : nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(in, w * 4, sz, o, out, w * 4, sz, n, k,

@@ -866,9 +866,9 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 
 /* tensor: the same blur as two integer matrix products on the tensor cores (mma.sync m16n8k32,
  * u8 x u8 -> s32: exact), for 8-bit grey and RGB whose Q8 weights are below 256 and kernels of up
- * to TN_MAXK1 (grey) or TN_MAXK3 (RGB) taps. A block owns TN_W output bytes (16 column groups of 16: a tile need not hold
- * whole pixels, every byte is its own sum) x TH rows (32 or 64: launch_tall); warp w takes column
- * groups w and w + 8.
+ * to TN_MAXK1 taps (RGB past TN_MAXK3 as grey planes: tensor_planes). A block owns TN_W output
+ * bytes (16 column groups of 16: a tile need not hold whole pixels, every byte is its own sum) x TH
+ * rows (32 or 64: launch_tall); warp w takes column groups w and w + 8.
  *  - stage: the tile's input rows (halo and border maps applied), each row realigned from its
  *    aligned 16-byte words and stored as 16-byte words: staged byte s of row r is byte column
  *    x0 - R*C + s of image row y0 - R + r;
@@ -894,11 +894,15 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 
 /* The compiled tap counts past 17 (the work steps with TN's KH and KV, 32-byte and 32-row k steps,
  * not with the taps: grey's KH = KV = 2 from 19 to 49 taps, 3 to 81...; RGB's KH 3, 4 and 5 up to
- * 27, 37 and 49, then 7, 8, 10 and 11), each up to where a block's shared memory still fits an SM */
+ * 27, 37 and 49, then 7 and 8), grey's up to where a block's shared memory still fits an SM. RGB
+ * past 81 taps runs as three grey planes (tensor_planes): at 97 and 113 taps the RGB tiles, one
+ * block an SM with 255 registers, measured slower than the planes (91 taps 0.90 ms against 0.85;
+ * 113 taps 1.43 against 0.84), and at 65 and 81 faster (0.61-0.65 against about 0.68: a plane
+ * 0.18, the split and join 0.13), bench/RESULTS.md, 26th session. */
 #define TN_SIZES1(X) X(49) X(81) X(113) X(145) X(177)
-#define TN_SIZES3(X) X(27) X(37) X(49) X(65) X(81) X(97) X(113)
+#define TN_SIZES3(X) X(27) X(37) X(49) X(65) X(81)
 #define TN_MAXK1 177
-#define TN_MAXK3 113
+#define TN_MAXK3 81
 /* sm_90's shared memory: an SM's 228 KiB (1 KiB reserved a block), a block's at most 227 KiB */
 #define SM90_SMEM_SM 233472
 #define SM90_SMEM_BLOCK 232448
@@ -1020,10 +1024,10 @@ __device__ __forceinline__ uint4 staged16(const uint8_t *p, int r3)
 
 /* (registers capped at the blocks an SM that its shared memory allows: TN::MINB) */
 template <int C, int KS, bool TR, int TH>
-__global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB) blur_tensor(const uint8_t *__restrict__ in, int w, int h,
-                                                   uint8_t *__restrict__ out, const uint32_t *__restrict__ kern,
-                                                   int ksize, const int32_t *__restrict__ bx,
-                                                   const int32_t *__restrict__ by)
+__global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
+    blur_tensor(const uint8_t *__restrict__ in, int w, int h, uint8_t *__restrict__ out,
+                const uint32_t *__restrict__ kern, int ksize, const int32_t *__restrict__ bx,
+                const int32_t *__restrict__ by)
 {
     typedef TN<C, KS, TH> G;
     extern __shared__ __align__(16) unsigned char tns[];
@@ -1359,6 +1363,41 @@ static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint
     return -1;
 }
 
+/* RGB past TN_MAXK3 taps (its tiles fill an SM alone, grey's fit up to TN_MAXK1): three grey
+ * planes through the grey kernel. rgb_planes<false> (split) writes the n interleaved pixels of src
+ * as planes R, G, B at dst, dst + np and dst + 2np (np a multiple of 4), rgb_planes<true> (join)
+ * the reverse; a thread takes 4 pixels (12 bytes as three aligned words, turned by byte permutes:
+ * cudaMalloc's alignment), the last n % 4 byte by byte. */
+template <bool JOIN>
+__global__ void rgb_planes(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, long long n, long long np)
+{
+    const long long q = n >> 2, step = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i <= q; i += step) {
+        if (i == q) {
+            for (long long k = 4 * q; k < n; k++)
+                for (int ch = 0; ch < 3; ch++) {
+                    if (JOIN)
+                        dst[3 * k + ch] = src[ch * np + k];
+                    else
+                        dst[ch * np + k] = src[3 * k + ch];
+                }
+        } else if (JOIN) {
+            const uint32_t r = ((const uint32_t *)src)[i], g = ((const uint32_t *)(src + np))[i];
+            const uint32_t b = ((const uint32_t *)(src + 2 * np))[i];
+            uint32_t *d = (uint32_t *)(dst + 12 * i);
+            d[0] = __byte_perm(__byte_perm(r, g, 0x1040), b, 0x3410);
+            d[1] = __byte_perm(__byte_perm(g, r, 0x2601), b, 0x3250);
+            d[2] = __byte_perm(__byte_perm(b, r, 0x3072), g, 0x3710);
+        } else {
+            const uint32_t *s = (const uint32_t *)(src + 12 * i);
+            const uint32_t w0 = s[0], w1 = s[1], w2 = s[2];   /* R0G0B0R1 G1B1R2G2 B2R3G3B3 */
+            ((uint32_t *)dst)[i] = __byte_perm(__byte_perm(w0, w1, 0x0630), w2, 0x5210);
+            ((uint32_t *)(dst + np))[i] = __byte_perm(__byte_perm(w0, w1, 0x0741), w2, 0x6210);
+            ((uint32_t *)(dst + 2 * np))[i] = __byte_perm(__byte_perm(w0, w1, 0x0052), w2, 0x7410);
+        }
+    }
+}
+
 /* The shared memory of the 32-row tiles (the smaller) of the compiled size that takes ksize taps */
 static size_t tensor_smem(int c, int ksize)
 {
@@ -1375,13 +1414,46 @@ static size_t tensor_smem(int c, int ksize)
     return (size_t)-1;
 }
 
-/* (the kernel counts its tiles in int: below 2^31 of 32 rows, some 35 TB of image; its blocks'
- * shared memory must fit the GPU's: before sm_90 the largest sizes do not) */
+/* 0: the tensor kernel does not take this blur; 1: it does; 2: it does as three grey planes in
+ * the scratch (RGB from TN_MAXK3 to TN_MAXK1 taps). (The kernel counts its tiles in int: below 2^31
+ * of 32 rows, some 35 TB of image; its blocks' shared memory must fit the GPU's: before sm_90 the
+ * largest sizes do not.) */
 static int tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
 {
-    return depth == 8 && (c == 1 || c == 3) && ksize > 1 && ksize <= (c == 1 ? TN_MAXK1 : TN_MAXK3)
-           && weights_below_256 && ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) < 0x7fffffffLL
-           && tensor_smem(c, ksize) <= (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+    if (depth != 8 || (c != 1 && c != 3) || ksize < 3 || !weights_below_256
+        || ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) >= 0x7fffffffLL)
+        return 0;
+    const int planes = c == 3 && ksize > TN_MAXK3, cc = planes ? 1 : c;
+    if (ksize > (cc == 1 ? TN_MAXK1 : TN_MAXK3) || (planes && (long long)w * h < 15)
+        || tensor_smem(cc, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
+        return 0;
+    return planes ? 2 : 1;
+}
+
+/* RGB as planes (tensor_applies 2): split into the scratch's first 3 planes, each blurred into one
+ * of the next 3, joined into out. A plane takes w h bytes rounded up to 16 (rgb_planes' words and
+ * the tensor kernel's copies aligned): 6 of them fit gpu_blur_scratch's 12 w h from 15 pixels. */
+static int tensor_planes(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
+                         const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen)
+{
+    const long long n = (long long)in->w * in->h, q = n / 4 + 1, np = (n + 15) & ~15LL;
+    /* (128 threads a block: gpu_parity tells the join from the two-pass kernel's 256) */
+    const unsigned blocks = (unsigned)min(q / 128 + 1, 65536LL);
+    uint8_t *p = (uint8_t *)scratch;
+    launch(rgb_planes<false>, blocks, 128, 0, 4, (const uint8_t *)in->data, p, n, np);
+    LAUNCH_TRY(err, errlen);
+    for (int ch = 0; ch < 3; ch++) {
+        gpu_image pi = *in, po = *out;
+        pi.c = po.c = 1;
+        pi.data = p + ch * np;
+        po.data = p + (3 + ch) * np;
+        const int r = dispatch_tensor<1>(&pi, &po, kern, ksize, bx, by, err, errlen);
+        if (r)
+            return r;
+    }
+    launch(rgb_planes<true>, blocks, 128, 0, 4, (const uint8_t *)(p + 3 * np), (uint8_t *)out->data, n, np);
+    LAUNCH_TRY(err, errlen);
+    return 0;
 }
 
 extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
@@ -1393,8 +1465,11 @@ extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_imag
                                int ksize, int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch,
                                char *err, size_t errlen)
 {
-    if (in->gray_from || !tensor_applies(in->c, in->depth, ksize, weights_below_256, in->w, in->h))
+    const int how = in->gray_from ? 0 : tensor_applies(in->c, in->depth, ksize, weights_below_256, in->w, in->h);
+    if (how == 0 || (how == 2 && (!scratch || out->transposed || (((size_t)in->data | (size_t)out->data) & 3))))
         return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
+    if (how == 2)
+        return tensor_planes(in, out, kern, ksize, bx, by, scratch, err, errlen);
     return in->c == 1 ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
                       : dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen);
 }

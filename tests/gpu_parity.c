@@ -32,10 +32,11 @@ static const char *const pipelines[] = {
     "blur=5:border=replicate", "blur=12:border=constant",
     "blur=0.2",   /* weights 0, 256, 0: 256 does not fit the tensor kernel's bytes */
     "blur=2.3", "blur=2.6:border=constant",   /* 15 and 17 taps: the tensor kernel's smaller compiled sizes */
-    /* past 17 taps the tensor kernel's sizes end at its k steps (RGB: 27, 37, 49, 65, 81, 97, 113;
-     * grey: 49, 81, 113, 145, 177): 27, 37, 49, 51, 113 and 177 taps, and one past each largest */
-    "blur=4.4", "blur=6:border=constant", "blur=8", "blur=8.2:border=replicate", "blur=18.6:border=replicate",
-    "blur=18.8", "blur=29.3:border=constant", "blur=29.5",
+    /* past 17 taps the tensor kernel's sizes end at its k steps (RGB: 27, 37, 49, 65, 81, then as
+     * grey planes; grey: 49, 81, 113, 145, 177): 27, 37, 49, 51, 81 and 177 taps, and one past each
+     * largest (83: RGB's planes; 179: the two-pass kernel) */
+    "blur=4.4", "blur=6:border=constant", "blur=8", "blur=8.2:border=replicate", "blur=13.2:border=replicate",
+    "blur=13.5", "blur=29.3:border=constant", "blur=29.5",
     "transpose", "rotate=90", "rotate=180", "rotate=270", "flip=h", "flip=v",
 };
 /* Pipelines whose automatic kernels fuse neighbouring steps (gray read through by the resize,
@@ -429,6 +430,8 @@ static int tall_checks(void)
         { 6001, 2600, 3, "blur=3.3", KV_TENSOR, "64-row tiles of 27 taps", 256, 64 / 3, 0, 97184 },
         { 6001, 2600, 3, "blur=12", KV_TENSOR, "64-row tiles of 81 taps", 256, 64 / 3, 0, 166048 },
         { 10001, 4001, 1, "blur=20:border=replicate", KV_TENSOR, "64-row tiles of 145 taps", 256, 64, 0, 192160 },
+        /* RGB past 81 taps: three grey planes, split and joined by 128-thread kernels (4 pixels a thread) */
+        { 6001, 2600, 3, "blur=20:border=constant", KV_TENSOR, "the join after three grey planes", 128, 4, 0, 0 },
     };
     return big_checks("tensor blur in 64-row tiles", cases, sizeof cases / sizeof *cases, 57);
 }

@@ -153,7 +153,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         const int scratch = variant == KV_SEPARABLE
                             || (!gpu_blur_tiled_scratchless(ksize)
                                 && !(variant == KV_TENSOR
-                                     && gpu_blur_tensor_applies(in->c, in->depth, ksize, t->n[1], in->w, in->h)));
+                                     && gpu_blur_tensor_applies(in->c, in->depth, ksize, t->n[1], in->w, in->h) == 1));
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
                                   scratch ? gpu_blur_scratch(in->w, in->h, in->c, in->depth) : 0 };
         r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
