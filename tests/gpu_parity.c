@@ -416,8 +416,8 @@ static int big_checks(const char *title, const struct big_case *cases, size_t n,
 /* The tensor blur's 64-row tiles are taken only where there are at least as many as blocks
  * resident at once, so they are checked on images that large, of odd sizes (a short last tile row,
  * a partial last tile column): RGB with 13 taps and the replicate border, grey with 17 taps and the
- * constant border, and compiled sizes past 17 taps (told apart by their shared memory); 64-row
- * tiles: 64 / C output pixels a thread. */
+ * constant border, compiled sizes past 17 taps (told apart by their shared memory) and RGB's grey
+ * planes past 81 taps; 64-row tiles: 64 / C output pixels a thread. */
 static int tall_checks(void)
 {
     static const struct big_case cases[] = {
