@@ -6,8 +6,8 @@
  * and stages V 128 columns at a time likewise, then rounds once as the CPU does. Staging in chunks
  * keeps shared memory fixed for any sigma. tiled: one pass for every layout with kernels of up to 33
  * taps (three kernels, described below), separable otherwise.
- * tensor: the same sums as integer matrix products on the tensor cores for up to 49 taps
- * (described at the end), tiled otherwise. */
+ * tensor: the same sums as integer matrix products on the tensor cores for up to 177 taps (RGB
+ * past 81 as three grey planes; described at the end), tiled otherwise. */
 #include "common.cuh"
 
 #define VT_W 32      /* pass 1: tile columns (one per thread.x) */
@@ -1345,14 +1345,13 @@ static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t
     return launch_tensor<C, KS, TR, 32>(in, out, kern, ksize, bx, by, resident, err, errlen);
 }
 
-template <int C>
-static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
-                           const int32_t *bx, const int32_t *by, char *err, size_t errlen)
+/* f(std::integral_constant<int, K>()) for the smallest compiled tensor size K that holds ksize taps
+ * of C channels (as by_tap_count for the one-pass kernels); none where there is none */
+template <int C, typename R, typename F> static R by_tensor_size(int ksize, R none, F f)
 {
 #define TN_TRY(K)                                                                                  \
     if (ksize <= K)                                                                                \
-        return out->transposed ? launch_tall<C, K, true>(in, out, kern, ksize, bx, by, err, errlen)                \
-                               : launch_tall<C, K, false>(in, out, kern, ksize, bx, by, err, errlen);
+        return f(std::integral_constant<int, K>());
     TN_TRY(3) TN_TRY(5) TN_TRY(7) TN_TRY(9) TN_TRY(11) TN_TRY(13) TN_TRY(17)
     if constexpr (C == 1) {
         TN_SIZES1(TN_TRY)
@@ -1360,7 +1359,18 @@ static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint
         TN_SIZES3(TN_TRY)
     }
 #undef TN_TRY
-    return -1;
+    return none;
+}
+
+template <int C>
+static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
+                           const int32_t *bx, const int32_t *by, char *err, size_t errlen)
+{
+    return by_tensor_size<C>(ksize, -1, [&](auto K) {
+        constexpr int k = decltype(K)::value;
+        return out->transposed ? launch_tall<C, k, true>(in, out, kern, ksize, bx, by, err, errlen)
+                               : launch_tall<C, k, false>(in, out, kern, ksize, bx, by, err, errlen);
+    });
 }
 
 /* RGB past TN_MAXK3 taps (its tiles fill an SM alone, grey's fit up to TN_MAXK1): three grey
@@ -1401,24 +1411,15 @@ __global__ void rgb_planes(const uint8_t *__restrict__ src, uint8_t *__restrict_
 /* The shared memory of the 32-row tiles (the smaller) of the compiled size that takes ksize taps */
 static size_t tensor_smem(int c, int ksize)
 {
-#define TN_SM(K)                                                                                   \
-    if (ksize <= K)                                                                                \
-        return c == 1 ? TN<1, K, 32>::SMEM : TN<3, K, 32>::SMEM;
-    TN_SM(17)
-    if (c == 1) {
-        TN_SIZES1(TN_SM)
-    } else {
-        TN_SIZES3(TN_SM)
-    }
-#undef TN_SM
-    return (size_t)-1;
+    return c == 1 ? by_tensor_size<1>(ksize, (size_t)-1, [](auto K) { return TN<1, decltype(K)::value, 32>::SMEM; })
+                  : by_tensor_size<3>(ksize, (size_t)-1, [](auto K) { return TN<3, decltype(K)::value, 32>::SMEM; });
 }
 
 /* 0: the tensor kernel does not take this blur; 1: it does; 2: it does as three grey planes in
  * the scratch (RGB from TN_MAXK3 to TN_MAXK1 taps). (The kernel counts its tiles in int: below 2^31
  * of 32 rows, some 35 TB of image; its blocks' shared memory must fit the GPU's: before sm_90 the
  * largest sizes do not.) */
-static int tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
+extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
 {
     if (depth != 8 || (c != 1 && c != 3) || ksize < 3 || !weights_below_256
         || ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) >= 0x7fffffffLL)
@@ -1430,9 +1431,10 @@ static int tensor_applies(int c, int depth, int ksize, int weights_below_256, in
     return planes ? 2 : 1;
 }
 
-/* RGB as planes (tensor_applies 2): split into the scratch's first 3 planes, each blurred into one
- * of the next 3, joined into out. A plane takes w h bytes rounded up to 16 (rgb_planes' words and
- * the tensor kernel's copies aligned): 6 of them fit gpu_blur_scratch's 12 w h from 15 pixels. */
+/* RGB as planes (gpu_blur_tensor_applies 2): split into the scratch's first 3 planes, each blurred
+ * into one of the next 3, joined into out. A plane takes w h bytes rounded up to 16 (rgb_planes'
+ * words and the tensor kernel's copies aligned): 6 of them fit gpu_blur_scratch's 12 w h from 15
+ * pixels. */
 static int tensor_planes(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
                          const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen)
 {
@@ -1456,16 +1458,13 @@ static int tensor_planes(const gpu_image *in, const gpu_image *out, const uint32
     return 0;
 }
 
-extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
-{
-    return tensor_applies(c, depth, ksize, weights_below_256, w, h);
-}
 
 extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern,
                                int ksize, int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch,
                                char *err, size_t errlen)
 {
-    const int how = in->gray_from ? 0 : tensor_applies(in->c, in->depth, ksize, weights_below_256, in->w, in->h);
+    const int how = in->gray_from ? 0 : gpu_blur_tensor_applies(in->c, in->depth, ksize, weights_below_256, in->w,
+                                                                in->h);
     if (how == 0 || (how == 2 && (!scratch || out->transposed || (((size_t)in->data | (size_t)out->data) & 3))))
         return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
     if (how == 2)
