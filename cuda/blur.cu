@@ -1,162 +1,418 @@
-/* gpuimg: the blur kernels. separable: two passes through a scratch buffer of exact column sums.
- * Pass 1 (down): a block owns 32 columns x 32 output rows; the input rows its window needs are
- * staged in shared memory 32 at a time (the halo comes through the same staging, mapped by the
- * border table), and each thread sums its 4 outputs' taps: V = sum_k kern[k] * in, exact (uint32,
- * or uint64 for 16-bit premultiplied colour). Pass 2 (across): a block owns 128 columns x 8 rows
- * and stages V 128 columns at a time likewise, then rounds once as the CPU does. Staging in chunks
- * keeps shared memory fixed for any sigma. tiled: one pass for every layout with kernels of up to 33
- * taps (three kernels, described below), separable otherwise.
- * tensor: the same sums as integer matrix products on the tensor cores for up to 177 taps (RGB
- * past 81 as three grey planes; described at the end), tiled otherwise. */
+/* gpuimg: the blur kernels. separable: two passes through scratch, each running down the columns
+ * of what it reads and writing its sums transposed, so that both read whole rows, coalesced, and
+ * the second pass's columns are the image's rows (sep_pass1, sep_pass2 below); any tap count.
+ * tiled: one pass for every layout with kernels of up to 21 to 33 taps by layout (three kernels,
+ * described below; onepass_max), separable otherwise. tensor: the same sums as integer matrix
+ * products on the tensor cores for up to 177 taps (RGB past 81 as three grey planes; described at
+ * the end), tiled otherwise. */
 #include "common.cuh"
-
-#define VT_W 32      /* pass 1: tile columns (one per thread.x) */
-#define VT_H 32      /* pass 1: output rows per tile (4 per thread.y) */
-#define HT_W 128     /* pass 2: output columns per tile (4 per thread.x) */
-#define HT_H 8       /* pass 2: rows per tile (one per thread.y) */
-
-/* The column sums' type: uint32 holds every sum but 16-bit premultiplied colour (8-bit: at most
- * 65536 * 255 * 255 < 2^32), whose uint64 doubled the scratch traffic for nothing. */
-template <typename T, int C, bool W = (C == 2 || C == 4) && sizeof(T) == 2> struct Acc { typedef uint32_t type; };
-template <typename T, int C> struct Acc<T, C, true> { typedef uint64_t type; };
-
-extern "C" size_t gpu_blur_scratch(int w, int h, int c, int depth)
-{
-    return (size_t)w * h * c * ((c == 2 || c == 4) && depth == 16 ? 8 : 4);
-}
-
-template <typename T, int C>
-__global__ void blur_down(const T *in, int w, int h, typename Acc<T, C>::type *V,
-                          const uint32_t *kern, int ksize, const int32_t *by)
-{
-    constexpr bool ALPHA = (C == 2 || C == 4);
-    typedef typename Acc<T, C>::type AT;
-    __shared__ __align__(16) T rows[VT_H][VT_W * C];
-    const int r = ksize / 2, tx = threadIdx.x, ty = threadIdx.y, x = blockIdx.x * VT_W + tx;
-    const int ntiles = (h + VT_H - 1) / VT_H;
-    for (int tb = blockIdx.y; tb < ntiles; tb += gridDim.y) {
-        const int y0 = tb * VT_H;
-        AT acc[4][C] = {};
-        for (int base = y0 - r; base < y0 + VT_H + r; base += VT_H) {
-            for (int i = ty; i < VT_H; i += blockDim.y) {
-                const int p = base + i;   /* source row position, -r .. h+r-1 when in use */
-                const int sr = (p >= -r && p < h + r && p <= y0 + VT_H - 1 + r) ? by[p + r] : -1;
-                T px[C] = {};
-                if (sr >= 0 && x < w)
-                    ld_vec<T, C>(in + ((size_t)sr * w + x) * C, px);
-                st_vec<T, C>(&rows[i][tx * C], px);
-            }
-            __syncthreads();
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int oy = y0 + ty + j * blockDim.y;
-                const int klo = max(0, base - (oy - r)), khi = min(ksize, base + VT_H - (oy - r));
-                for (int k = klo; k < khi; k++) {
-                    T px[C];
-                    ld_vec<T, C>(&rows[oy - r + k - base][tx * C], px);
-                    const AT wk = kern[k];
-                    if (ALPHA) {
-                        const AT a = px[C - 1];
-#pragma unroll
-                        for (int c = 0; c < C - 1; c++)
-                            acc[j][c] += wk * (px[c] * a);
-                        acc[j][C - 1] += wk * a;
-                    } else {
-#pragma unroll
-                        for (int c = 0; c < C; c++)
-                            acc[j][c] += wk * px[c];
-                    }
-                }
-            }
-            __syncthreads();
-        }
-        if (x < w)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int oy = y0 + ty + j * blockDim.y;
-                if (oy < h)
-                    st_vec<AT, C>(V + ((size_t)oy * w + x) * C, acc[j]);
-            }
-    }
-}
-
-template <typename T, int C>
-__global__ void blur_across(const typename Acc<T, C>::type *V, int w, int h, T *out,
-                            const uint32_t *kern, int ksize, const int32_t *bx)
-{
-    constexpr bool ALPHA = (C == 2 || C == 4);
-    typedef typename Acc<T, C>::type AT;
-    __shared__ __align__(16) AT cols[HT_H][HT_W * C];
-    const int r = ksize / 2, tx = threadIdx.x, ty = threadIdx.y, x0 = blockIdx.x * HT_W;
-    const int ntiles = (h + HT_H - 1) / HT_H;
-    for (int tb = blockIdx.y; tb < ntiles; tb += gridDim.y) {
-        const int y = tb * HT_H + ty;
-        uint64_t acc[4][C] = {};
-        for (int base = x0 - r; base < x0 + HT_W + r; base += HT_W) {
-            for (int i = tx; i < HT_W; i += blockDim.x) {
-                const int p = base + i;
-                const int sc = (p >= -r && p < w + r && p <= x0 + HT_W - 1 + r) ? bx[p + r] : -1;
-                AT v[C] = {};
-                if (sc >= 0 && y < h)
-                    ld_vec<AT, C>(V + ((size_t)y * w + sc) * C, v);
-                st_vec<AT, C>(&cols[ty][i * C], v);
-            }
-            __syncthreads();
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int ox = x0 + tx + j * blockDim.x;
-                const int klo = max(0, base - (ox - r)), khi = min(ksize, base + HT_W - (ox - r));
-                for (int k = klo; k < khi; k++) {
-                    AT v[C];
-                    ld_vec<AT, C>(&cols[ty][(ox - r + k - base) * C], v);
-                    const uint64_t wk = kern[k];
-#pragma unroll
-                    for (int c = 0; c < C; c++)
-                        acc[j][c] += wk * v[c];
-                }
-            }
-            __syncthreads();
-        }
-        if (y < h)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int ox = x0 + tx + j * blockDim.x;
-                if (ox >= w)
-                    continue;
-                T *o = out + ((size_t)y * w + ox) * C;
-                T r[C];
-                const uint64_t A = acc[j][C - 1];
-                const float rA = ALPHA ? rcp_approx((float)A) : 0.f;
-#pragma unroll
-                for (int c = 0; c < C; c++)
-                    r[c] = ALPHA && c < C - 1 ? (T)div_round(acc[j][c], A, rA)
-                                              : (T)((acc[j][c] + (1ull << 31)) >> 32);
-                st_vec<T, C>(o, r);
-            }
-    }
-}
-
-template <typename T, int C>
-static int launch_blur(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
-                       const int32_t *by, void *scratch, char *err, size_t errlen)
-{
-    typedef typename Acc<T, C>::type AT;
-    AT *V = (AT *)scratch;
-    const unsigned t1 = (unsigned)((in->h + VT_H - 1) / VT_H), t2 = (unsigned)((in->h + HT_H - 1) / HT_H);
-    launch(blur_down<T, C>, dim3((in->w + VT_W - 1) / VT_W, t1 > 65535 ? 65535 : t1), dim3(VT_W, 8), 0, 4,
-           (const T *)in->data, in->w, in->h, V, kern, ksize, by);
-    LAUNCH_TRY(err, errlen);
-    launch(blur_across<T, C>, dim3((in->w + HT_W - 1) / HT_W, t2 > 65535 ? 65535 : t2), dim3(32, HT_H), 0, 4, V, in->w,
-           in->h, (T *)out->data, kern, ksize, bx);
-    LAUNCH_TRY(err, errlen);
-    return 0;
-}
 
 /* Position p of an axis of n through its border map (positions -rk .. n+rk-1, offset by rk): the
  * source index, or -1 (past the map, or the constant border). */
 __device__ __forceinline__ int border_pos(int p, int n, int rk, const int32_t *map)
 {
     return p >= -rk && p < n + rk ? map[p + rk] : -1;
+}
+
+/* separable. Pass 1: V^T[x][y][c] = sum_k w[k] in[y - r + k][x][c], V^T's pixel columns hp = h
+ * rounded up to 32 rows long. Pass 2: out[y][x][c] = round(sum_k w[k] V^T[x - r + k][y][c]), the
+ * same loop down V^T's columns, written back transposed through a shared-memory tile so that its
+ * stores are whole rows. A thread sums R consecutive outputs of PX whole pixels (pass 1; each row
+ * of them one funnel-shifted run of words) or of YL rows of one pixel column (pass 2; a vector
+ * load): an input is read once for all R (R loads for R^2 multiply-adds a lane), and the weights
+ * each step of R inputs needs (2R - 1) come from a zero-padded copy in shared memory, so the loop
+ * does not depend on the tap count. Each sum is exact in the cheapest arithmetic that holds it
+ * (SP); the result is the CPU's bit for bit. Time grows with the taps, K + R multiply-adds an output
+ * and pass, not with anything else (bench/RESULTS.md, 27th session). */
+#define SP_NW1 4   /* pass 1: warps a block, each R rows of the tile (8 measured 12% slower) */
+
+template <typename T, int C> struct SP {
+    static constexpr bool ALPHA = C == 2 || C == 4, WIDE = sizeof(T) == 2;
+    /* Pass 1, PX pixels (S samples, NW words) a thread. 8 bits without alpha: Q8 weights, V <= 255
+     * * 256 fits 16 bits, so two samples share a 32-bit multiply-add (bytes 0, 2 and 1, 3 of a word:
+     * NA = S / 2 lanes). 8 bits with alpha: floats (c a <= 65025, V < 2^24 exact). 16 bits: Q16
+     * weights, V <= 65535 * 65536 < 2^32 in uint32; with alpha c a < 2^32, V < 2^48 in doubles. */
+    typedef typename std::conditional<WIDE, typename std::conditional<ALPHA, double, uint32_t>::type,
+                                      typename std::conditional<ALPHA, float, uint32_t>::type>::type A1;
+    static constexpr int PX = !WIDE ? (C == 1 ? 8 : C == 3 ? 4 : 4 / C) : (C == 1 ? 4 : C == 2 ? 2 : C == 3 ? 2 : 1);
+    static constexpr int S = PX * C, NW = S * (int)sizeof(T) / 4, NA = !WIDE && !ALPHA ? S / 2 : S;
+    static constexpr int R1 = WIDE && ALPHA ? 4 : 8;   /* (16 for 8 bits with alpha measured 1.2-1.3x slower) */
+    /* V^T's type: what pass 2 reads without conversion where it can */
+    typedef typename std::conditional<WIDE && ALPHA, double,
+                                      typename std::conditional<!WIDE && !ALPHA, float, uint32_t>::type>::type V;
+    /* Pass 2, YL rows a thread, every channel. 8 bits: sums below 2^24 in floats; with alpha colour
+     * reaches 2^32: uint32. 16 bits: sums below 2^48 in doubles; with alpha colour reaches 2^64: V
+     * split at bit 24 and two sums of at most 2^40 each (NB lanes). */
+    typedef typename std::conditional<WIDE, double, typename std::conditional<ALPHA, uint32_t, float>::type>::type A2;
+    static constexpr int YL = C == 1 ? 4 : C == 2 ? 2 : 1, PER = WIDE && ALPHA ? 2 * C - 1 : C, NB = YL * PER;
+    /* NW2 warps a block, each R2 pixels of the tile: 4 for 8 bits measured 4-5% faster than 8, and 5%
+     * slower at 16 (RGBA sigma 8 2.22 against 2.34 ms, grey16 sigma 12 1.48 against 1.40) */
+    static constexpr int R2 = WIDE ? 4 : 8, NW2 = WIDE ? 8 : 4, TW = NW2 * R2;   /* TW: a tile's pixels across */
+    static constexpr int PITCH = TW * C * (int)sizeof(T) + 4;     /* staged row bytes: an odd word count */
+};
+
+extern "C" size_t gpu_blur_scratch(int w, int h, int c, int depth)
+{
+    return (size_t)w * c * (((size_t)h + 31) & ~(size_t)31) * ((c == 2 || c == 4) && depth == 16 ? 8 : 4);
+}
+
+/* Weights a step of R inputs needs: W[ic .. ic + 2R - 1], as 16-byte shared loads. */
+template <typename A, int R> __device__ __forceinline__ void load_weights(const A *W, A (&wv)[2 * R])
+{
+    static_assert(2 * R * sizeof(A) % 16 == 0, "whole 16-byte words");
+    uint4 u[2 * R * sizeof(A) / 16];
+#pragma unroll
+    for (int i = 0; i < 2 * R * (int)sizeof(A) / 16; i++)
+        u[i] = reinterpret_cast<const uint4 *>(W)[i];
+    memcpy(wv, u, sizeof u);
+}
+
+/* The zero-padded weights: W[t] = w[t - (R - 1)] for t < (nc + 1) R, 0 outside the kernel, where
+ * nc = ceil((K + R - 1) / R) steps of R inputs cover the K + R - 1 inputs R outputs need. Input i
+ * of a thread's run (position o0 - r + i) adds W[i - j + R - 1] times itself to output j. */
+template <typename A, int R>
+__device__ __forceinline__ int fill_weights(A *W, const uint32_t *kern, int ksize, int shift)
+{
+    const int nc = (ksize + 2 * R - 2) / R, nt = blockDim.x * blockDim.y;
+    for (int t = threadIdx.y * blockDim.x + threadIdx.x; t < (nc + 1) * R; t += nt) {
+        const int k = t - (R - 1);
+        W[t] = k >= 0 && k < ksize ? (A)(kern[k] >> shift) : (A)0;
+    }
+    __syncthreads();
+    return nc;
+}
+
+/* byte b of x as a float: 2^23 + byte by one byte permute (0x4B000000 is 2^23), less 2^23 */
+__device__ __forceinline__ float byte_f(uint32_t x, int b)
+{
+    return __int_as_float(__byte_perm(x, 0x4B000000u, 0x7440u | b)) - 8388608.f;
+}
+__device__ __forceinline__ double u32_d(uint32_t v) { return __hiloint2double(0x43300000, (int)v) - 0x1p52; }
+
+/* Pass 1's input: NW words of samples from p on (any sample alignment): whole words where the row
+ * starts are aligned (AL), else the words around them funnel-shifted, and sample by sample (0 past
+ * the row's ns samples) only where a word would reach past the image's last byte, end. */
+template <typename T, int NW>
+__device__ __forceinline__ void load_run(const T *p, bool al, int nvalid, uintptr_t end, uint32_t (&v)[NW])
+{
+    const uintptr_t a = (uintptr_t)p, A = a & ~(uintptr_t)3;
+    if (al && nvalid >= NW * 4 / (int)sizeof(T)) {
+#pragma unroll
+        for (int i = 0; i < NW; i++)
+            v[i] = ((const uint32_t *)a)[i];
+    } else if (nvalid >= NW * 4 / (int)sizeof(T) && A + 4 * (NW + 1) <= end) {
+        uint32_t u[NW + 1];
+#pragma unroll
+        for (int i = 0; i <= NW; i++)
+            u[i] = ((const uint32_t *)A)[i];
+        const unsigned sh = 8 * (unsigned)(a & 3);
+#pragma unroll
+        for (int i = 0; i < NW; i++)
+            v[i] = __funnelshift_r(u[i], u[i + 1], sh);
+    } else {
+#pragma unroll
+        for (int i = 0; i < NW; i++)
+            v[i] = 0;
+#pragma unroll
+        for (int k = 0; k < NW * 4 / (int)sizeof(T); k++)
+            if (k < nvalid)
+                v[k * sizeof(T) / 4] |= (uint32_t)p[k] << (8 * ((k * sizeof(T)) & 3));
+    }
+}
+
+/* Pass 1's NA addends of a run of S samples (premultiplied with alpha). */
+template <typename T, int C>
+__device__ __forceinline__ void addends1(const uint32_t (&v)[SP<T, C>::NW], typename SP<T, C>::A1 (&x)[SP<T, C>::NA])
+{
+    typedef SP<T, C> P;
+    if constexpr (!P::WIDE && !P::ALPHA) {
+#pragma unroll
+        for (int i = 0; i < P::NW; i++) {
+            x[2 * i] = v[i] & 0x00FF00FFu;   /* samples 4i and 4i + 2 */
+            x[2 * i + 1] = (v[i] >> 8) & 0x00FF00FFu;
+        }
+    } else if constexpr (!P::WIDE) {   /* one word: 4 / C whole pixels */
+#pragma unroll
+        for (int p = 0; p < 4; p += C) {
+            const float a = byte_f(v[0], p + C - 1);
+#pragma unroll
+            for (int c = 0; c < C - 1; c++)
+                x[p + c] = byte_f(v[0], p + c) * a;   /* <= 65025: exact */
+            x[p + C - 1] = a;
+        }
+    } else {
+        uint32_t s[P::S];
+#pragma unroll
+        for (int k = 0; k < P::S; k++)
+            s[k] = (v[k / 2] >> (16 * (k & 1))) & 0xFFFFu;
+        if constexpr (!P::ALPHA) {
+#pragma unroll
+            for (int k = 0; k < P::S; k++)
+                x[k] = s[k];
+        } else {
+#pragma unroll
+            for (int p = 0; p < P::S; p += C) {
+                const uint32_t a = s[p + C - 1];
+#pragma unroll
+                for (int c = 0; c < C - 1; c++)
+                    x[p + c] = u32_d(s[p + c] * a);   /* < 2^32 */
+                x[p + C - 1] = u32_d(a);
+            }
+        }
+    }
+}
+
+/* Pass 1's sum j of sample k. */
+template <typename T, int C>
+__device__ __forceinline__ typename SP<T, C>::V sum1(const typename SP<T, C>::A1 (&acc)[SP<T, C>::NA], int k)
+{
+    typedef SP<T, C> P;
+    if constexpr (!P::WIDE && !P::ALPHA)
+        return (float)((acc[2 * (k / 4) + (k & 1)] >> (16 * ((k >> 1) & 1))) & 0xFFFFu);
+    else if constexpr (!P::WIDE)
+        return (uint32_t)acc[k];   /* an integer below 2^24 */
+    else
+        return acc[k];
+}
+
+template <typename T, int C>
+__global__ void __launch_bounds__(32 * SP_NW1)
+    sep_pass1(const T *__restrict__ in, int w, int h, typename SP<T, C>::V *__restrict__ V, int hp,
+              const uint32_t *__restrict__ kern, int ksize, const int32_t *__restrict__ by)
+{
+    typedef SP<T, C> P;
+    typedef typename P::A1 A;
+    typedef typename P::V VT;
+    constexpr int R = P::R1, NA = P::NA, NW = P::NW;
+    extern __shared__ __align__(16) unsigned char sp_smem[];
+    A *W = (A *)sp_smem;
+    const int nc = fill_weights<A, R>(W, kern, ksize, P::WIDE ? 0 : 8);
+    const int r = ksize / 2, x0 = ((int)blockIdx.x * 32 + (int)threadIdx.x) * P::PX;
+    const long long ns = (long long)w * C;
+    const int nvalid = (int)min((long long)P::S, ns - (long long)x0 * C);
+    const bool al = ((uintptr_t)in & 3) == 0 && (ns * sizeof(T)) % 4 == 0;
+    const uintptr_t end = (uintptr_t)(in + (size_t)h * ns);
+    for (int tile = blockIdx.y; (long long)tile * SP_NW1 * R < h; tile += gridDim.y) {
+        const int y0 = (tile * SP_NW1 + threadIdx.y) * R;
+        if (y0 >= h || x0 >= w)
+            continue;
+        const bool inside = y0 - r >= 0 && y0 - r + nc * R <= h;   /* (the same for the whole warp) */
+        A acc[R][NA] = {};
+        uint32_t v[R][NW];
+        auto load = [&](int ic) {
+#pragma unroll
+            for (int ii = 0; ii < R; ii++) {
+                const int p = y0 - r + ic + ii, s = inside ? p : border_pos(p, h, r, by);
+                load_run<T, NW>(in + (size_t)max(s, 0) * ns + (size_t)x0 * C, al, s >= 0 ? nvalid : 0, end, v[ii]);
+            }
+        };
+        auto mac = [&](int ic) {
+            A wv[2 * R];
+            load_weights<A, R>(W + ic, wv);
+#pragma unroll
+            for (int ii = 0; ii < R; ii++) {
+                A x[NA];
+                addends1<T, C>(v[ii], x);
+#pragma unroll
+                for (int j = 0; j < R; j++)
+#pragma unroll
+                    for (int l = 0; l < NA; l++)
+                        acc[j][l] += wv[ii - j + R - 1] * x[l];
+            }
+        };
+        for (int ic = 0; ic < nc * R; ic += R) {   /* (loads a step ahead measured 1.5x slower: registers) */
+            load(ic);
+            mac(ic);
+        }
+        /* each pixel's R rows x C channels are consecutive in V^T: 16-byte stores */
+#pragma unroll
+        for (int px = 0; px < P::PX; px++) {
+            if (x0 + px >= w)
+                break;
+            VT out[R * C];
+#pragma unroll
+            for (int j = 0; j < R; j++)
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                    out[j * C + c] = sum1<T, C>(acc[j], px * C + c);
+            uint4 *dst = (uint4 *)(V + ((size_t)(x0 + px) * hp + y0) * C), u[R * C * sizeof(VT) / 16];
+            memcpy(u, out, sizeof u);
+#pragma unroll
+            for (int i = 0; i < R * C * (int)sizeof(VT) / 16; i++)
+                dst[i] = u[i];
+        }
+    }
+}
+
+/* Pass 2's addends of one input: its YL rows x C channels (consecutive in V^T). */
+template <typename T, int C>
+__device__ __forceinline__ void addends2(const typename SP<T, C>::V (&v)[SP<T, C>::YL * C],
+                                         typename SP<T, C>::A2 (&x)[SP<T, C>::NB])
+{
+    typedef SP<T, C> P;
+#pragma unroll
+    for (int yl = 0; yl < P::YL; yl++)
+#pragma unroll
+        for (int ch = 0; ch < C; ch++) {
+            const typename P::V e = v[yl * C + ch];
+            if constexpr (P::WIDE && P::ALPHA) {   /* colour: V < 2^48 as hi 2^24 + lo */
+                if (ch == C - 1) {
+                    x[yl * P::PER + 2 * ch] = e;
+                } else {
+                    const double hi = trunc(e * 0x1p-24);
+                    x[yl * P::PER + 2 * ch] = hi;
+                    x[yl * P::PER + 2 * ch + 1] = fma(-hi, 0x1p24, e);
+                }
+            } else if constexpr (P::WIDE) {
+                x[yl * P::PER + ch] = u32_d(e);
+            } else {
+                x[yl * P::PER + ch] = e;
+            }
+        }
+}
+
+/* Pass 2's output samples of one pixel from its lanes. */
+template <typename T, int C> __device__ __forceinline__ void finish2(const typename SP<T, C>::A2 *a, T (&o)[C])
+{
+    typedef SP<T, C> P;
+    if constexpr (!P::ALPHA) {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            if constexpr (P::WIDE)
+                o[c] = (T)((__double2ull_rn(a[c]) + (1ull << 31)) >> 32);
+            else
+                o[c] = (T)((__float2uint_rn(a[c]) + 32768u) >> 16);
+    } else if constexpr (!P::WIDE) {
+        const uint32_t A = a[C - 1];
+        const float rA = rcp_approx((float)A);
+        o[C - 1] = (T)((A + 32768u) >> 16);
+#pragma unroll
+        for (int c = 0; c < C - 1; c++)
+            o[c] = (T)div_round<uint32_t>(a[c], A, rA);
+    } else {
+        const uint64_t A = __double2ull_rn(a[2 * (C - 1)]);
+        const float rA = rcp_approx((float)A);
+        o[C - 1] = (T)((A + (1ull << 31)) >> 32);
+#pragma unroll
+        for (int c = 0; c < C - 1; c++)
+            o[c] = (T)div_round<uint64_t>((__double2ull_rn(a[2 * c]) << 24) + __double2ull_rn(a[2 * c + 1]), A, rA);
+    }
+}
+
+template <typename T, int C>
+__global__ void __launch_bounds__(32 * SP<T, C>::NW2)
+    sep_pass2(const typename SP<T, C>::V *__restrict__ V, int w, int h, int hp, T *__restrict__ out,
+              const uint32_t *__restrict__ kern, int ksize, const int32_t *__restrict__ bx)
+{
+    typedef SP<T, C> P;
+    typedef typename P::A2 A;
+    typedef typename P::V VT;
+    constexpr int R = P::R2, NB = P::NB, YL = P::YL, TW = P::TW, NV = YL * C;
+    extern __shared__ __align__(16) unsigned char sp_smem[];
+    A *W = (A *)sp_smem;
+    const int nc = fill_weights<A, R>(W, kern, ksize, P::WIDE ? 0 : 8);
+    uint8_t *tile_s = sp_smem + (nc + 1) * R * sizeof(A);   /* 32 YL rows of PITCH bytes: row yl 32 + lane */
+    const int r = ksize / 2, lane = threadIdx.x, wp = threadIdx.y;
+    const int yb = blockIdx.x * 32 * YL, y = yb + lane * YL;   /* this thread's rows y .. y + YL - 1 */
+    for (int tile = blockIdx.y; (long long)tile * TW < w; tile += gridDim.y) {
+        const int xt = tile * TW, x0 = xt + wp * R;
+        const bool inside = x0 - r >= 0 && x0 - r + nc * R <= w;   /* (the same for the whole warp) */
+        A acc[R][NB] = {};
+        VT v[R][NV];
+        auto load = [&](int ic) {
+#pragma unroll
+            for (int ii = 0; ii < R; ii++) {
+                const int p = x0 - r + ic + ii, s = inside ? p : border_pos(p, w, r, bx);
+                ld_vec<VT, NV>(V + ((size_t)max(s, 0) * hp + y) * C, v[ii]);
+                if (s < 0)
+#pragma unroll
+                    for (int e = 0; e < NV; e++)
+                        v[ii][e] = 0;
+            }
+        };
+        auto mac = [&](int ic) {
+            A wv[2 * R];
+            load_weights<A, R>(W + ic, wv);
+#pragma unroll
+            for (int ii = 0; ii < R; ii++) {
+                A x[NB];
+                addends2<T, C>(v[ii], x);
+#pragma unroll
+                for (int j = 0; j < R; j++)
+#pragma unroll
+                    for (int b = 0; b < NB; b++)
+                        acc[j][b] += wv[ii - j + R - 1] * x[b];
+            }
+        };
+        if (y < h && x0 < w)
+            for (int ic = 0; ic < nc * R; ic += R) {
+                load(ic);
+                mac(ic);
+            }
+        /* stage: row yl * 32 + lane holds this thread's R pixels at pixel column wp R, as words */
+#pragma unroll
+        for (int yl = 0; yl < YL; yl++) {
+            T o[R * C];
+#pragma unroll
+            for (int j = 0; j < R; j++) {
+                T px[C];
+                finish2<T, C>(&acc[j][yl * P::PER], px);
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                    o[j * C + c] = px[c];
+            }
+            uint32_t *dst = (uint32_t *)(tile_s + (yl * 32 + lane) * P::PITCH + wp * R * C * sizeof(T));
+            constexpr int PW = 4 / sizeof(T);   /* samples a word */
+#pragma unroll
+            for (int i = 0; i < R * C / PW; i++) {
+                uint32_t wd = 0;
+#pragma unroll
+                for (int b = 0; b < PW; b++)
+                    wd |= (uint32_t)o[i * PW + b] << (8 * sizeof(T) * b);
+                dst[i] = wd;
+            }
+        }
+        __syncthreads();
+        /* copy out: a warp a row at a time, lanes on consecutive samples */
+        const int n = min(TW, w - xt) * C;
+        for (int tr = wp; tr < 32 * YL; tr += P::NW2) {
+            const int yy = yb + (tr & 31) * YL + tr / 32;
+            if (yy >= h)
+                continue;
+            const T *src = (const T *)(tile_s + tr * P::PITCH);
+            T *dst = out + ((size_t)yy * w + xt) * C;
+            for (int s = lane; s < n; s += 32)
+                dst[s] = src[s];
+        }
+        __syncthreads();
+    }
+}
+
+template <typename T, int C> static size_t sep_smem2(int ksize)
+{
+    typedef SP<T, C> P;
+    return (size_t)((ksize + 2 * P::R2 - 2) / P::R2 + 1) * P::R2 * sizeof(typename P::A2) + 32 * P::YL * P::PITCH;
+}
+
+template <typename T, int C>
+static int launch_blur(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, const int32_t *bx,
+                       const int32_t *by, void *scratch, char *err, size_t errlen)
+{
+    typedef SP<T, C> P;
+    typedef typename P::V VT;
+    VT *V = (VT *)scratch;
+    const int w = in->w, h = in->h, hp = (h + 31) & ~31;
+    const long long t1 = ((long long)h + SP_NW1 * P::R1 - 1) / (SP_NW1 * P::R1);
+    const size_t s1 = (size_t)((ksize + 2 * P::R1 - 2) / P::R1 + 1) * P::R1 * sizeof(typename P::A1);
+    launch(sep_pass1<T, C>, dim3((unsigned)((w + 32 * P::PX - 1) / (32 * P::PX)), (unsigned)min(t1, 65535LL)),
+           dim3(32, SP_NW1), s1, P::R1 * P::PX, (const T *)in->data, w, h, V, hp, kern, ksize, by);
+    LAUNCH_TRY(err, errlen);
+    const long long t2 = ((long long)w + P::TW - 1) / P::TW;
+    const size_t s2 = sep_smem2<T, C>(ksize);   /* under 48 KiB: weights of up to 801 taps, a 9 KiB tile */
+    launch(sep_pass2<T, C>, dim3((unsigned)((h + 32 * P::YL - 1) / (32 * P::YL)), (unsigned)min(t2, 65535LL)),
+           dim3(32, P::NW2), s2, P::R2 * P::YL, (const VT *)V, w, h, hp, (T *)out->data, kern, ksize, bx);
+    LAUNCH_TRY(err, errlen);
+    return 0;
 }
 
 /* Byte column q (any integer) of an image row of w pixels of C bytes, through the border map bx
@@ -823,15 +1079,25 @@ static int dispatch_ba(const gpu_image *in, const gpu_image *out, const uint32_t
  * 0.96 at 45.9 Mpx, and blur_q8 also writes transposed: bench/RESULTS.md, 23rd session) */
 static int alpha_onepass(int c, int depth) { return c == 2 || (c == 4 && depth == 16); }
 
-/* one pass for every layout: blur_q8 (8-bit grey, RGB, RGBA), blur16 (16-bit grey, RGB), blur_alpha */
-extern "C" int gpu_blur_tiled_scratchless(int ksize)
+/* The most taps a layout blurs in one pass (blur_q8 for 8-bit grey, RGB, RGBA; blur16 for 16-bit
+ * grey, RGB; blur_alpha), past which the two-pass kernel measured faster (H200, 10109x4542, ms,
+ * bench/RESULTS.md, 27th session): 8-bit RGBA 1.25 against 1.65 at 19 taps, 2.09 against 1.65 at 25
+ * (1920x1080: 0.103 against 0.099); 16-bit RGB 1.41 / 1.72 at 25, 2.26 / 2.04 at 33; 16-bit RGBA
+ * 3.22 / 3.55 and 5.25 / 4.24; 16-bit grey+alpha 1.68 / 1.75 and 2.77 / 2.06. 8-bit grey+alpha is
+ * level at 33 (1.01 / 1.00), 16-bit grey 0.57 / 0.66 there. */
+static int onepass_max(int c, int depth)
 {
-    return ksize > 1 && ksize <= Q8_MAXK;
+    return depth == 8 ? (c == 4 ? 21 : Q8_MAXK) : (c == 1 ? Q8_MAXK : 25);
+}
+
+extern "C" int gpu_blur_tiled_scratchless(int c, int depth, int ksize)
+{
+    return ksize > 1 && ksize <= onepass_max(c, depth);
 }
 
 extern "C" int gpu_blur_onepass_applies(int c, int depth, int ksize)
 {
-    return depth == 8 && (c == 1 || c == 3 || c == 4) && ksize > 1 && ksize <= Q8_MAXK;
+    return depth == 8 && (c == 1 || c == 3 || c == 4) && gpu_blur_tiled_scratchless(c, depth, ksize);
 }
 
 extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
@@ -841,7 +1107,7 @@ extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image
         snprintf(err, errlen, "gpu_blur_tiled: no fused kernel for this image");
         return (int)cudaErrorInvalidValue;
     }
-    if (!out->transposed && gpu_blur_tiled_scratchless(ksize)) {
+    if (!out->transposed && gpu_blur_tiled_scratchless(in->c, in->depth, ksize)) {
         if (in->depth == 16 && (in->c == 1 || in->c == 3))
             return in->c == 1 ? dispatch_b16<1>(in, out, kern, ksize, bx, by, err, errlen)
                               : dispatch_b16<3>(in, out, kern, ksize, bx, by, err, errlen);
@@ -1439,7 +1705,7 @@ static int tensor_planes(const gpu_image *in, const gpu_image *out, const uint32
                          const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen)
 {
     const long long n = (long long)in->w * in->h, q = n / 4 + 1, np = (n + 15) & ~15LL;
-    /* (128 threads a block: gpu_parity tells the join from the two-pass kernel's 256) */
+    /* (128 threads, 4 pixels a thread: gpu_parity tells the join from the two-pass kernel's 8) */
     const unsigned blocks = (unsigned)min(q / 128 + 1, 65536LL);
     uint8_t *p = (uint8_t *)scratch;
     launch(rgb_planes<false>, blocks, 128, 0, 4, (const uint8_t *)in->data, p, n, np);

@@ -172,18 +172,18 @@ int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_imag
                   const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
                   size_t errlen);
 /* blur.cu: a symmetric kernel (ksize Q16 weights) in two passes through scratch (gpu_blur_scratch
- * bytes: w*h*c words of 4 bytes, 8 for 16-bit with alpha); bx, by map source positions -r..n+r-1
- * (offset by r) to a source index or -1 for the constant border. */
+ * bytes: w*c columns of h rounded up to 32 words of 4 bytes, 8 for 16-bit with alpha); bx, by map
+ * source positions -r..n+r-1 (offset by r) to a source index or -1 for the constant border. */
 size_t gpu_blur_scratch(int w, int h, int c, int depth);
 int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                        const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
 /* blur.cu: one pass over shared-memory tiles with their halo, for every layout with kernels of up
- * to 33 taps (gpu_blur_tiled_scratchless); larger kernels go through gpu_blur_separable (same
- * bits), which is why it takes the same scratch. */
+ * to 21 to 33 taps by layout (gpu_blur_tiled_scratchless); larger kernels go through
+ * gpu_blur_separable (same bits), which is why it takes the same scratch. */
 int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                    const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
 int gpu_blur_onepass_applies(int c, int depth, int ksize);   /* also: takes transposed outputs */
-int gpu_blur_tiled_scratchless(int ksize);   /* whether gpu_blur_tiled runs in one pass */
+int gpu_blur_tiled_scratchless(int c, int depth, int ksize);   /* whether gpu_blur_tiled runs in one pass */
 /* blur.cu: the tensor-core kernel for 8-bit grey or RGB and kernels of up to 177 taps (RGB past 81
  * as three grey planes through scratch) whose Q8 weights are all below 256 (the flag says whether
  * they are), where its shared memory fits the GPU; gpu_blur_tensor_applies: 0 where it does not

@@ -439,9 +439,9 @@ static int tall_checks(void)
 /* The alpha layouts that blur_q8 and blur16 do not take (grey+alpha, 16-bit RGBA) blur in one pass
  * (blur_alpha: tiles of 128 / C pixels x 32 rows, 256 threads, 16 / C output pixels a thread a
  * step): exact against the OpenMP result, and the last launch must be that kernel, told from the
- * two-pass kernels (also 256 threads) by its shared memory: (NH (128 + C) + NS) (31 + KS) words,
- * NH = 2 for 16 bits (1 for 8), NS the staged row pitch (the least number of words at least
- * (128 / C + KS - 1) C that is C mod 32), KS the taps (blur=2: 13 for 8 bits, 17 for 16). Odd
+ * two-pass kernel (sep_pass2, 128 or 256 threads) by its shared memory: (NH (128 + C) + NS) (31 +
+ * KS) words, NH = 2 for 16 bits (1 for 8), NS the staged row pitch (the least number of words at
+ * least (128 / C + KS - 1) C that is C mod 32), KS the taps (blur=2: 13 for 8 bits, 17 for 16). Odd
  * sizes: a partial last tile both ways. */
 static int alpha_checks(void)
 {
@@ -452,6 +452,37 @@ static int alpha_checks(void)
         { 517, 37, 4, "blur=2", -1, "blur_alpha", 256, 4, 16, (2 * 132 + 196) * 48 * 4 },
     };
     return big_checks("blur with alpha in one pass", cases, sizeof cases / sizeof *cases, 83);
+}
+
+/* Past the one-pass kernels' taps (8-bit RGBA past 21, 16-bit RGB, RGBA and grey+alpha past 25,
+ * any layout past 33, grey and RGB 8-bit past the tensor kernel's 177) the blur runs in two passes
+ * (sep_pass1, sep_pass2): exact against the OpenMP result, and the last launch must be sep_pass2
+ * (NW warps: 4 for 8 bits, 8 for 16; R YL output pixels a thread: R = 8 outputs for 8 bits, 4 for
+ * 16; YL = 4, 2, 1, 1 rows for 1 to 4 channels), told from the one-pass kernels by its shared
+ * memory: the zero-padded weights, ((K + 2R - 2) / R + 1) R of A bytes (float or uint32 for 8 bits,
+ * double for 16), and the output tile, 32 YL rows of NW R C B + 4 bytes (B bytes a sample). Odd
+ * sizes (rows not 4-byte aligned for 8-bit grey, RGB and grey+alpha), every border, a partial last
+ * tile both ways. */
+#define SEP_SMEM(K, R, A, YL, C, B, NW)                                                            \
+    ((size_t)(((K) + 2 * (R) - 2) / (R) + 1) * (R) * (A) + 32 * (YL) * ((NW) * (R) * (C) * (B) + 4))
+static int separable_checks(void)
+{
+    static const struct big_case cases[] = {
+        { 1001, 626, 4, "blur=4", -1, "sep_pass2 (25 taps)", 128, 8, 8, SEP_SMEM(25, 8, 4, 1, 4, 1, 4) },
+        { 1001, 626, 2, "blur=8:border=constant", -1, "sep_pass2 (49 taps)", 128, 16, 8,
+          SEP_SMEM(49, 8, 4, 2, 2, 1, 4) },
+        { 1001, 626, 3, "blur=4:border=replicate", -1, "sep_pass2 (33 taps)", 256, 4, 16,
+          SEP_SMEM(33, 4, 8, 1, 3, 2, 8) },
+        { 1001, 626, 4, "blur=4", -1, "sep_pass2 (33 taps)", 256, 4, 16, SEP_SMEM(33, 4, 8, 1, 4, 2, 8) },
+        { 1001, 626, 2, "blur=4:border=constant", -1, "sep_pass2 (33 taps)", 256, 8, 16,
+          SEP_SMEM(33, 4, 8, 2, 2, 2, 8) },
+        { 4001, 2001, 1, "blur=12:border=replicate", -1, "sep_pass2 (97 taps)", 256, 16, 16,
+          SEP_SMEM(97, 4, 8, 4, 1, 2, 8) },
+        { 10001, 4001, 1, "blur=32", -1, "sep_pass2 (193 taps)", 128, 32, 8, SEP_SMEM(193, 8, 4, 4, 1, 1, 4) },
+        { 6001, 2600, 3, "blur=32:border=constant", -1, "sep_pass2 (193 taps)", 128, 8, 8,
+          SEP_SMEM(193, 8, 4, 1, 3, 1, 4) },
+    };
+    return big_checks("blur in two passes", cases, sizeof cases / sizeof *cases, 97);
 }
 
 /* The warp resize gives each warp a run of rows of one segment (a group of warps takes the segments
@@ -567,6 +598,7 @@ int main(void)
     failed += tensor_fused_checks(quick);
     failed += alpha_checks();
     if (!quick) {   /* too slow under racecheck: bench/RESULTS.md says how they were sanitized */
+        failed += separable_checks();
         failed += words_checks();
         failed += tall_checks();
         failed += runs_checks();

@@ -151,7 +151,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
                 t->n[1] = 0;
         /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
         const int scratch = variant == KV_SEPARABLE
-                            || (!gpu_blur_tiled_scratchless(ksize)
+                            || (!gpu_blur_tiled_scratchless(in->c, in->depth, ksize)
                                 && !(variant == KV_TENSOR
                                      && gpu_blur_tensor_applies(in->c, in->depth, ksize, t->n[1], in->w, in->h) == 1));
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
@@ -260,5 +260,6 @@ const struct op_desc op_blur = {
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
     .gpu_auto_for = blur_auto_for,
-    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 256 KiB and more, tiled otherwise",
+    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 256 KiB and more, tiled otherwise (two passes, as "
+                     "separable, past 21 to 33 taps by layout)",
 };
