@@ -28,10 +28,10 @@ __device__ __forceinline__ int border_pos(int p, int n, int rk, const int32_t *m
 
 template <typename T, int C> struct SP {
     static constexpr bool ALPHA = C == 2 || C == 4, WIDE = sizeof(T) == 2;
-    /* Pass 1, PX pixels (S samples, NW words) a thread. 8 bits without alpha: Q8 weights, V <= 255
-     * * 256 fits 16 bits, so two samples share a 32-bit multiply-add (bytes 0, 2 and 1, 3 of a word:
-     * NA = S / 2 lanes). 8 bits with alpha: floats (c a <= 65025, V < 2^24 exact). 16 bits: Q16
-     * weights, V <= 65535 * 65536 < 2^32 in uint32; with alpha c a < 2^32, V < 2^48 in doubles. */
+    /* Pass 1, PX pixels (S samples, NW words) a thread. 8 bits without alpha: Q8 weights, V at most
+     * 255 x 256 fits 16 bits, so two samples share a 32-bit multiply-add (bytes 0, 2 and 1, 3 of a
+     * word: NA = S / 2 lanes). 8 bits with alpha: floats (c a <= 65025, V < 2^24 exact). 16 bits: Q16
+     * weights, V <= 65535 x 65536 < 2^32 in uint32; with alpha c a < 2^32, V < 2^48 in doubles. */
     typedef typename std::conditional<WIDE, typename std::conditional<ALPHA, double, uint32_t>::type,
                                       typename std::conditional<ALPHA, float, uint32_t>::type>::type A1;
     static constexpr int PX = !WIDE ? (C == 1 ? 8 : C == 3 ? 4 : 4 / C) : (C == 1 ? 4 : C == 2 ? 2 : C == 3 ? 2 : 1);
@@ -82,16 +82,37 @@ __device__ __forceinline__ int fill_weights(A *W, const uint32_t *kern, int ksiz
     return nc;
 }
 
+/* One step of R inputs v, W the padded weights from the step's first input on: input ii adds
+ * W[ii - j + R - 1] times each of its N addends (addends(v[ii], x)) to output j's sums. */
+template <int R, int N, typename A, typename E, typename F>
+__device__ __forceinline__ void mac_step(const A *W, const E (&v)[R], A (&acc)[R][N], F addends)
+{
+    A wv[2 * R];
+    load_weights<A, R>(W, wv);
+#pragma unroll
+    for (int ii = 0; ii < R; ii++) {
+        A x[N];
+        addends(v[ii], x);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+#pragma unroll
+            for (int l = 0; l < N; l++)
+                acc[j][l] += wv[ii - j + R - 1] * x[l];
+    }
+}
+
 /* byte b of x as a float: 2^23 + byte by one byte permute (0x4B000000 is 2^23), less 2^23 */
 __device__ __forceinline__ float byte_f(uint32_t x, int b)
 {
     return __int_as_float(__byte_perm(x, 0x4B000000u, 0x7440u | b)) - 8388608.f;
 }
+/* v as a double: 2^52 + v by its bits, less 2^52 (two instructions; a conversion is 16 a clock an SM) */
 __device__ __forceinline__ double u32_d(uint32_t v) { return __hiloint2double(0x43300000, (int)v) - 0x1p52; }
 
 /* Pass 1's input: NW words of samples from p on (any sample alignment): whole words where the row
- * starts are aligned (AL), else the words around them funnel-shifted, and sample by sample (0 past
- * the row's ns samples) only where a word would reach past the image's last byte, end. */
+ * starts are aligned (al), else the words around them funnel-shifted; sample by sample, 0 past the
+ * first nvalid, where the run is cut short (a row's last pixels; nvalid 0 for the constant border)
+ * or a word would reach past the image's last byte, end. */
 template <typename T, int NW>
 __device__ __forceinline__ void load_run(const T *p, bool al, int nvalid, uintptr_t end, uint32_t (&v)[NW])
 {
@@ -122,7 +143,8 @@ __device__ __forceinline__ void load_run(const T *p, bool al, int nvalid, uintpt
 
 /* Pass 1's NA addends of a run of S samples (premultiplied with alpha). */
 template <typename T, int C>
-__device__ __forceinline__ void addends1(const uint32_t (&v)[SP<T, C>::NW], typename SP<T, C>::A1 (&x)[SP<T, C>::NA])
+__device__ __forceinline__ void addends1(const uint32_t (&v)[SP<T, C>::NW],
+                                         typename SP<T, C>::A1 (&x)[SP<T, C>::NA])
 {
     typedef SP<T, C> P;
     if constexpr (!P::WIDE && !P::ALPHA) {
@@ -162,7 +184,7 @@ __device__ __forceinline__ void addends1(const uint32_t (&v)[SP<T, C>::NW], type
     }
 }
 
-/* Pass 1's sum j of sample k. */
+/* Pass 1's sum for sample k from one output row's lanes. */
 template <typename T, int C>
 __device__ __forceinline__ typename SP<T, C>::V sum1(const typename SP<T, C>::A1 (&acc)[SP<T, C>::NA], int k)
 {
@@ -203,26 +225,14 @@ __global__ void __launch_bounds__(32 * SP_NW1)
 #pragma unroll
             for (int ii = 0; ii < R; ii++) {
                 const int p = y0 - r + ic + ii, s = inside ? p : border_pos(p, h, r, by);
-                load_run<T, NW>(in + (size_t)max(s, 0) * ns + (size_t)x0 * C, al, s >= 0 ? nvalid : 0, end, v[ii]);
+                load_run<T, NW>(in + (size_t)max(s, 0) * ns + (size_t)x0 * C, al, s >= 0 ? nvalid : 0, end,
+                                v[ii]);
             }
         };
-        auto mac = [&](int ic) {
-            A wv[2 * R];
-            load_weights<A, R>(W + ic, wv);
-#pragma unroll
-            for (int ii = 0; ii < R; ii++) {
-                A x[NA];
-                addends1<T, C>(v[ii], x);
-#pragma unroll
-                for (int j = 0; j < R; j++)
-#pragma unroll
-                    for (int l = 0; l < NA; l++)
-                        acc[j][l] += wv[ii - j + R - 1] * x[l];
-            }
-        };
+        auto addends = [](const uint32_t(&e)[NW], A(&x)[NA]) { addends1<T, C>(e, x); };
         for (int ic = 0; ic < nc * R; ic += R) {   /* (loads a step ahead measured 1.5x slower: registers) */
             load(ic);
-            mac(ic);
+            mac_step<R>(W + ic, v, acc, addends);
         }
         /* each pixel's R rows x C channels are consecutive in V^T: 16-byte stores */
 #pragma unroll
@@ -271,7 +281,9 @@ __device__ __forceinline__ void addends2(const typename SP<T, C>::V (&v)[SP<T, C
         }
 }
 
-/* Pass 2's output samples of one pixel from its lanes. */
+/* Pass 2's output samples of one pixel from its lanes: the CPU's (S + 2^31) >> 32 on Q16 x Q16 sums,
+ * (S + 2^15) >> 16 on Q8 x Q8 ones (the weights' two factors 256 cancelled); colour over alpha by
+ * div_round, whose ratio the factors do not change. */
 template <typename T, int C> __device__ __forceinline__ void finish2(const typename SP<T, C>::A2 *a, T (&o)[C])
 {
     typedef SP<T, C> P;
@@ -330,24 +342,11 @@ __global__ void __launch_bounds__(32 * SP<T, C>::NW2)
                         v[ii][e] = 0;
             }
         };
-        auto mac = [&](int ic) {
-            A wv[2 * R];
-            load_weights<A, R>(W + ic, wv);
-#pragma unroll
-            for (int ii = 0; ii < R; ii++) {
-                A x[NB];
-                addends2<T, C>(v[ii], x);
-#pragma unroll
-                for (int j = 0; j < R; j++)
-#pragma unroll
-                    for (int b = 0; b < NB; b++)
-                        acc[j][b] += wv[ii - j + R - 1] * x[b];
-            }
-        };
+        auto addends = [](const VT(&e)[NV], A(&x)[NB]) { addends2<T, C>(e, x); };
         if (y < h && x0 < w)
             for (int ic = 0; ic < nc * R; ic += R) {
                 load(ic);
-                mac(ic);
+                mac_step<R>(W + ic, v, acc, addends);
             }
         /* stage: row yl * 32 + lane holds this thread's R pixels at pixel column wp R, as words */
 #pragma unroll
