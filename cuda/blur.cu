@@ -51,9 +51,18 @@ template <typename T, int C> struct SP {
     static constexpr int PITCH = TW * C * (int)sizeof(T) + 4;     /* staged row bytes: an odd word count */
 };
 
+/* The steps of R inputs that cover the K + R - 1 inputs R outputs need, and the zero-padded weights
+ * they read (a step more): one formula for the kernels' shared-memory layout and the launcher's
+ * size of it. */
+__host__ __device__ constexpr int sep_steps(int ksize, int R) { return (ksize + 2 * R - 2) / R; }
+__host__ __device__ constexpr int sep_nweights(int ksize, int R) { return (sep_steps(ksize, R) + 1) * R; }
+/* V^T's pixel columns: h rows rounded up to 32, so that pass 1's runs of R rows and pass 2's loads of
+ * YL rows are whole and aligned */
+static inline size_t sep_hp(int h) { return ((size_t)h + 31) & ~(size_t)31; }
+
 extern "C" size_t gpu_blur_scratch(int w, int h, int c, int depth)
 {
-    return (size_t)w * c * (((size_t)h + 31) & ~(size_t)31) * ((c == 2 || c == 4) && depth == 16 ? 8 : 4);
+    return (size_t)w * c * sep_hp(h) * ((c == 2 || c == 4) && depth == 16 ? 8 : 4);
 }
 
 /* Weights a step of R inputs needs: W[ic .. ic + 2R - 1], as 16-byte shared loads. */
@@ -67,14 +76,14 @@ template <typename A, int R> __device__ __forceinline__ void load_weights(const 
     memcpy(wv, u, sizeof u);
 }
 
-/* The zero-padded weights: W[t] = w[t - (R - 1)] for t < (nc + 1) R, 0 outside the kernel, where
- * nc = ceil((K + R - 1) / R) steps of R inputs cover the K + R - 1 inputs R outputs need. Input i
- * of a thread's run (position o0 - r + i) adds W[i - j + R - 1] times itself to output j. */
+/* The zero-padded weights: W[t] = w[t - (R - 1)] for t < sep_nweights, 0 outside the kernel; the
+ * steps (sep_steps) returned. Input i of a thread's run (position o0 - r + i) adds W[i - j + R - 1]
+ * times itself to output j. */
 template <typename A, int R>
 __device__ __forceinline__ int fill_weights(A *W, const uint32_t *kern, int ksize, int shift)
 {
-    const int nc = (ksize + 2 * R - 2) / R, nt = blockDim.x * blockDim.y;
-    for (int t = threadIdx.y * blockDim.x + threadIdx.x; t < (nc + 1) * R; t += nt) {
+    const int nc = sep_steps(ksize, R), nt = blockDim.x * blockDim.y;
+    for (int t = threadIdx.y * blockDim.x + threadIdx.x; t < (nc + 1) * R; t += nt) {   /* sep_nweights */
         const int k = t - (R - 1);
         W[t] = k >= 0 && k < ksize ? (A)(kern[k] >> shift) : (A)0;
     }
@@ -323,7 +332,7 @@ __global__ void __launch_bounds__(32 * SP<T, C>::NW2)
     extern __shared__ __align__(16) unsigned char sp_smem[];
     A *W = (A *)sp_smem;
     const int nc = fill_weights<A, R>(W, kern, ksize, P::WIDE ? 0 : 8);
-    uint8_t *tile_s = sp_smem + (nc + 1) * R * sizeof(A);   /* 32 YL rows of PITCH bytes: row yl 32 + lane */
+    uint8_t *tile_s = sp_smem + sep_nweights(ksize, R) * sizeof(A);   /* 32 YL rows of PITCH bytes: row yl 32 + lane */
     const int r = ksize / 2, lane = threadIdx.x, wp = threadIdx.y;
     const int yb = blockIdx.x * 32 * YL, y = yb + lane * YL;   /* this thread's rows y .. y + YL - 1 */
     for (int tile = blockIdx.y; (long long)tile * TW < w; tile += gridDim.y) {
@@ -390,7 +399,7 @@ __global__ void __launch_bounds__(32 * SP<T, C>::NW2)
 template <typename T, int C> static size_t sep_smem2(int ksize)
 {
     typedef SP<T, C> P;
-    return (size_t)((ksize + 2 * P::R2 - 2) / P::R2 + 1) * P::R2 * sizeof(typename P::A2) + 32 * P::YL * P::PITCH;
+    return (size_t)sep_nweights(ksize, P::R2) * sizeof(typename P::A2) + 32 * P::YL * P::PITCH;
 }
 
 template <typename T, int C>
@@ -400,9 +409,9 @@ static int launch_blur(const gpu_image *in, const gpu_image *out, const uint32_t
     typedef SP<T, C> P;
     typedef typename P::V VT;
     VT *V = (VT *)scratch;
-    const int w = in->w, h = in->h, hp = (h + 31) & ~31;
+    const int w = in->w, h = in->h, hp = (int)sep_hp(h);
     const long long t1 = ((long long)h + SP_NW1 * P::R1 - 1) / (SP_NW1 * P::R1);
-    const size_t s1 = (size_t)((ksize + 2 * P::R1 - 2) / P::R1 + 1) * P::R1 * sizeof(typename P::A1);
+    const size_t s1 = (size_t)sep_nweights(ksize, P::R1) * sizeof(typename P::A1);
     launch(sep_pass1<T, C>, dim3((unsigned)((w + 32 * P::PX - 1) / (32 * P::PX)), (unsigned)min(t1, 65535LL)),
            dim3(32, SP_NW1), s1, P::R1 * P::PX, (const T *)in->data, w, h, V, hp, kern, ksize, by);
     LAUNCH_TRY(err, errlen);
