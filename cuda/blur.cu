@@ -1139,8 +1139,9 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 }
 
 /* tensor: the same blur as two integer matrix products on the tensor cores (mma.sync m16n8k32,
- * u8 x u8 -> s32: exact), for 8-bit grey and RGB whose Q8 weights are below 256 and kernels of up
- * to TN_MAXK1 taps (RGB past TN_MAXK3 as grey planes: tensor_planes). A block owns TN_W output
+ * u8 x u8 -> s32: exact), for 8-bit grey, RGB and RGBA whose Q8 weights are below 256 and kernels
+ * of up to TN_MAXK1 taps (RGB past TN_MAXK3 as grey planes: tensor_planes; RGBA up to TN_MAXK4).
+ * A block owns TN_W output
  * bytes (16 column groups of 16: a tile need not hold whole pixels, every byte is its own sum) x TH
  * rows (32 or 64: launch_tall); warp w takes column groups w and w + 8.
  *  - stage: the tile's input rows (halo and border maps applied), each row realigned from its
@@ -1157,6 +1158,11 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
  *    row's global alignment mod 16 rounded down to 4, copied out in aligned 16-byte words shifted
  *    by the rest (or, for a fused transpose, staged a pixel column a row and written as aligned
  *    4-byte words of the output rows: put_transposed).
+ * RGBA (PM) is blurred premultiplied, as the CPU does it: the realignment stages each pixel's c a
+ * (< 2^16) as two byte planes, IN (low bytes and alpha) and IN2 (high bytes and 0); across runs on
+ * both, H = H_lo + 256 H_hi < 2^24, and down on H's three bytes gives the exact sums S < 2^32 that
+ * the epilogue divides by alpha's (the CPU's integers, so the same bits). Against the one-pass
+ * kernel (blur_q8) at 10109x4542 RGBA: 0.96 -> 0.40 ms (H100; bench/RESULTS.md, 28th session).
  * Blocks are persistent (the A fragments are built once a block, while the kernel before it in the
  * stream finishes: launch_early) and the next tile's rows are copied asynchronously while this
  * tile is computed: on sm_90 a bulk copy (the copy engine) a row, counted on an mbarrier, before
@@ -1168,13 +1174,17 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 
 /* The compiled tap counts past 17 (the work steps with TN's KH and KV, 32-byte and 32-row k steps,
  * not with the taps: grey's KH = KV = 2 from 19 to 49 taps, 3 to 81...; RGB's KH 3, 4 and 5 up to
- * 27, 37 and 49, then 7 and 8), grey's up to where a block's shared memory still fits an SM. RGB
+ * 27, 37 and 49, then 7 and 8; RGBA's 3, 4 and 5 up to 21, 29 and 37), grey's up to where a block's
+ * shared memory still fits an SM. RGBA stops at 37 taps (sigma 6): 255 registers a thread in
+ * 64-row tiles already, 2.2x the two-pass kernel there (0.91 against 2.02 ms at 45.9 Mpx, H100). RGB
  * past 81 taps runs as three grey planes (tensor_planes): at 97 and 113 taps the RGB tiles, one
  * block an SM with 255 registers, measured slower than the planes (91 taps 0.90 ms against 0.85;
  * 113 taps 1.43 against 0.84), and at 65 and 81 faster (0.61-0.65 against about 0.68: a plane
  * 0.18, the split and join 0.13), bench/RESULTS.md, 26th session. */
 #define TN_SIZES1(X) X(49) X(81) X(113) X(145) X(177)
 #define TN_SIZES3(X) X(27) X(37) X(49) X(65) X(81)
+#define TN_SIZES4(X) X(21) X(29) X(37)
+#define TN_MAXK4 37
 #define TN_MAXK1 177
 #define TN_MAXK3 81
 /* sm_90's shared memory: an SM's 228 KiB (1 KiB reserved a block), a block's at most 227 KiB */
@@ -1182,6 +1192,9 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 #define SM90_SMEM_BLOCK 232448
 
 template <int C, int KS, int TH> struct TN {
+    /* PM (RGBA): colour premultiplied, P = c a < 2^16 staged as two byte planes (see blur_tensor) */
+    static constexpr bool PM = C == 4;
+    static constexpr int NPL = PM ? 2 : 1;
     static constexpr int R = KS / 2, HB = R * C;
     static constexpr int KH = (16 + 2 * HB + 31) / 32;   /* across: 32-byte k steps for 16 outputs */
     static constexpr int KV = (15 + KS + 31) / 32;       /* down: 32-row k steps for 16 outputs */
@@ -1197,7 +1210,7 @@ template <int C, int KS, int TH> struct TN {
      * larger than the plain staging (more would cost a block an SM) */
     static constexpr int PT = TH * C, NPT = C == 1 ? TN_W : (TN_W + C - 1) / C + 1;
     static_assert(NPT * PT <= TH * PO, "transposed staging");
-    static constexpr size_t SMEM = (size_t)ROWS * (PB + PR) + 16 + (size_t)TH * PO + 2 * ROWS * (8 + 4) + 16;
+    static constexpr size_t SMEM = (size_t)ROWS * (NPL * PB + PR) + 16 + (size_t)TH * PO + 2 * ROWS * (8 + 4) + 16;
     /* FITS: a block's shared memory fits sm_90's; MINB: the blocks an SM it allows there, 1 to 4,
      * the register cap (4 for 32-row tiles and 3 for 64-row ones up to 17 taps, 3 to 1 beyond) */
     static constexpr bool FITS = SMEM <= SM90_SMEM_BLOCK;
@@ -1296,6 +1309,16 @@ __device__ __forceinline__ uint4 staged16(const uint8_t *p, int r3)
                       __funnelshift_rc(w.z, w.w, s));
 }
 
+/* PM: an RGBA pixel premultiplied, P = c a < 2^16 for each colour, as two words of byte planes: the
+ * low bytes (P_r, P_g, P_b, a) and the high bytes (P_r >> 8, P_g >> 8, P_b >> 8, 0). Red and blue
+ * take one multiply (their products stay in their 16-bit halves). */
+__device__ __forceinline__ void premul(uint32_t px, uint32_t &pl, uint32_t &ph)
+{
+    const uint32_t a = px >> 24, rb = (px & 0x00ff00ffu) * a, g = __byte_perm(px, 0u, 0x4441) * a;
+    pl = __byte_perm(rb, g, 0x7240) | (px & 0xff000000u);
+    ph = __byte_perm(rb, g, 0x7351);
+}
+
 /* (registers capped at the blocks an SM that its shared memory allows: TN::MINB) */
 template <int C, int KS, bool TR, int TH>
 __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
@@ -1305,8 +1328,9 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
 {
     typedef TN<C, KS, TH> G;
     extern __shared__ __align__(16) unsigned char tns[];
-    uint8_t *IN = tns, *RAW = IN + (size_t)G::ROWS * G::PB, *OS = RAW + (size_t)G::ROWS * G::PR + 16;
-    /* (16 bytes between RAW and OS: staged16 reads 4 before a staging row)
+    uint8_t *IN = tns, *IN2 = IN + (size_t)G::ROWS * G::PB, *RAW = IN + (size_t)G::NPL * G::ROWS * G::PB,
+            *OS = RAW + (size_t)G::ROWS * G::PR + 16;
+    /* (IN2: PM's high-byte plane; 16 bytes between RAW and OS: staged16 reads 4 before a staging row)
      * staged row i of the tile (index k) and of the next one (k ^ 1): src, where the asynchronous copy
      * reads it (the first aligned word of its span) for a raw row, else the image row's offset (or -1:
      * the constant border's zeros); at, a raw row's RAW byte of staged byte 0 (i PR + the span's
@@ -1439,7 +1463,16 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
                     wd[b >> 2] |= border_byte<C>(row, q0 + b, w, rk, bx) << (8 * (b & 3));
                 v = make_uint4(wd[0], wd[1], wd[2], wd[3]);
             }
-            *(uint4 *)(IN + 16 * e) = v;
+            if constexpr (G::PM) {   /* a staged word is 4 whole pixels (tiles and halo: whole pixels) */
+                uint4 pl, ph;
+                premul(v.x, pl.x, ph.x);
+                premul(v.y, pl.y, ph.y);
+                premul(v.z, pl.z, ph.z);
+                premul(v.w, pl.w, ph.w);
+                *(uint4 *)(IN + 16 * e) = pl;
+                *(uint4 *)(IN2 + 16 * e) = ph;
+            } else
+                *(uint4 *)(IN + 16 * e) = v;
         }
         /* fix_edges: a tile whose outputs read columns past a row's ends: copied rows get the
          * border map's bytes at the HB columns before byte 0 and after the row's last, where they
@@ -1448,6 +1481,22 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
          * blocks the stragglers (21st session). */
         if (xb0 < G::HB || xb0 + nbytes + G::HB > rowbytes) {
             __syncthreads();
+            if constexpr (G::PM) {   /* a pixel at a time, premultiplied as above */
+                for (int e = tid; e < G::ROWS * 2 * G::R; e += TN_THREADS) {
+                    const int i = e / (2 * G::R), j = e - i * 2 * G::R, f = at[k][i];
+                    const int q = C * (j < G::R ? j - G::R : w + j - G::R), s = q - xb0 + G::HB;
+                    if (f >= 0 && s >= 0 && s < G::PB) {
+                        const long long ro = src[k][i] - (long long)(size_t)in + (f - i * G::PR) - xb0 + G::HB;
+                        uint32_t px = 0, pl, ph;
+#pragma unroll
+                        for (int b = 0; b < 4; b++)
+                            px |= border_byte<C>(in + ro, q + b, w, rk, bx) << (8 * b);
+                        premul(px, pl, ph);
+                        *(uint32_t *)(IN + i * G::PB + s) = pl;
+                        *(uint32_t *)(IN2 + i * G::PB + s) = ph;
+                    }
+                }
+            } else
             for (int e = tid; e < G::ROWS * 2 * G::HB; e += TN_THREADS) {
                 const int i = e / (2 * G::HB), j = e - i * 2 * G::HB, f = at[k][i];
                 const int q = j < G::HB ? j - G::HB : rowbytes + j - G::HB, s = q - xb0 + G::HB;
@@ -1470,30 +1519,41 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
         const unsigned ob = (unsigned)(size_t)out + (unsigned)xb0, rb = (unsigned)rowbytes;
         uint8_t *const ost0 = OS + g * G::PO + (int)((ob + (unsigned)(y0 + g) * rb) & 12u) + 2 * t;
         uint8_t *const ost1 = OS + (g + 8) * G::PO + (int)((ob + (unsigned)(y0 + g + 8) * rb) & 12u) + 2 * t;
+        uint8_t *const ostp = t & 1 ? ost1 - 2 : ost0;   /* PM: this lane's pixel (see below) */
 #pragma unroll 1
         for (int cg = wid; cg < TN_W / 16; cg += 8) {
             /* across: n tile nt holds H of rows 8 nt + 2t, +1 for bytes g (d[0], d[1]) and g + 8 (d[2], d[3]) */
             uint32_t d1[G::NT][4];
-#pragma unroll
-            for (int nt = 0; nt < G::NT; nt++) {
-                d1[nt][0] = d1[nt][1] = d1[nt][2] = d1[nt][3] = 0;
-                const uint8_t *row = IN + (8 * nt + (lane & 7)) * G::PB + 16 * cg + 16 * (lane >> 3);
+            auto across = [&](const uint8_t *row, uint32_t(&d)[4]) {
+                d[0] = d[1] = d[2] = d[3] = 0;
 #pragma unroll
                 for (int ks = 0; ks < G::KH; ks += 2) {
                     uint32_t b[4];
                     if (ks + 1 < G::KH) {
                         ldsm_x4(b, row + 32 * ks);
-                        mma_u8(d1[nt], a1[ks], b[0], b[1]);
-                        mma_u8(d1[nt], a1[ks + 1], b[2], b[3]);
+                        mma_u8(d, a1[ks], b[0], b[1]);
+                        mma_u8(d, a1[ks + 1], b[2], b[3]);
                     } else {
                         ldsm_x2(b, row + 32 * ks);
-                        mma_u8(d1[nt], a1[ks], b[0], b[1]);
+                        mma_u8(d, a1[ks], b[0], b[1]);
                     }
+                }
+            };
+#pragma unroll
+            for (int nt = 0; nt < G::NT; nt++) {
+                const int ro = (8 * nt + (lane & 7)) * G::PB + 16 * cg + 16 * (lane >> 3);
+                across(IN + ro, d1[nt]);
+                if constexpr (G::PM) {   /* H = H(low bytes) + 256 H(high bytes) < 2^24 */
+                    uint32_t dh[4];
+                    across(IN2 + ro, dh);
+#pragma unroll
+                    for (int r = 0; r < 4; r++)
+                        d1[nt][r] += dh[r] << 8;
                 }
             }
             /* down's B fragments: rows 16q + {2t, 2t+1, 8+2t, 9+2t} of byte g (nb 0) or g + 8 (nb 1),
-             * low and high bytes of H */
-            uint32_t blo[G::NT / 2][2], bhi[G::NT / 2][2];
+             * bytes 0 and 1 of H (PM: and byte 2) */
+            uint32_t blo[G::NT / 2][2], bhi[G::NT / 2][2], b2[G::PM ? G::NT / 2 : 1][2];
 #pragma unroll
             for (int q = 0; q < G::NT / 2; q++)
 #pragma unroll
@@ -1502,31 +1562,58 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
                     const uint32_t y = __byte_perm(d1[2 * q + 1][2 * nb], d1[2 * q + 1][2 * nb + 1], 0x5140);
                     blo[q][nb] = __byte_perm(x, y, 0x5410);
                     bhi[q][nb] = __byte_perm(x, y, 0x7632);
+                    if constexpr (G::PM)
+                        b2[q][nb] = __byte_perm(__byte_perm(d1[2 * q][2 * nb], d1[2 * q][2 * nb + 1], 0x7362),
+                                                __byte_perm(d1[2 * q + 1][2 * nb], d1[2 * q + 1][2 * nb + 1], 0x7362),
+                                                0x5410);
                 }
 #pragma unroll
             for (int mt = 0; mt < TH / 16; mt++)
 #pragma unroll
                 for (int nb = 0; nb < 2; nb++) {
-                    uint32_t lo[4] = { 32768u, 32768u, 32768u, 32768u }, hi[4] = { 0, 0, 0, 0 };
+                    /* PM: the exact sum S; else S + 2^15 for the rounding */
+                    const uint32_t r0s = G::PM ? 0u : 32768u;
+                    uint32_t lo[4] = { r0s, r0s, r0s, r0s }, hi[4] = { 0, 0, 0, 0 }, h2[4] = { 0, 0, 0, 0 };
 #pragma unroll
                     for (int ks = 0; ks < G::KV; ks++) {
                         const int q = mt + 2 * ks;
                         mma_u8(lo, a2[ks], blo[q][nb], blo[q + 1][nb]);
                         mma_u8(hi, a2[ks], bhi[q][nb], bhi[q + 1][nb]);
+                        if constexpr (G::PM)
+                            mma_u8(h2, a2[ks], b2[q][nb], b2[q + 1][nb]);
                     }
                     /* lo, hi: rows 16 mt + g (+8 for 2, 3), bytes 16 cg + 8 nb + 2t (+1 for 1, 3); the
-                     * output byte is bits 16..23 of lo + 256 hi (S + 2^15 < 2^25) */
+                     * output byte is bits 16..23 of lo + 256 hi (S + 2^15 < 2^24) */
                     uint32_t sb[4];
 #pragma unroll
-                    for (int r = 0; r < 4; r++) {
-                        sb[r] = lo[r] + (hi[r] << 8);
-                        if (TR) {   /* pixel column xl of the tile, byte y C + ch of its output row */
+                    for (int r = 0; r < 4; r++)
+                        sb[r] = lo[r] + (hi[r] << 8) + (G::PM ? h2[r] << 16 : 0u);
+                    if constexpr (G::PM) {
+                        /* S = lo + 256 hi + 65536 h2 < 2^32 for each byte: lanes t and t ^ 1 hold two
+                         * pixels (rows g and g + 8; t even channels 0, 1, t odd 2 and alpha), swapped so
+                         * that each holds one whole pixel (even lanes row g, odd ones g + 8), whose three
+                         * colours share one reciprocal of A: alpha (A + 2^15) >> 16, colour
+                         * round(S / A). Dividing two channels a lane, as they come, took 0.487 ms
+                         * against 0.404 at 10109x4542 (H100; bench/RESULTS.md, 28th session). */
+                        const bool odd = t & 1;
+                        const uint32_t y0 = __shfl_xor_sync(0xffffffffu, odd ? sb[0] : sb[2], 1);
+                        const uint32_t y1 = __shfl_xor_sync(0xffffffffu, odd ? sb[1] : sb[3], 1);
+                        const uint32_t A = odd ? sb[3] : y1;
+                        const uint32_t S3[3] = { odd ? y0 : sb[0], odd ? y1 : sb[1], odd ? sb[2] : y0 };
+                        const uint32_t px = straight8<4>((A + 32768u) >> 16, S3, A);
+                        const int y = 16 * mt + g + (odd ? 8 : 0), xb = 16 * cg + 8 * nb + 2 * (t & 2);
+                        if (TR)   /* (a tile starts on a pixel: r0 = 0) */
+                            *(uint32_t *)(OS + xb / 4 * G::PT + 4 * y) = px;
+                        else
+                            *(uint32_t *)(ostp + 16 * mt * G::PO + 16 * cg + 8 * nb) = px;
+                    } else if (TR) {   /* pixel column xl of the tile, byte y C + ch of its output row */
+#pragma unroll
+                        for (int r = 0; r < 4; r++) {
                             const int y = 16 * mt + g + 8 * (r >> 1), xb = 16 * cg + 8 * nb + 2 * t + (r & 1);
                             const int xl = (r0 + xb) / C, ch = r0 + xb - C * xl;
                             OS[xl * G::PT + y * C + ch] = (uint8_t)(sb[r] >> 16);
                         }
-                    }
-                    if (!TR) {
+                    } else {
                         const int o = 16 * mt * G::PO + 16 * cg + 8 * nb;
                         *(uint16_t *)(ost0 + o) = (uint16_t)__byte_perm(sb[0], sb[1], 0x62);
                         *(uint16_t *)(ost1 + o) = (uint16_t)__byte_perm(sb[2], sb[3], 0x62);
@@ -1629,8 +1716,10 @@ template <int C, typename R, typename F> static R by_tensor_size(int ksize, R no
     TN_TRY(3) TN_TRY(5) TN_TRY(7) TN_TRY(9) TN_TRY(11) TN_TRY(13) TN_TRY(17)
     if constexpr (C == 1) {
         TN_SIZES1(TN_TRY)
-    } else {
+    } else if constexpr (C == 3) {
         TN_SIZES3(TN_TRY)
+    } else {
+        TN_SIZES4(TN_TRY)
     }
 #undef TN_TRY
     return none;
@@ -1685,8 +1774,9 @@ __global__ void rgb_planes(const uint8_t *__restrict__ src, uint8_t *__restrict_
 /* The shared memory of the 32-row tiles (the smaller) of the compiled size that takes ksize taps */
 static size_t tensor_smem(int c, int ksize)
 {
-    return c == 1 ? by_tensor_size<1>(ksize, (size_t)-1, [](auto K) { return TN<1, decltype(K)::value, 32>::SMEM; })
-                  : by_tensor_size<3>(ksize, (size_t)-1, [](auto K) { return TN<3, decltype(K)::value, 32>::SMEM; });
+    return c == 1   ? by_tensor_size<1>(ksize, (size_t)-1, [](auto K) { return TN<1, decltype(K)::value, 32>::SMEM; })
+           : c == 3 ? by_tensor_size<3>(ksize, (size_t)-1, [](auto K) { return TN<3, decltype(K)::value, 32>::SMEM; })
+                    : by_tensor_size<4>(ksize, (size_t)-1, [](auto K) { return TN<4, decltype(K)::value, 32>::SMEM; });
 }
 
 /* 0: the tensor kernel does not take this blur; 1: it does; 2: it does as three grey planes in
@@ -1695,11 +1785,11 @@ static size_t tensor_smem(int c, int ksize)
  * largest sizes do not.) */
 extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
 {
-    if (depth != 8 || (c != 1 && c != 3) || ksize < 3 || !weights_below_256
+    if (depth != 8 || c == 2 || ksize < 3 || !weights_below_256
         || ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) >= 0x7fffffffLL)
         return 0;
     const int planes = c == 3 && ksize > TN_MAXK3, cc = planes ? 1 : c;
-    if (ksize > (cc == 1 ? TN_MAXK1 : TN_MAXK3) || (planes && (long long)w * h < 15)
+    if (ksize > (cc == 1 ? TN_MAXK1 : cc == 3 ? TN_MAXK3 : TN_MAXK4) || (planes && (long long)w * h < 15)
         || tensor_smem(cc, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
         return 0;
     return planes ? 2 : 1;
@@ -1743,6 +1833,7 @@ extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_imag
         return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
     if (how == 2)
         return tensor_planes(in, out, kern, ksize, bx, by, scratch, err, errlen);
-    return in->c == 1 ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
-                      : dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen);
+    return in->c == 1   ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
+           : in->c == 3 ? dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen)
+                        : dispatch_tensor<4>(in, out, kern, ksize, bx, by, err, errlen);
 }

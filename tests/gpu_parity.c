@@ -301,15 +301,15 @@ static int check_fused(const char *pipe, const struct image *in, const struct ge
     return failed;
 }
 
-/* The tensor-core blur's transposed (fused) output on large images of odd sizes, grey and RGB (8 MB:
- * several tiles a block, 64-row tiles; the small sizes above take 32-row ones). */
+/* The tensor-core blur's transposed (fused) output on large images of odd sizes, grey, RGB and RGBA
+ * (7 to 8 MB: several tiles a block, 64-row tiles; the small sizes above take 32-row ones). */
 static int tensor_fused_checks(int quick)
 {
     static const char *const pipes[] = { "blur=2,transpose", "blur=2.6:border=constant,transpose",
                                          "blur=0.8:border=replicate,transpose" };
-    static const int sizes[2][3] = { { 3001, 2803, 1 }, { 2053, 1403, 3 } };
+    static const int sizes[3][3] = { { 3001, 2803, 1 }, { 2053, 1403, 3 }, { 1501, 1203, 4 } };
     int runs = 0, failed = 0;
-    for (int s = quick; s < 2; s++) {   /* quick (under the sanitizers): RGB, the fused run only */
+    for (int s = quick; s < 3; s++) {   /* quick (under the sanitizers): RGB and RGBA, the fused run only */
         struct geom g = { sizes[s][0], sizes[s][1], sizes[s][2], 8 };
         struct image in;
         if (test_make_image(&in, &g, (uint32_t)(7 + s)))
@@ -431,6 +431,13 @@ static int tall_checks(void)
         { 6001, 2600, 3, "blur=3.3", KV_TENSOR, "64-row tiles of 27 taps", 256, 64 / 3, 0, 97184 },
         { 6001, 2600, 3, "blur=12", KV_TENSOR, "64-row tiles of 81 taps", 256, 64 / 3, 0, 166048 },
         { 10001, 4001, 1, "blur=20:border=replicate", KV_TENSOR, "64-row tiles of 145 taps", 256, 64, 0, 192160 },
+        /* RGBA (premultiplied, two byte planes staged: TN's SMEM), 64-row tiles and, on a smaller
+         * image, 32-row ones */
+        { 6001, 2600, 4, "blur=2", KV_TENSOR, "RGBA 64-row tiles", 256, 64 / 4, 0, 93600 },
+        { 6001, 2600, 4, "blur=3.3:border=constant", KV_TENSOR, "RGBA 64-row tiles of 21 taps", 256, 64 / 4, 0, 134816 },
+        { 1001, 626, 4, "blur=2:border=replicate", KV_TENSOR, "RGBA 32-row tiles", 256, 32 / 4, 0, 54432 },
+        { 1001, 626, 4, "blur=4", -1, "RGBA 64-row tiles of 29 taps", 256, 64 / 4, 0, 145568 },
+        { 6001, 2600, 4, "blur=6:border=replicate", KV_TENSOR, "RGBA 64-row tiles of 37 taps", 256, 64 / 4, 0, 156320 },
         /* RGB past 81 taps: three grey planes, split and joined by 128-thread kernels (4 pixels a thread) */
         { 6001, 2600, 3, "blur=20:border=constant", KV_TENSOR, "the join after three grey planes", 128, 4, 0, 0 },
     };
@@ -456,7 +463,8 @@ static int alpha_checks(void)
 }
 
 /* Past the one-pass kernels' taps (8-bit RGBA past 21, 16-bit RGB, RGBA and grey+alpha past 25,
- * any layout past 33, grey and RGB 8-bit past the tensor kernel's 177) the blur runs in two passes
+ * any layout past 33; through auto, 8-bit RGBA past the tensor kernel's 37 and grey and RGB past
+ * its 177) the blur runs in two passes
  * (sep_pass1, sep_pass2): exact against the OpenMP result, and the last launch must be sep_pass2
  * (NW warps: 4 for 8 bits, 8 for 16; R YL output pixels a thread: R = 8 outputs for 8 bits, 4 for
  * 16; YL = 4, 2, 1, 1 rows for 1 to 4 channels), told from the one-pass kernels by its shared
@@ -469,7 +477,9 @@ static int alpha_checks(void)
 static int separable_checks(void)
 {
     static const struct big_case cases[] = {
-        { 1001, 626, 4, "blur=4", -1, "sep_pass2 (25 taps)", 128, 8, 8, SEP_SMEM(25, 8, 4, 1, 4, 1, 4) },
+        { 1001, 626, 4, "blur=4", KV_TILED, "sep_pass2 (25 taps)", 128, 8, 8, SEP_SMEM(25, 8, 4, 1, 4, 1, 4) },
+        { 1001, 626, 4, "blur=6.5:border=replicate", -1, "sep_pass2 (41 taps)", 128, 8, 8,
+          SEP_SMEM(41, 8, 4, 1, 4, 1, 4) },
         { 1001, 626, 2, "blur=8:border=constant", -1, "sep_pass2 (49 taps)", 128, 16, 8,
           SEP_SMEM(49, 8, 4, 2, 2, 1, 4) },
         { 1001, 626, 3, "blur=4:border=replicate", -1, "sep_pass2 (33 taps)", 256, 4, 16,

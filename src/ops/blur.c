@@ -214,14 +214,15 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 }
 #endif
 
-/* auto: the tensor-core kernel where it measured fastest, 8-bit grey and RGB images of 256 KiB and
- * more (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured from
- * 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB); below that the
+/* auto: the tensor-core kernel where it measured fastest, 8-bit grey, RGB and RGBA images of 256 KiB
+ * and more (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured
+ * from 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB; 28th session:
+ * RGBA 0.032 against 0.053 ms at 1920x1080, 0.41 against 0.96 at 45.9 Mpx, H100); below that the
  * one-pass kernel runs, which itself runs separable where it does not apply. */
 #define TENSOR_MIN_BYTES (256u << 10)
 static int blur_auto_for(const struct geom *in)
 {
-    return in->depth == 8 && (in->c == 1 || in->c == 3) && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
+    return in->depth == 8 && in->c != 2 && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
                ? KV_TENSOR
                : KV_TILED;
 }
@@ -260,6 +261,6 @@ const struct op_desc op_blur = {
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
     .gpu_auto_for = blur_auto_for,
-    .gpu_auto_text = "tensor for 8-bit grey and RGB images of 256 KiB and more, tiled otherwise (two passes, as "
-                     "separable, past 21 to 33 taps by layout)",
+    .gpu_auto_text = "tensor for 8-bit grey, RGB and RGBA images of 256 KiB and more (RGBA up to 37 taps), tiled "
+                     "otherwise (two passes, as separable, past 21 to 33 taps by layout)",
 };
