@@ -1212,7 +1212,8 @@ template <int C, int KS, int TH> struct TN {
     static_assert(NPT * PT <= TH * PO, "transposed staging");
     static constexpr size_t SMEM = (size_t)ROWS * (NPL * PB + PR) + 16 + (size_t)TH * PO + 2 * ROWS * (8 + 4) + 16;
     /* FITS: a block's shared memory fits sm_90's; MINB: the blocks an SM it allows there, 1 to 4,
-     * the register cap (4 for 32-row tiles and 3 for 64-row ones up to 17 taps, 3 to 1 beyond) */
+     * the register cap (4 for 32-row tiles and 3 for 64-row ones up to 17 taps, 3 to 1 beyond; RGBA,
+     * with its second plane, 4 or 3 and 2 up to 17 taps, then 2 or 1 and 1) */
     static constexpr bool FITS = SMEM <= SM90_SMEM_BLOCK;
     static constexpr int BY_SMEM = (int)(SM90_SMEM_SM / (SMEM + 1024));
     static constexpr int MINB = BY_SMEM < 1 ? 1 : BY_SMEM < 4 ? BY_SMEM : 4;
@@ -1481,28 +1482,23 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
          * blocks the stragglers (21st session). */
         if (xb0 < G::HB || xb0 + nbytes + G::HB > rowbytes) {
             __syncthreads();
-            if constexpr (G::PM) {   /* a pixel at a time, premultiplied as above */
-                for (int e = tid; e < G::ROWS * 2 * G::R; e += TN_THREADS) {
-                    const int i = e / (2 * G::R), j = e - i * 2 * G::R, f = at[k][i];
-                    const int q = C * (j < G::R ? j - G::R : w + j - G::R), s = q - xb0 + G::HB;
-                    if (f >= 0 && s >= 0 && s < G::PB) {
-                        const long long ro = src[k][i] - (long long)(size_t)in + (f - i * G::PR) - xb0 + G::HB;
+            /* a byte at a time (PM: a pixel, premultiplied as above): NU units each side of a row */
+            constexpr int U = G::PM ? C : 1, NU = G::HB / U;
+            for (int e = tid; e < G::ROWS * 2 * NU; e += TN_THREADS) {
+                const int i = e / (2 * NU), j = e - i * 2 * NU, f = at[k][i];
+                const int q = U * (j < NU ? j - NU : (G::PM ? w : rowbytes) + j - NU), s = q - xb0 + G::HB;
+                if (f >= 0 && s >= 0 && s < G::PB) {
+                    const long long ro = src[k][i] - (long long)(size_t)in + (f - i * G::PR) - xb0 + G::HB;
+                    if constexpr (G::PM) {
                         uint32_t px = 0, pl, ph;
 #pragma unroll
-                        for (int b = 0; b < 4; b++)
+                        for (int b = 0; b < C; b++)
                             px |= border_byte<C>(in + ro, q + b, w, rk, bx) << (8 * b);
                         premul(px, pl, ph);
                         *(uint32_t *)(IN + i * G::PB + s) = pl;
                         *(uint32_t *)(IN2 + i * G::PB + s) = ph;
-                    }
-                }
-            } else
-            for (int e = tid; e < G::ROWS * 2 * G::HB; e += TN_THREADS) {
-                const int i = e / (2 * G::HB), j = e - i * 2 * G::HB, f = at[k][i];
-                const int q = j < G::HB ? j - G::HB : rowbytes + j - G::HB, s = q - xb0 + G::HB;
-                if (f >= 0 && s >= 0 && s < G::PB) {
-                    const long long ro = src[k][i] - (long long)(size_t)in + (f - i * G::PR) - xb0 + G::HB;
-                    IN[i * G::PB + s] = (uint8_t)border_byte<C>(in + ro, q, w, rk, bx);
+                    } else
+                        IN[i * G::PB + s] = (uint8_t)border_byte<C>(in + ro, q, w, rk, bx);
                 }
             }
         }

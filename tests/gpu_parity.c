@@ -434,7 +434,8 @@ static int tall_checks(void)
         /* RGBA (premultiplied, two byte planes staged: TN's SMEM), 64-row tiles and, on a smaller
          * image, 32-row ones */
         { 6001, 2600, 4, "blur=2", KV_TENSOR, "RGBA 64-row tiles", 256, 64 / 4, 0, 93600 },
-        { 6001, 2600, 4, "blur=3.3:border=constant", KV_TENSOR, "RGBA 64-row tiles of 21 taps", 256, 64 / 4, 0, 134816 },
+        { 6001, 2600, 4, "blur=3.3:border=constant", KV_TENSOR, "RGBA 64-row tiles of 21 taps", 256, 64 / 4, 0,
+          134816 },
         { 1001, 626, 4, "blur=2:border=replicate", KV_TENSOR, "RGBA 32-row tiles", 256, 32 / 4, 0, 54432 },
         { 1001, 626, 4, "blur=4", -1, "RGBA 64-row tiles of 29 taps", 256, 64 / 4, 0, 145568 },
         { 6001, 2600, 4, "blur=6:border=replicate", KV_TENSOR, "RGBA 64-row tiles of 37 taps", 256, 64 / 4, 0, 156320 },
