@@ -1141,9 +1141,8 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 /* tensor: the same blur as two integer matrix products on the tensor cores (mma.sync m16n8k32,
  * u8 x u8 -> s32: exact), for 8-bit grey, RGB and RGBA whose Q8 weights are below 256 and kernels
  * of up to TN_MAXK1 taps (RGB past TN_MAXK3 as grey planes: tensor_planes; RGBA up to TN_MAXK4).
- * A block owns TN_W output
- * bytes (16 column groups of 16: a tile need not hold whole pixels, every byte is its own sum) x TH
- * rows (32 or 64: launch_tall); warp w takes column groups w and w + 8.
+ * A block owns TN_W output bytes (16 column groups of 16: a tile need not hold whole pixels, every
+ * byte is its own sum) x TH rows (32 or 64: launch_tall); warp w takes column groups w and w + 8.
  *  - stage: the tile's input rows (halo and border maps applied), each row realigned from its
  *    aligned 16-byte words and stored as 16-byte words: staged byte s of row r is byte column
  *    x0 - R*C + s of image row y0 - R + r;

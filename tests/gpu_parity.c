@@ -438,7 +438,8 @@ static int tall_checks(void)
           134816 },
         { 1001, 626, 4, "blur=2:border=replicate", KV_TENSOR, "RGBA 32-row tiles", 256, 32 / 4, 0, 54432 },
         { 1001, 626, 4, "blur=4", -1, "RGBA 64-row tiles of 29 taps", 256, 64 / 4, 0, 145568 },
-        { 6001, 2600, 4, "blur=6:border=replicate", KV_TENSOR, "RGBA 64-row tiles of 37 taps", 256, 64 / 4, 0, 156320 },
+        { 6001, 2600, 4, "blur=6:border=replicate", KV_TENSOR, "RGBA 64-row tiles of 37 taps", 256, 64 / 4, 0,
+          156320 },
         /* RGB past 81 taps: three grey planes, split and joined by 128-thread kernels (4 pixels a thread) */
         { 6001, 2600, 3, "blur=20:border=constant", KV_TENSOR, "the join after three grey planes", 128, 4, 0, 0 },
     };
