@@ -62,13 +62,16 @@ template <typename E, int C> __device__ __forceinline__ void st_vec(E *p, const 
 }
 
 /* Premultiplied colour back to straight: round(S / A), ties up, as the CPU writes it (q + (r >=
- * A - r), q and r of S / A), and 0 where A = 0. S <= top * A (a weighted mean of colours at most
- * top = 65535), so q < 2^16 and the float estimate e = S * rA, rA = rcp_approx(A) (relative error
- * below 2^-21 in all), is within one of q. Then r = S - e A lies in [-A, 2A) (exact in the signed
- * type, U wrapping), and the result is e + floor((2r + A) / 2A), a term in {-1, 0, 1, 2} found by
- * three compares (U: uint64_t, or uint32_t where S and 5A fit). rA is computed once for a pixel's
- * channels. A 64-bit division is a library loop of about a hundred instructions: it was most of
- * the alpha kernels' time (bench/RESULTS.md, 19th session). */
+ * A - r), q and r of S / A), that is floor(n / 2A) with n = 2S + A, and 0 where A = 0. S <= top * A
+ * (a weighted mean of colours at most top = 65535), so the quotient is below 2^16 and the float
+ * S * rA, rA = rcp_approx(A), is within 2^-21 * 2^16 of S / A; with the fma's rounding (at most
+ * 2^-8 below 2^16) e = trunc(S rA + 1/2 + 1/16) is the result q or q + 1, and t = n - 2eA < 0
+ * tells which: one compare. t lies in [-2A, 2A), exact in the signed type with U wrapping (U:
+ * uint64_t, or uint32_t where 2A < 2^31). A = 0 (so S = 0) gives rA = inf, NaN, e = 0 and t = 0.
+ * Against the three compares (and the A = 0 select) that corrected a truncated S rA: 7 instructions
+ * a colour instead of 15 (sm_90 SASS; bench/RESULTS.md, 29th session); bench/div_check.cu checks
+ * both ranges on the GPU. rA is computed once for a pixel's channels. A 64-bit division is a library loop of
+ * about a hundred instructions: it was most of the alpha kernels' time (19th session). */
 __device__ __forceinline__ float rcp_approx(float x)
 {
     float r;
@@ -78,10 +81,9 @@ __device__ __forceinline__ float rcp_approx(float x)
 template <typename U> __device__ __forceinline__ uint32_t div_round(U S, U A, float rA)
 {
     typedef typename std::make_signed<U>::type I;
-    const uint32_t e = __float2uint_rz((float)S * rA);   /* saturating: A = 0 gives NaN -> 0, never UB */
-    const I r = (I)(S - (U)e * A), t = 2 * r + (I)A, a2 = 2 * (I)A;
-    const uint32_t q = e + (t >= a2) + (t >= 2 * a2) - (t < 0);
-    return A ? q : 0u;
+    const uint32_t e = __float2uint_rz(fmaf((float)S, rA, 0.5625f));   /* saturating: NaN -> 0, never UB */
+    const I t = (I)(2 * S + A - (U)e * (2 * A));
+    return e - (t < 0);
 }
 
 /* round(S / A), ties up, and 0 where A = 0, for small sums: A <= 4095 and S <= 255 A (the exact
