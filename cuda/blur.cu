@@ -1139,8 +1139,9 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 }
 
 /* tensor: the same blur as two integer matrix products on the tensor cores (mma.sync m16n8k32,
- * u8 x u8 -> s32: exact), for 8-bit grey, RGB and RGBA whose Q8 weights are below 256 and kernels
- * of up to TN_MAXK1 taps (RGB past TN_MAXK3 as grey planes: tensor_planes; RGBA up to TN_MAXK4).
+ * u8 x u8 -> s32: exact), for 8-bit images whose Q8 weights are below 256 and kernels of up to
+ * TN_MAXK1 taps (RGB past TN_MAXK3 as grey planes: tensor_planes; grey+alpha up to TN_MAXK2, RGBA
+ * up to TN_MAXK4).
  * A block owns TN_W output bytes (16 column groups of 16: a tile need not hold whole pixels, every
  * byte is its own sum) x TH rows (32 or 64: launch_tall); warp w takes column groups w and w + 8.
  *  - stage: the tile's input rows (halo and border maps applied), each row realigned from its
@@ -1157,11 +1158,12 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
  *    row's global alignment mod 16 rounded down to 4, copied out in aligned 16-byte words shifted
  *    by the rest (or, for a fused transpose, staged a pixel column a row and written as aligned
  *    4-byte words of the output rows: put_transposed).
- * RGBA (PM) is blurred premultiplied, as the CPU does it: the realignment stages each pixel's c a
- * (< 2^16) as two byte planes, IN (low bytes and alpha) and IN2 (high bytes and 0); across runs on
- * both, H = H_lo + 256 H_hi < 2^24, and down on H's three bytes gives the exact sums S < 2^32 that
- * the epilogue divides by alpha's (the CPU's integers, so the same bits). Against the one-pass
- * kernel (blur_q8) at 10109x4542 RGBA: 0.96 -> 0.40 ms (H100; bench/RESULTS.md, 28th session).
+ * RGBA and grey+alpha (PM) are blurred premultiplied, as the CPU does it: the realignment stages
+ * each pixel's c a (< 2^16) as two byte planes, IN (low bytes and alpha) and IN2 (high bytes and
+ * 0); across runs on both, H = H_lo + 256 H_hi < 2^24, and down on H's three bytes gives the exact
+ * sums S < 2^32 that the epilogue divides by alpha's (the CPU's integers, so the same bits).
+ * Against the one-pass kernels at 10109x4542: RGBA 0.96 -> 0.40 ms (blur_q8; H100, bench/
+ * RESULTS.md, 28th session), grey+alpha 0.45 -> 0.18 (blur_alpha; 29th session).
  * Blocks are persistent (the A fragments are built once a block, while the kernel before it in the
  * stream finishes: launch_early) and the next tile's rows are copied asynchronously while this
  * tile is computed: on sm_90 a bulk copy (the copy engine) a row, counted on an mbarrier, before
@@ -1173,16 +1175,20 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 
 /* The compiled tap counts past 17 (the work steps with TN's KH and KV, 32-byte and 32-row k steps,
  * not with the taps: grey's KH = KV = 2 from 19 to 49 taps, 3 to 81...; RGB's KH 3, 4 and 5 up to
- * 27, 37 and 49, then 7 and 8; RGBA's 3, 4 and 5 up to 21, 29 and 37), grey's up to where a block's
- * shared memory still fits an SM. RGBA stops at 37 taps (sigma 6): 255 registers a thread in
- * 64-row tiles already, 2.2x the two-pass kernel there (0.91 against 2.02 ms at 45.9 Mpx, H100). RGB
+ * 27, 37 and 49, then 7 and 8; RGBA's 3, 4 and 5 up to 21, 29 and 37; grey+alpha's 2, 3 and 4 up
+ * to 25, 41 and 49), grey's up to where a block's shared memory still fits an SM. RGBA stops at 37
+ * taps (sigma 6): 255 registers a thread in 64-row tiles already, 2.3x the two-pass kernel there
+ * (0.85 against 1.98 ms at 45.9 Mpx, H100, 29th session); grey+alpha, with KH one lower at the same
+ * KV, at 49 (3.0x: 0.40 against 1.19). RGB
  * past 81 taps runs as three grey planes (tensor_planes): at 97 and 113 taps the RGB tiles, one
  * block an SM with 255 registers, measured slower than the planes (91 taps 0.90 ms against 0.85;
  * 113 taps 1.43 against 0.84), and at 65 and 81 faster (0.61-0.65 against about 0.68: a plane
  * 0.18, the split and join 0.13), bench/RESULTS.md, 26th session. */
 #define TN_SIZES1(X) X(49) X(81) X(113) X(145) X(177)
 #define TN_SIZES3(X) X(27) X(37) X(49) X(65) X(81)
+#define TN_SIZES2(X) X(25) X(41) X(49)
 #define TN_SIZES4(X) X(21) X(29) X(37)
+#define TN_MAXK2 49
 #define TN_MAXK4 37
 #define TN_MAXK1 177
 #define TN_MAXK3 81
@@ -1191,8 +1197,9 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 #define SM90_SMEM_BLOCK 232448
 
 template <int C, int KS, int TH> struct TN {
-    /* PM (RGBA): colour premultiplied, P = c a < 2^16 staged as two byte planes (see blur_tensor) */
-    static constexpr bool PM = C == 4;
+    /* PM (RGBA, grey+alpha): colour premultiplied, P = c a < 2^16 staged as two byte planes (see
+     * blur_tensor) */
+    static constexpr bool PM = C == 2 || C == 4;
     static constexpr int NPL = PM ? 2 : 1;
     static constexpr int R = KS / 2, HB = R * C;
     static constexpr int KH = (16 + 2 * HB + 31) / 32;   /* across: 32-byte k steps for 16 outputs */
@@ -1211,8 +1218,9 @@ template <int C, int KS, int TH> struct TN {
     static_assert(NPT * PT <= TH * PO, "transposed staging");
     static constexpr size_t SMEM = (size_t)ROWS * (NPL * PB + PR) + 16 + (size_t)TH * PO + 2 * ROWS * (8 + 4) + 16;
     /* FITS: a block's shared memory fits sm_90's; MINB: the blocks an SM it allows there, 1 to 4,
-     * the register cap (4 for 32-row tiles and 3 for 64-row ones up to 17 taps, 3 to 1 beyond; RGBA,
-     * with its second plane, 4 or 3 and 2 up to 17 taps, then 2 or 1 and 1) */
+     * the register cap (4 for 32-row tiles and 3 for 64-row ones up to 17 taps, 3 to 1 beyond; with
+     * the second plane, RGBA 4 or 3 and 2 up to 17 taps, then 2 or 1 and 1, grey+alpha 4 and 2,
+     * then 2 and 1) */
     static constexpr bool FITS = SMEM <= SM90_SMEM_BLOCK;
     static constexpr int BY_SMEM = (int)(SM90_SMEM_SM / (SMEM + 1024));
     static constexpr int MINB = BY_SMEM < 1 ? 1 : BY_SMEM < 4 ? BY_SMEM : 4;
@@ -1309,14 +1317,23 @@ __device__ __forceinline__ uint4 staged16(const uint8_t *p, int r3)
                       __funnelshift_rc(w.z, w.w, s));
 }
 
-/* PM: an RGBA pixel premultiplied, P = c a < 2^16 for each colour, as two words of byte planes: the
- * low bytes (P_r, P_g, P_b, a) and the high bytes (P_r >> 8, P_g >> 8, P_b >> 8, 0). Red and blue
- * take one multiply (their products stay in their 16-bit halves). */
-__device__ __forceinline__ void premul(uint32_t px, uint32_t &pl, uint32_t &ph)
+/* PM: a word of pixels premultiplied, P = c a < 2^16 for each colour, as two words of byte planes.
+ * RGBA (a pixel): the low bytes (P_r, P_g, P_b, a) and the high bytes (P_r >> 8, P_g >> 8, P_b >> 8,
+ * 0); red and blue take one multiply (their products stay in their 16-bit halves). Grey+alpha (two
+ * pixels, or one in the low half): (P_0, a_0, P_1, a_1) and (P_0 >> 8, 0, P_1 >> 8, 0), both P in
+ * one word's halves. */
+template <int C> __device__ __forceinline__ void premul(uint32_t px, uint32_t &pl, uint32_t &ph)
 {
-    const uint32_t a = px >> 24, rb = (px & 0x00ff00ffu) * a, g = __byte_perm(px, 0u, 0x4441) * a;
-    pl = __byte_perm(rb, g, 0x7240) | (px & 0xff000000u);
-    ph = __byte_perm(rb, g, 0x7351);
+    if constexpr (C == 4) {
+        const uint32_t a = px >> 24, rb = (px & 0x00ff00ffu) * a, g = __byte_perm(px, 0u, 0x4441) * a;
+        pl = __byte_perm(rb, g, 0x7240) | (px & 0xff000000u);
+        ph = __byte_perm(rb, g, 0x7351);
+    } else {
+        const uint32_t p = (px & 0xffu) * __byte_perm(px, 0u, 0x4441)
+                           + ((__byte_perm(px, 0u, 0x4442) * (px >> 24)) << 16);
+        pl = (p & 0x00ff00ffu) | (px & 0xff00ff00u);
+        ph = __byte_perm(p, 0u, 0x4341);
+    }
 }
 
 /* (registers capped at the blocks an SM that its shared memory allows: TN::MINB) */
@@ -1463,12 +1480,12 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
                     wd[b >> 2] |= border_byte<C>(row, q0 + b, w, rk, bx) << (8 * (b & 3));
                 v = make_uint4(wd[0], wd[1], wd[2], wd[3]);
             }
-            if constexpr (G::PM) {   /* a staged word is 4 whole pixels (tiles and halo: whole pixels) */
+            if constexpr (G::PM) {   /* a staged word is whole pixels (tiles and halo: whole pixels) */
                 uint4 pl, ph;
-                premul(v.x, pl.x, ph.x);
-                premul(v.y, pl.y, ph.y);
-                premul(v.z, pl.z, ph.z);
-                premul(v.w, pl.w, ph.w);
+                premul<C>(v.x, pl.x, ph.x);
+                premul<C>(v.y, pl.y, ph.y);
+                premul<C>(v.z, pl.z, ph.z);
+                premul<C>(v.w, pl.w, ph.w);
                 *(uint4 *)(IN + 16 * e) = pl;
                 *(uint4 *)(IN2 + 16 * e) = ph;
             } else
@@ -1488,14 +1505,21 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
                 const int q = U * (j < NU ? j - NU : (G::PM ? w : rowbytes) + j - NU), s = q - xb0 + G::HB;
                 if (f >= 0 && s >= 0 && s < G::PB) {
                     const long long ro = src[k][i] - (long long)(size_t)in + (f - i * G::PR) - xb0 + G::HB;
-                    if constexpr (G::PM) {
+                    if constexpr (G::PM) {   /* pixel q / C through the map once */
+                        const int mx = border_pos(q / C, w, rk, bx);
                         uint32_t px = 0, pl, ph;
+                        if (mx >= 0)
 #pragma unroll
-                        for (int b = 0; b < C; b++)
-                            px |= border_byte<C>(in + ro, q + b, w, rk, bx) << (8 * b);
-                        premul(px, pl, ph);
-                        *(uint32_t *)(IN + i * G::PB + s) = pl;
-                        *(uint32_t *)(IN2 + i * G::PB + s) = ph;
+                            for (int b = 0; b < C; b++)
+                                px |= (uint32_t)in[ro + (long long)mx * C + b] << (8 * b);
+                        premul<C>(px, pl, ph);
+                        if constexpr (C == 4) {
+                            *(uint32_t *)(IN + i * G::PB + s) = pl;
+                            *(uint32_t *)(IN2 + i * G::PB + s) = ph;
+                        } else {
+                            *(uint16_t *)(IN + i * G::PB + s) = (uint16_t)pl;
+                            *(uint16_t *)(IN2 + i * G::PB + s) = (uint16_t)ph;
+                        }
                     } else
                         IN[i * G::PB + s] = (uint8_t)border_byte<C>(in + ro, q, w, rk, bx);
                 }
@@ -1583,7 +1607,20 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
 #pragma unroll
                     for (int r = 0; r < 4; r++)
                         sb[r] = lo[r] + (hi[r] << 8) + (G::PM ? h2[r] << 16 : 0u);
-                    if constexpr (G::PM) {
+                    if constexpr (G::PM && C == 2) {
+                        /* S = lo + 256 hi + 65536 h2 < 2^32 for each byte; bytes 2t and 2t + 1 of a
+                         * row are one pixel (grey, alpha), 2 bytes out */
+                        const int xb = 16 * cg + 8 * nb + 2 * t;
+#pragma unroll
+                        for (int hr = 0; hr < 2; hr++) {
+                            const uint32_t A = sb[2 * hr + 1], S1[1] = { sb[2 * hr] };
+                            const uint16_t px = (uint16_t)straight8<2>((A + 32768u) >> 16, S1, A);
+                            if (TR)
+                                *(uint16_t *)(OS + xb / 2 * G::PT + 2 * (16 * mt + g + 8 * hr)) = px;
+                            else
+                                *(uint16_t *)((hr ? ost1 : ost0) + 16 * mt * G::PO + 16 * cg + 8 * nb) = px;
+                        }
+                    } else if constexpr (G::PM) {
                         /* S = lo + 256 hi + 65536 h2 < 2^32 for each byte: lanes t and t ^ 1 hold two
                          * pixels (rows g and g + 8; t even channels 0, 1, t odd 2 and alpha), swapped so
                          * that each holds one whole pixel (even lanes row g, odd ones g + 8), whose three
@@ -1711,6 +1748,8 @@ template <int C, typename R, typename F> static R by_tensor_size(int ksize, R no
     TN_TRY(3) TN_TRY(5) TN_TRY(7) TN_TRY(9) TN_TRY(11) TN_TRY(13) TN_TRY(17)
     if constexpr (C == 1) {
         TN_SIZES1(TN_TRY)
+    } else if constexpr (C == 2) {
+        TN_SIZES2(TN_TRY)
     } else if constexpr (C == 3) {
         TN_SIZES3(TN_TRY)
     } else {
@@ -1770,6 +1809,7 @@ __global__ void rgb_planes(const uint8_t *__restrict__ src, uint8_t *__restrict_
 static size_t tensor_smem(int c, int ksize)
 {
     return c == 1   ? by_tensor_size<1>(ksize, (size_t)-1, [](auto K) { return TN<1, decltype(K)::value, 32>::SMEM; })
+           : c == 2 ? by_tensor_size<2>(ksize, (size_t)-1, [](auto K) { return TN<2, decltype(K)::value, 32>::SMEM; })
            : c == 3 ? by_tensor_size<3>(ksize, (size_t)-1, [](auto K) { return TN<3, decltype(K)::value, 32>::SMEM; })
                     : by_tensor_size<4>(ksize, (size_t)-1, [](auto K) { return TN<4, decltype(K)::value, 32>::SMEM; });
 }
@@ -1780,12 +1820,12 @@ static size_t tensor_smem(int c, int ksize)
  * largest sizes do not.) */
 extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h)
 {
-    if (depth != 8 || c == 2 || ksize < 3 || !weights_below_256
+    if (depth != 8 || ksize < 3 || !weights_below_256
         || ((long long)w * c + TN_W - 1) / TN_W * ((h + 31) / 32) >= 0x7fffffffLL)
         return 0;
     const int planes = c == 3 && ksize > TN_MAXK3, cc = planes ? 1 : c;
-    if (ksize > (cc == 1 ? TN_MAXK1 : cc == 3 ? TN_MAXK3 : TN_MAXK4) || (planes && (long long)w * h < 15)
-        || tensor_smem(cc, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
+    if (ksize > (cc == 1 ? TN_MAXK1 : cc == 2 ? TN_MAXK2 : cc == 3 ? TN_MAXK3 : TN_MAXK4)
+        || (planes && (long long)w * h < 15) || tensor_smem(cc, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
         return 0;
     return planes ? 2 : 1;
 }
@@ -1829,6 +1869,7 @@ extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_imag
     if (how == 2)
         return tensor_planes(in, out, kern, ksize, bx, by, scratch, err, errlen);
     return in->c == 1   ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
+           : in->c == 2 ? dispatch_tensor<2>(in, out, kern, ksize, bx, by, err, errlen)
            : in->c == 3 ? dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen)
                         : dispatch_tensor<4>(in, out, kern, ksize, bx, by, err, errlen);
 }

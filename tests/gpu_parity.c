@@ -301,21 +301,24 @@ static int check_fused(const char *pipe, const struct image *in, const struct ge
     return failed;
 }
 
-/* The tensor-core blur's transposed (fused) output on large images of odd sizes, grey, RGB and RGBA
- * (7 to 8 MB: several tiles a block, 64-row tiles; the small sizes above take 32-row ones). */
+/* The tensor-core blur's transposed (fused) output on large images of odd sizes, grey, RGB, RGBA and
+ * grey+alpha (7 to 8 MB: several tiles a block, 64-row tiles; the small sizes above take 32-row
+ * ones), and past the one-pass kernels' taps (49 taps). */
 static int tensor_fused_checks(int quick)
 {
     static const char *const pipes[] = { "blur=2,transpose", "blur=2.6:border=constant,transpose",
-                                         "blur=0.8:border=replicate,transpose" };
-    static const int sizes[3][3] = { { 3001, 2803, 1 }, { 2053, 1403, 3 }, { 1501, 1203, 4 } };
+                                         "blur=0.8:border=replicate,transpose", "blur=8:border=replicate,transpose" };
+    static const int sizes[4][3] = { { 3001, 2803, 1 }, { 2053, 1403, 3 }, { 1501, 1203, 4 }, { 2101, 1703, 2 } };
     int runs = 0, failed = 0;
-    for (int s = quick; s < 3; s++) {   /* quick (under the sanitizers): RGB and RGBA, the fused run only */
+    for (int s = quick; s < 4; s++) {   /* quick (under the sanitizers): RGB, RGBA, grey+alpha, the fused run only */
         struct geom g = { sizes[s][0], sizes[s][1], sizes[s][2], 8 };
         struct image in;
         if (test_make_image(&in, &g, (uint32_t)(7 + s)))
             return 1;
         failed += fusion_plan("blur=2,transpose", g.w, g.h, g.c, 8, "-s");
         for (size_t p = 0; p < (quick ? 1 : sizeof pipes / sizeof *pipes); p++) {
+            if (p == 3)   /* (RGBA past 37 taps: the two-pass kernel, apart) */
+                failed += fusion_plan(pipes[p], g.w, g.h, g.c, 8, g.c == 4 ? "--" : "-s");
             const int f = check_fused(pipes[p], &in, &g, quick, &runs);
             if (f < 0)
                 return 1;
@@ -440,6 +443,16 @@ static int tall_checks(void)
         { 1001, 626, 4, "blur=4", -1, "RGBA 64-row tiles of 29 taps", 256, 64 / 4, 0, 145568 },
         { 6001, 2600, 4, "blur=6:border=replicate", KV_TENSOR, "RGBA 64-row tiles of 37 taps", 256, 64 / 4, 0,
           156320 },
+        /* grey+alpha, the same way (13 taps: the shared memory of RGBA's, half its pixels a thread) */
+        { 6001, 2600, 2, "blur=2", KV_TENSOR, "grey+alpha 64-row tiles", 256, 64 / 2, 0, 93600 },
+        { 6001, 2600, 2, "blur=4:border=constant", KV_TENSOR, "grey+alpha 64-row tiles of 25 taps", 256, 64 / 2, 0,
+          124064 },
+        { 6001, 2600, 2, "blur=6.5:border=replicate", -1, "grey+alpha 64-row tiles of 41 taps", 256, 64 / 2, 0,
+          134816 },
+        { 6001, 2600, 2, "blur=8", KV_TENSOR, "grey+alpha 64-row tiles of 49 taps", 256, 64 / 2, 0, 145568 },
+        { 1001, 626, 2, "blur=2:border=replicate", KV_TENSOR, "grey+alpha 32-row tiles", 256, 32 / 2, 0, 54432 },
+        { 1001, 626, 2, "blur=8:border=constant", -1, "grey+alpha 32-row tiles of 49 taps", 256, 32 / 2, 0,
+          100256 },
         /* RGB past 81 taps: three grey planes, split and joined by 128-thread kernels (4 pixels a thread) */
         { 6001, 2600, 3, "blur=20:border=constant", KV_TENSOR, "the join after three grey planes", 128, 4, 0, 0 },
     };
@@ -465,8 +478,8 @@ static int alpha_checks(void)
 }
 
 /* Past the one-pass kernels' taps (8-bit RGBA past 21, 16-bit RGB, RGBA and grey+alpha past 25,
- * any layout past 33; through auto, 8-bit RGBA past the tensor kernel's 37 and grey and RGB past
- * its 177) the blur runs in two passes
+ * any layout past 33; through auto, 8-bit grey+alpha past the tensor kernel's 49, RGBA past its 37
+ * and grey and RGB past its 177) the blur runs in two passes
  * (sep_pass1, sep_pass2): exact against the OpenMP result, and the last launch must be sep_pass2
  * (NW warps: 4 for 8 bits, 8 for 16; R YL output pixels a thread: R = 8 outputs for 8 bits, 4 for
  * 16; YL = 4, 2, 1, 1 rows for 1 to 4 channels), told from the one-pass kernels by its shared
@@ -482,8 +495,8 @@ static int separable_checks(void)
         { 1001, 626, 4, "blur=4", KV_TILED, "sep_pass2 (25 taps)", 128, 8, 8, SEP_SMEM(25, 8, 4, 1, 4, 1, 4) },
         { 1001, 626, 4, "blur=6.5:border=replicate", -1, "sep_pass2 (41 taps)", 128, 8, 8,
           SEP_SMEM(41, 8, 4, 1, 4, 1, 4) },
-        { 1001, 626, 2, "blur=8:border=constant", -1, "sep_pass2 (49 taps)", 128, 16, 8,
-          SEP_SMEM(49, 8, 4, 2, 2, 1, 4) },
+        { 1001, 626, 2, "blur=8.5:border=constant", -1, "sep_pass2 (53 taps)", 128, 16, 8,
+          SEP_SMEM(53, 8, 4, 2, 2, 1, 4) },
         { 1001, 626, 3, "blur=4:border=replicate", -1, "sep_pass2 (33 taps)", 256, 4, 16,
           SEP_SMEM(33, 4, 8, 1, 3, 2, 8) },
         { 1001, 626, 4, "blur=4", -1, "sep_pass2 (33 taps)", 256, 4, 16, SEP_SMEM(33, 4, 8, 1, 4, 2, 8) },
@@ -564,6 +577,9 @@ int main(void)
               + fusion_plan("gray,resize=50%", 1001, 626, 4, 8, "--")       /* RGBA: gray+alpha */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "-s")         /* RGBA 8-bit: the one-pass kernel */
               + fusion_plan("blur=2,transpose", 70, 30, 2, 8, "--")         /* grey+alpha: blur_alpha, not fused */
+              + fusion_plan("blur=2,transpose", 1001, 626, 2, 8, "-s")      /* grey+alpha from 256 KiB: tensor */
+              + fusion_plan("blur=8,transpose", 1001, 626, 3, 8, "-s")      /* tensor past the one-pass taps */
+              + fusion_plan("blur=8,transpose", 70, 30, 3, 8, "--")         /* the two-pass kernel: apart */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 16, "--")        /* 16-bit: not fused */
               + fusion_plan("blur=2,flip=h", 70, 30, 1, 8, "--")
               + fusion_plan("blur=2,transpose", 5000, 3400, 3, 8, "-s")     /* tensor up to 64 MiB: fused */

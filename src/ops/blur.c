@@ -198,31 +198,37 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
  * kernel only up to 64 MiB of image, where it measured faster so (H200, 21st session:
  * blur=2,transpose of 5000x3400 RGB, 51 MB, 0.095-0.097 fused against 0.102-0.105 ms apart; grey
  * 0.054-0.055 against 0.058-0.059), not above (10109x4542 RGB, 138 MB, 0.267 against 0.241; grey,
- * 46 MB, level): each tile writes its transposed rows TH pixels at a time. */
+ * 46 MB, level): each tile writes its transposed rows TH pixels at a time. Where the tensor kernel
+ * does not take the blur it runs the one-pass kernel, so either must take it: the tensor kernel's
+ * own sizes (grey+alpha, which no one-pass kernel writes transposed, and past the one-pass
+ * kernels' taps) are fused too. */
 #define TENSOR_FUSE_MAX (64u << 20)
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                          const struct gpu_tables *t)
 {
-    (void)t;
-    const int ksize = blur_kernel_size(a->v[P_SIGMA].num, in->depth);
+    (void)a;
     size_t bytes = 0;
     geom_bytes(in, &bytes);
-    return (variant == KV_TILED || (variant == KV_TENSOR && bytes <= TENSOR_FUSE_MAX))
-                   && gpu_blur_onepass_applies(in->c, in->depth, ksize)
+    const int onepass = gpu_blur_onepass_applies(in->c, in->depth, t->n[0]);
+    const int tensor = variant == KV_TENSOR && bytes <= TENSOR_FUSE_MAX;
+    return (variant == KV_TILED && onepass)
+                   || (tensor
+                       && (onepass || gpu_blur_tensor_applies(in->c, in->depth, t->n[0], t->n[1], in->w, in->h) == 1))
                ? FUSE_TRANSPOSE_OUT
                : 0;
 }
 #endif
 
-/* auto: the tensor-core kernel where it measured fastest, 8-bit grey, RGB and RGBA images of 256 KiB
- * and more (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured
- * from 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB; 28th session:
- * RGBA 0.032 against 0.053 ms at 1920x1080, 0.41 against 0.96 at 45.9 Mpx, H100); below that the
- * one-pass kernel runs, which itself runs separable where it does not apply. */
+/* auto: the tensor-core kernel where it measured fastest, 8-bit images of 256 KiB and more
+ * (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured from
+ * 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB; 28th session:
+ * RGBA 0.032 against 0.053 ms at 1920x1080, 0.41 against 0.96 at 45.9 Mpx, H100; 29th: grey+alpha);
+ * below that the one-pass kernel runs. Each runs the next kernel (one-pass, then two passes) for
+ * the sizes it does not take. */
 #define TENSOR_MIN_BYTES (256u << 10)
 static int blur_auto_for(const struct geom *in)
 {
-    return in->depth == 8 && in->c != 2 && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
+    return in->depth == 8 && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
                ? KV_TENSOR
                : KV_TILED;
 }
@@ -261,6 +267,6 @@ const struct op_desc op_blur = {
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
     .gpu_auto_for = blur_auto_for,
-    .gpu_auto_text = "tensor for 8-bit grey, RGB and RGBA images of 256 KiB and more (RGBA up to 37 taps), tiled "
+    .gpu_auto_text = "tensor for 8-bit images of 256 KiB and more (grey+alpha up to 49 taps, RGBA up to 37), tiled "
                      "otherwise (two passes, as separable, past 21 to 33 taps by layout)",
 };
