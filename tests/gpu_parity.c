@@ -451,7 +451,7 @@ static int tall_checks(void)
           134816 },
         { 6001, 2600, 2, "blur=8", KV_TENSOR, "grey+alpha 64-row tiles of 49 taps", 256, 64 / 2, 0, 145568 },
         { 1001, 626, 2, "blur=2:border=replicate", KV_TENSOR, "grey+alpha 32-row tiles", 256, 32 / 2, 0, 54432 },
-        { 1001, 626, 2, "blur=8:border=constant", -1, "grey+alpha 32-row tiles of 49 taps", 256, 32 / 2, 0,
+        { 1301, 700, 2, "blur=8:border=constant", -1, "grey+alpha 32-row tiles of 49 taps", 256, 32 / 2, 0,
           100256 },
         /* RGB past 81 taps: three grey planes, split and joined by 128-thread kernels (4 pixels a thread) */
         { 6001, 2600, 3, "blur=20:border=constant", KV_TENSOR, "the join after three grey planes", 128, 4, 0, 0 },
@@ -577,7 +577,8 @@ int main(void)
               + fusion_plan("gray,resize=50%", 1001, 626, 4, 8, "--")       /* RGBA: gray+alpha */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "-s")         /* RGBA 8-bit: the one-pass kernel */
               + fusion_plan("blur=2,transpose", 70, 30, 2, 8, "--")         /* grey+alpha: blur_alpha, not fused */
-              + fusion_plan("blur=2,transpose", 1001, 626, 2, 8, "-s")      /* grey+alpha from 256 KiB: tensor */
+              + fusion_plan("blur=2,transpose", 1001, 626, 2, 8, "--")      /* grey+alpha below 1.5 MiB: apart */
+              + fusion_plan("blur=2,transpose", 1301, 700, 2, 8, "-s")      /* from 1.5 MiB: tensor, fused */
               + fusion_plan("blur=8,transpose", 1001, 626, 3, 8, "-s")      /* tensor past the one-pass taps */
               + fusion_plan("blur=8,transpose", 70, 30, 3, 8, "--")         /* the two-pass kernel: apart */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 16, "--")        /* 16-bit: not fused */

@@ -222,13 +222,19 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 /* auto: the tensor-core kernel where it measured fastest, 8-bit images of 256 KiB and more
  * (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured from
  * 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB; 28th session:
- * RGBA 0.032 against 0.053 ms at 1920x1080, 0.41 against 0.96 at 45.9 Mpx, H100; 29th: grey+alpha);
- * below that the one-pass kernel runs. Each runs the next kernel (one-pass, then two passes) for
- * the sizes it does not take. */
+ * RGBA 0.032 against 0.053 ms at 1920x1080, 0.41 against 0.96 at 45.9 Mpx, H100; 29th: RGBA level
+ * at 320x240 and 480x360), grey+alpha from 1.5 MiB (29th session: its one-pass kernel, blur_alpha,
+ * measured faster at 960x540, 0.0133 against 0.0170 ms on the H200, and at sigma 2 up to 1024x768,
+ * 0.0148 against 0.0160 on the H100, where at sigma 5 the tensor kernel is, 0.0232 against 0.0249;
+ * the tensor kernel at 1280x720 both ways, 0.0154 against 0.0168, and beyond); below that the
+ * one-pass kernel runs. Each runs the next kernel (one-pass, then two passes) for the sizes it does
+ * not take. */
 #define TENSOR_MIN_BYTES (256u << 10)
+#define TENSOR_MIN_BYTES_GA (3u << 19)
 static int blur_auto_for(const struct geom *in)
 {
-    return in->depth == 8 && (size_t)in->w * in->h * in->c >= TENSOR_MIN_BYTES
+    return in->depth == 8
+                   && (size_t)in->w * in->h * in->c >= (in->c == 2 ? TENSOR_MIN_BYTES_GA : TENSOR_MIN_BYTES)
                ? KV_TENSOR
                : KV_TILED;
 }
@@ -267,6 +273,7 @@ const struct op_desc op_blur = {
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
     .gpu_auto_for = blur_auto_for,
-    .gpu_auto_text = "tensor for 8-bit images of 256 KiB and more (grey+alpha up to 49 taps, RGBA up to 37), tiled "
+    .gpu_auto_text = "tensor for 8-bit images of 256 KiB and more (grey+alpha: 1.5 MiB, up to 49 taps; RGBA up to 37 "
+                     "taps), tiled "
                      "otherwise (two passes, as separable, past 21 to 33 taps by layout)",
 };
