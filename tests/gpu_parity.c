@@ -303,11 +303,12 @@ static int check_fused(const char *pipe, const struct image *in, const struct ge
 
 /* The tensor-core blur's transposed (fused) output on large images of odd sizes, grey, RGB, RGBA and
  * grey+alpha (7 to 8 MB: several tiles a block, 64-row tiles; the small sizes above take 32-row
- * ones), and past the one-pass kernels' taps (49 taps). */
+ * ones), and past the one-pass kernels' taps (37 and 49 taps). */
 static int tensor_fused_checks(int quick)
 {
     static const char *const pipes[] = { "blur=2,transpose", "blur=2.6:border=constant,transpose",
-                                         "blur=0.8:border=replicate,transpose", "blur=8:border=replicate,transpose" };
+                                         "blur=0.8:border=replicate,transpose", "blur=6:border=constant,transpose",
+                                         "blur=8:border=replicate,transpose" };
     static const int sizes[4][3] = { { 3001, 2803, 1 }, { 2053, 1403, 3 }, { 1501, 1203, 4 }, { 2101, 1703, 2 } };
     int runs = 0, failed = 0;
     for (int s = quick; s < 4; s++) {   /* quick (under the sanitizers): RGB, RGBA, grey+alpha, the fused run only */
@@ -317,8 +318,8 @@ static int tensor_fused_checks(int quick)
             return 1;
         failed += fusion_plan("blur=2,transpose", g.w, g.h, g.c, 8, "-s");
         for (size_t p = 0; p < (quick ? 1 : sizeof pipes / sizeof *pipes); p++) {
-            if (p == 3)   /* (RGBA past 37 taps: the two-pass kernel, apart) */
-                failed += fusion_plan(pipes[p], g.w, g.h, g.c, 8, g.c == 4 ? "--" : "-s");
+            if (p >= 3)   /* (RGBA past 37 taps: the two-pass kernel, apart) */
+                failed += fusion_plan(pipes[p], g.w, g.h, g.c, 8, g.c == 4 && p == 4 ? "--" : "-s");
             const int f = check_fused(pipes[p], &in, &g, quick, &runs);
             if (f < 0)
                 return 1;
