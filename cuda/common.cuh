@@ -70,8 +70,9 @@ template <typename E, int C> __device__ __forceinline__ void st_vec(E *p, const 
  * uint64_t, or uint32_t where 2A < 2^31). A = 0 (so S = 0) gives rA = inf, NaN, e = 0 and t = 0.
  * Against the three compares (and the A = 0 select) that corrected a truncated S rA: 7 instructions
  * a colour instead of 15 (sm_90 SASS; bench/RESULTS.md, 29th session); bench/div_check.cu checks
- * both ranges on the GPU. rA is computed once for a pixel's channels. A 64-bit division is a library loop of
- * about a hundred instructions: it was most of the alpha kernels' time (19th session). */
+ * both ranges on the GPU. rA is computed once for a pixel's channels. A 64-bit division is a
+ * library loop of about a hundred instructions: it was most of the alpha kernels' time (19th
+ * session). */
 __device__ __forceinline__ float rcp_approx(float x)
 {
     float r;
