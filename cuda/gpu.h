@@ -185,7 +185,7 @@ int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, cons
 int gpu_blur_onepass_applies(int c, int depth, int ksize);   /* also: takes transposed outputs */
 int gpu_blur_tiled_scratchless(int c, int depth, int ksize);   /* whether gpu_blur_tiled runs in one pass */
 /* blur.cu: the tensor-core kernel for 8-bit images (with alpha premultiplied) and kernels of up to
- * 177 taps (RGB past 81 as three grey planes through scratch; grey+alpha up to 49, RGBA up to 37)
+ * 177 taps (RGB past 81 as three grey planes through scratch; grey+alpha and RGBA up to 49)
  * whose Q8 weights are all below 256 (the flag says whether they are), where its shared memory fits
  * the GPU; gpu_blur_tensor_applies: 0 where it does not take the blur, 1 where it does, 2 where it
  * does only given the scratch (gpu_blur_scratch). Anything else goes through gpu_blur_tiled (same

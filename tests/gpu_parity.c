@@ -318,8 +318,8 @@ static int tensor_fused_checks(int quick)
             return 1;
         failed += fusion_plan("blur=2,transpose", g.w, g.h, g.c, 8, "-s");
         for (size_t p = 0; p < (quick ? 1 : sizeof pipes / sizeof *pipes); p++) {
-            if (p >= 3)   /* (RGBA past 37 taps: the two-pass kernel, apart) */
-                failed += fusion_plan(pipes[p], g.w, g.h, g.c, 8, g.c == 4 && p == 4 ? "--" : "-s");
+            if (p >= 3)
+                failed += fusion_plan(pipes[p], g.w, g.h, g.c, 8, "-s");
             const int f = check_fused(pipes[p], &in, &g, quick, &runs);
             if (f < 0)
                 return 1;
@@ -419,8 +419,9 @@ static int big_checks(const char *title, const struct big_case *cases, size_t n,
 }
 
 /* The tensor blur's 64-row tiles are taken only where there are at least as many as blocks
- * resident at once, so they are checked on images that large, of odd sizes (a short last tile row,
- * a partial last tile column): RGB with 13 taps and the replicate border, grey with 17 taps and the
+ * resident at once (an SM holds one block of RGBA's 49 taps: 513x301 makes 45 such tiles, 1001x626
+ * 160), so they are checked on images that large, of odd sizes (a short last tile row, a partial
+ * last tile column): RGB with 13 taps and the replicate border, grey with 17 taps and the
  * constant border, compiled sizes past 17 taps (told apart by their shared memory) and RGB's grey
  * planes past 81 taps; 64-row tiles: 64 / C output pixels a thread. */
 static int tall_checks(void)
@@ -444,6 +445,9 @@ static int tall_checks(void)
         { 1001, 626, 4, "blur=4", -1, "RGBA 64-row tiles of 29 taps", 256, 64 / 4, 0, 145568 },
         { 6001, 2600, 4, "blur=6:border=replicate", KV_TENSOR, "RGBA 64-row tiles of 37 taps", 256, 64 / 4, 0,
           156320 },
+        { 6001, 2600, 4, "blur=8:border=constant", KV_TENSOR, "RGBA 64-row tiles of 49 taps", 256, 64 / 4, 0,
+          177824 },
+        { 513, 301, 4, "blur=8", -1, "RGBA 32-row tiles of 49 taps", 256, 32 / 4, 0, 123296 },
         /* grey+alpha, the same way (13 taps: the shared memory of RGBA's, half its pixels a thread) */
         { 6001, 2600, 2, "blur=2", KV_TENSOR, "grey+alpha 64-row tiles", 256, 64 / 2, 0, 93600 },
         { 6001, 2600, 2, "blur=4:border=constant", KV_TENSOR, "grey+alpha 64-row tiles of 25 taps", 256, 64 / 2, 0,
@@ -479,8 +483,8 @@ static int alpha_checks(void)
 }
 
 /* Past the one-pass kernels' taps (8-bit RGBA past 21, 16-bit RGB, RGBA and grey+alpha past 25,
- * any layout past 33; through auto, 8-bit grey+alpha past the tensor kernel's 49, RGBA past its 37
- * and grey and RGB past its 177) the blur runs in two passes
+ * any layout past 33; through auto, 8-bit grey+alpha and RGBA past the tensor kernel's 49 and grey
+ * and RGB past its 177) the blur runs in two passes
  * (sep_pass1, sep_pass2): exact against the OpenMP result, and the last launch must be sep_pass2
  * (NW warps: 4 for 8 bits, 8 for 16; R YL output pixels a thread: R = 8 outputs for 8 bits, 4 for
  * 16; YL = 4, 2, 1, 1 rows for 1 to 4 channels), told from the one-pass kernels by its shared
@@ -494,8 +498,8 @@ static int separable_checks(void)
 {
     static const struct big_case cases[] = {
         { 1001, 626, 4, "blur=4", KV_TILED, "sep_pass2 (25 taps)", 128, 8, 8, SEP_SMEM(25, 8, 4, 1, 4, 1, 4) },
-        { 1001, 626, 4, "blur=6.5:border=replicate", -1, "sep_pass2 (41 taps)", 128, 8, 8,
-          SEP_SMEM(41, 8, 4, 1, 4, 1, 4) },
+        { 1001, 626, 4, "blur=8.5:border=replicate", -1, "sep_pass2 (53 taps)", 128, 8, 8,
+          SEP_SMEM(53, 8, 4, 1, 4, 1, 4) },
         { 1001, 626, 2, "blur=8.5:border=constant", -1, "sep_pass2 (53 taps)", 128, 16, 8,
           SEP_SMEM(53, 8, 4, 2, 2, 1, 4) },
         { 1001, 626, 3, "blur=4:border=replicate", -1, "sep_pass2 (33 taps)", 256, 4, 16,
