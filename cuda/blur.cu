@@ -1175,15 +1175,15 @@ extern "C" int gpu_blur_separable(const struct gpu_image *in, const struct gpu_i
 
 /* The compiled tap counts past 17 (the work steps with TN's KH and KV, 32-byte and 32-row k steps,
  * not with the taps: grey's KH = KV = 2 from 19 to 49 taps, 3 to 81...; RGB's KH 3, 4 and 5 up to
- * 27, 37 and 49, then 7 and 8; RGBA's 3, 4 and 5 up to 21, 29 and 37; grey+alpha's 2, 3 and 4 up
- * to 25, 41 and 49), grey's up to where a block's shared memory still fits an SM. Grey+alpha and
+ * 27, 37 and 49, then 7 and 8; RGBA's 3, 4 and 5 up to 21, 29 and 37, then 7; grey+alpha's 2, 3
+ * and 4 up to 25, 41 and 49), grey's up to where a block's shared memory still fits an SM. Grey+alpha and
  * RGBA stop at 49 taps (sigma 8; RGBA's KH 7): RGBA's 64-row tiles use 255 registers from 29 taps
  * and spill 108 bytes at 49, one block an SM, and are still 2.2x the two-pass kernel there (1.02
  * against 2.21 ms at 45.9 Mpx, H100; 37 taps 0.85 against 1.98), grey+alpha's 3.0x (0.40 against
- * 1.19), bench/RESULTS.md, 29th session. RGB past 81 taps runs as three grey planes (tensor_planes): at 97 and 113 taps the RGB tiles, one
- * block an SM with 255 registers, measured slower than the planes (91 taps 0.90 ms against 0.85;
- * 113 taps 1.43 against 0.84), and at 65 and 81 faster (0.61-0.65 against about 0.68: a plane
- * 0.18, the split and join 0.13), bench/RESULTS.md, 26th session. */
+ * 1.19), bench/RESULTS.md, 29th session. RGB past 81 taps runs as three grey planes
+ * (tensor_planes): at 97 and 113 taps the RGB tiles, one block an SM with 255 registers, measured
+ * slower than the planes (91 taps 0.90 ms against 0.85; 113 taps 1.43 against 0.84), and at 65 and
+ * 81 faster (0.61-0.65 against about 0.68: a plane 0.18, the split and join 0.13), 26th session. */
 #define TN_SIZES1(X) X(49) X(81) X(113) X(145) X(177)
 #define TN_SIZES3(X) X(27) X(37) X(49) X(65) X(81)
 #define TN_SIZES2(X) X(25) X(41) X(49)
@@ -1825,7 +1825,8 @@ extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_
         return 0;
     const int planes = c == 3 && ksize > TN_MAXK3, cc = planes ? 1 : c;
     if (ksize > (cc == 1 ? TN_MAXK1 : cc == 2 ? TN_MAXK2 : cc == 3 ? TN_MAXK3 : TN_MAXK4)
-        || (planes && (long long)w * h < 15) || tensor_smem(cc, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
+        || (planes && (long long)w * h < 15)
+        || tensor_smem(cc, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
         return 0;
     return planes ? 2 : 1;
 }
