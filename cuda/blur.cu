@@ -1759,10 +1759,12 @@ template <int C, typename R, typename F> static R by_tensor_size(int ksize, R no
     return none;
 }
 
-template <int C>
+/* (T: the sample type, uint8_t, for DISPATCH_C) */
+template <typename T, int C>
 static int dispatch_tensor(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
                            const int32_t *bx, const int32_t *by, char *err, size_t errlen)
 {
+    static_assert(sizeof(T) == 1, "the tensor blur takes 8-bit samples");
     return by_tensor_size<C>(ksize, -1, [&](auto K) {
         constexpr int k = decltype(K)::value;
         return out->transposed ? launch_tall<C, k, true>(in, out, kern, ksize, bx, by, err, errlen)
@@ -1805,13 +1807,11 @@ __global__ void rgb_planes(const uint8_t *__restrict__ src, uint8_t *__restrict_
     }
 }
 
-/* The shared memory of the 32-row tiles (the smaller) of the compiled size that takes ksize taps */
-static size_t tensor_smem(int c, int ksize)
+/* The shared memory of the 32-row tiles (the smaller) of the compiled size that takes ksize taps
+ * of C channels (T as for dispatch_tensor) */
+template <typename T, int C> static size_t tensor_smem(int ksize)
 {
-    return c == 1   ? by_tensor_size<1>(ksize, (size_t)-1, [](auto K) { return TN<1, decltype(K)::value, 32>::SMEM; })
-           : c == 2 ? by_tensor_size<2>(ksize, (size_t)-1, [](auto K) { return TN<2, decltype(K)::value, 32>::SMEM; })
-           : c == 3 ? by_tensor_size<3>(ksize, (size_t)-1, [](auto K) { return TN<3, decltype(K)::value, 32>::SMEM; })
-                    : by_tensor_size<4>(ksize, (size_t)-1, [](auto K) { return TN<4, decltype(K)::value, 32>::SMEM; });
+    return by_tensor_size<C>(ksize, (size_t)-1, [](auto K) { return TN<C, decltype(K)::value, 32>::SMEM; });
 }
 
 /* 0: the tensor kernel does not take this blur; 1: it does; 2: it does as three grey planes in
@@ -1826,9 +1826,17 @@ extern "C" int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_
     const int planes = c == 3 && ksize > TN_MAXK3, cc = planes ? 1 : c;
     if (ksize > (cc == 1 ? TN_MAXK1 : cc == 2 ? TN_MAXK2 : cc == 3 ? TN_MAXK3 : TN_MAXK4)
         || (planes && (long long)w * h < 15)
-        || tensor_smem(cc, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
+        || DISPATCH_C(uint8_t, cc, tensor_smem, ksize) > (size_t)dev_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0))
         return 0;
     return planes ? 2 : 1;
+}
+
+/* Where gpu_blur_tensor writes a transposed output: where it runs itself (gpu_blur_tensor_applies
+ * 1), and where it falls back to gpu_blur_tiled, which writes it only in one pass. */
+extern "C" int gpu_blur_tensor_transposes(int c, int depth, int ksize, int weights_below_256, int w, int h)
+{
+    return gpu_blur_tensor_applies(c, depth, ksize, weights_below_256, w, h) == 1
+           || gpu_blur_onepass_applies(c, depth, ksize);
 }
 
 /* RGB as planes (gpu_blur_tensor_applies 2): split into the scratch's first 3 planes, each blurred
@@ -1849,7 +1857,7 @@ static int tensor_planes(const gpu_image *in, const gpu_image *out, const uint32
         pi.c = po.c = 1;
         pi.data = p + ch * np;
         po.data = p + (3 + ch) * np;
-        const int r = dispatch_tensor<1>(&pi, &po, kern, ksize, bx, by, err, errlen);
+        const int r = dispatch_tensor<uint8_t, 1>(&pi, &po, kern, ksize, bx, by, err, errlen);
         if (r)
             return r;
     }
@@ -1869,8 +1877,5 @@ extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_imag
         return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
     if (how == 2)
         return tensor_planes(in, out, kern, ksize, bx, by, scratch, err, errlen);
-    return in->c == 1   ? dispatch_tensor<1>(in, out, kern, ksize, bx, by, err, errlen)
-           : in->c == 2 ? dispatch_tensor<2>(in, out, kern, ksize, bx, by, err, errlen)
-           : in->c == 3 ? dispatch_tensor<3>(in, out, kern, ksize, bx, by, err, errlen)
-                        : dispatch_tensor<4>(in, out, kern, ksize, bx, by, err, errlen);
+    return DISPATCH_C(uint8_t, in->c, dispatch_tensor, in, out, kern, ksize, bx, by, err, errlen);
 }

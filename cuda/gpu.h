@@ -189,9 +189,10 @@ int gpu_blur_tiled_scratchless(int c, int depth, int ksize);   /* whether gpu_bl
  * whose Q8 weights are all below 256 (the flag says whether they are), where its shared memory fits
  * the GPU; gpu_blur_tensor_applies: 0 where it does not take the blur, 1 where it does, 2 where it
  * does only given the scratch (gpu_blur_scratch). Anything else goes through gpu_blur_tiled (same
- * bits). Takes transposed outputs where it takes the blur itself (1), else where the one-pass
- * kernel does. */
+ * bits). gpu_blur_tensor_transposes: whether it takes a transposed output (where it takes the blur
+ * itself, 1, else where the one-pass kernel does). */
 int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h);
+int gpu_blur_tensor_transposes(int c, int depth, int ksize, int weights_below_256, int w, int h);
 int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
                     int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch, char *err,
                     size_t errlen);

@@ -198,10 +198,10 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
  * kernel only up to 64 MiB of image, where it measured faster so (H200, 21st session:
  * blur=2,transpose of 5000x3400 RGB, 51 MB, 0.095-0.097 fused against 0.102-0.105 ms apart; grey
  * 0.054-0.055 against 0.058-0.059), not above (10109x4542 RGB, 138 MB, 0.267 against 0.241; grey,
- * 46 MB, level): each tile writes its transposed rows TH pixels at a time. Where the tensor kernel
- * does not take the blur it runs the one-pass kernel, so either must take it: the tensor kernel's
- * own sizes (grey+alpha, which no one-pass kernel writes transposed, and past the one-pass
- * kernels' taps) are fused too. */
+ * 46 MB, level): each tile writes its transposed rows TH pixels at a time. The tensor kernel takes
+ * it wherever it runs itself (grey+alpha too, which no one-pass kernel writes transposed, and past
+ * the one-pass kernels' taps) and where it falls back to the one-pass kernel
+ * (gpu_blur_tensor_transposes). */
 #define TENSOR_FUSE_MAX (64u << 20)
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                          const struct gpu_tables *t)
@@ -209,11 +209,9 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
     (void)a;
     size_t bytes = 0;
     geom_bytes(in, &bytes);
-    const int onepass = gpu_blur_onepass_applies(in->c, in->depth, t->n[0]);
-    const int tensor = variant == KV_TENSOR && bytes <= TENSOR_FUSE_MAX;
-    return (variant == KV_TILED && onepass)
-                   || (tensor
-                       && (onepass || gpu_blur_tensor_applies(in->c, in->depth, t->n[0], t->n[1], in->w, in->h) == 1))
+    return (variant == KV_TILED && gpu_blur_onepass_applies(in->c, in->depth, t->n[0]))
+                   || (variant == KV_TENSOR && bytes <= TENSOR_FUSE_MAX
+                       && gpu_blur_tensor_transposes(in->c, in->depth, t->n[0], t->n[1], in->w, in->h))
                ? FUSE_TRANSPOSE_OUT
                : 0;
 }
