@@ -771,11 +771,14 @@ static int dispatch_q8(const gpu_image *in, const gpu_image *out, const uint32_t
 /* tiled for 16-bit grey and RGB: one pass over tiles of TP pixels x B16_TH rows, the separable
  * engine's integers (Q16 weights: across H = sum w * in < 2^32 in uint32, down sum w * H in uint64,
  * rounded once). The tile's input (halo and border maps applied) is staged as samples, a thread a
- * sample column (its source offset worked out once for all rows); H of every staged row is made
- * once into shared memory, then down; both ways a thread makes 4 neighbouring sums from KS + 3
- * loads. The two-pass kernel wrote and read H through global scratch with a tap loop of run-time
- * bounds: at 45.9 Mpx grey16 0.97 -> 0.30 ms, RGB16 1.95 -> 0.90 (a sample a thread, staged a
- * sample at a time with its index arithmetic: 0.45 and 1.76; bench/RESULTS.md, 20th session). */
+ * sample column (its source offset worked out once for all rows) of every RG-th row, the rows'
+ * byte offsets worked out once a tile; H of every staged row is made once into shared memory,
+ * then down; both ways a thread makes 4 neighbouring sums from KS + 3 loads. The two-pass kernel
+ * wrote and read H through global scratch with a tap loop of run-time bounds: at 45.9 Mpx grey16
+ * 0.97 -> 0.30 ms, RGB16 1.95 -> 0.90 (a sample a thread, staged a sample at a time with its
+ * index arithmetic: 0.45 and 1.76; bench/RESULTS.md, 20th session). Staging by row offsets and
+ * row groups took grey16 sigma 2 0.296 -> 0.283 ms and RGB16 0.91 -> 0.88 (H100, 30th session);
+ * the profile: 131 instructions a sample, a quarter of them staging, issue-bound. */
 #define B16_TH 32
 /* a + w v, exact: 32-bit, or a 64-bit sum of 32-bit values (one wide multiply-add) */
 __device__ __forceinline__ uint32_t mac(uint32_t a, uint32_t w, uint32_t v) { return a + w * v; }
@@ -825,8 +828,9 @@ __global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, i
     extern __shared__ __align__(16) unsigned char b16s[];
     uint16_t *IN = (uint16_t *)b16s;                       /* ROWS x NS samples */
     uint32_t *H = (uint32_t *)(b16s + ((size_t)ROWS * NS * 2 + 15) / 16 * 16);   /* ROWS x TS */
-    __shared__ int rowsrc[ROWS];
+    __shared__ long long rowoff[ROWS];   /* a staged row's first byte in the image, -1: none */
     const int tid = threadIdx.x, rk = ksize / 2, pad = R - rk;
+    const long long rowlen = (long long)w * C;
     uint32_t wk[KS];
 #pragma unroll
     for (int k = 0; k < KS; k++) {
@@ -838,26 +842,31 @@ __global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, i
     for (int tb = blockIdx.y; tb * B16_TH < h; tb += gridDim.y) {
         const int y0 = tb * B16_TH;
         for (int i = tid; i < ROWS; i += blockDim.x) {
-            const int p = y0 - R + i;
-            rowsrc[i] = border_pos(p, h, rk, by);
+            const int r = border_pos(y0 - R + i, h, rk, by);
+            rowoff[i] = r >= 0 ? 2 * r * rowlen : -1;
         }
         __syncthreads();
-        /* stage: a thread a sample column, whose source offset is the same for every row, 4 rows at once */
-        for (int q = tid; q < NS; q += blockDim.x) {
+        /* stage: a thread a sample column of every RG-th row (RG row groups, so that all threads
+         * take part where a row has fewer samples than the block threads), its source offset worked
+         * out once, 4 rows at once */
+        constexpr int RG = (256 + NS - 1) / NS;
+        for (int e = tid; e < RG * NS; e += blockDim.x) {
+            const int g = e / NS, q = e - g * NS;
             const int px = x0 - R + q / C;
             const int mx = px >= 0 && px < w ? px : border_pos(px, w, rk, bx);   /* (identity inside) */
-            const int co = mx >= 0 ? mx * C + q % C : -1;
-            for (int i0 = 0; i0 < ROWS; i0 += 4) {
+            const int co = mx >= 0 ? 2 * (mx * C + q % C) : -1;   /* (bytes: no scaling a load) */
+            for (int i0 = g; i0 < ROWS; i0 += 4 * RG) {
                 uint16_t v[4];
 #pragma unroll
                 for (int u = 0; u < 4; u++) {
-                    const int i = i0 + u, ro = i < ROWS ? rowsrc[i] : -1;
-                    v[u] = ro >= 0 && co >= 0 ? in[(size_t)ro * w * C + co] : (uint16_t)0;
+                    const int i = i0 + u * RG;
+                    const long long ro = i < ROWS ? rowoff[i] : -1;
+                    v[u] = ro >= 0 && co >= 0 ? *(const uint16_t *)((const char *)in + ro + co) : (uint16_t)0;
                 }
 #pragma unroll
                 for (int u = 0; u < 4; u++)
-                    if (i0 + u < ROWS)
-                        IN[(i0 + u) * NS + q] = v[u];
+                    if (i0 + u * RG < ROWS)
+                        IN[(i0 + u * RG) * NS + q] = v[u];
             }
         }
         __syncthreads();
@@ -884,11 +893,11 @@ __global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, i
             const uint32_t *p = H + y * TS + o;
             uint64_t a[4] = { 1ull << 31, 1ull << 31, 1ull << 31, 1ull << 31 };
             sums4<TS>(p, wk, a);
-            uint16_t *d = out + ((size_t)(y0 + y) * w + x0) * C + o;
+            uint16_t *d = out + (y0 + y) * rowlen + x0 * C + o;
 #pragma unroll
             for (int j = 0; j < 4; j++)
                 if (y + j < nr)
-                    d[(size_t)j * w * C] = (uint16_t)(a[j] >> 32);
+                    d[j * rowlen] = (uint16_t)(a[j] >> 32);
         }
         __syncthreads();   /* the tile is refilled for the next tile row */
     }
