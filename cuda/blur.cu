@@ -1514,13 +1514,14 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
                 const int q = U * (j < NU ? j - NU : (G::PM ? w : rowbytes) + j - NU), s = q - xb0 + G::HB;
                 if (f >= 0 && s >= 0 && s < G::PB) {
                     const long long ro = src[k][i] - (long long)(size_t)in + (f - i * G::PR) - xb0 + G::HB;
-                    if constexpr (G::PM) {   /* pixel q / C through the map once */
+                    if constexpr (G::PM) {   /* pixel q / C through the map once, in one load */
                         const int mx = border_pos(q / C, w, rk, bx);
                         uint32_t px = 0, pl, ph;
-                        if (mx >= 0)
-#pragma unroll
-                            for (int b = 0; b < C; b++)
-                                px |= (uint32_t)in[ro + (long long)mx * C + b] << (8 * b);
+                        if (mx >= 0) {   /* (in + ro is the row's start, C-aligned) */
+                            uint8_t pb[C];
+                            ld_vec<uint8_t, C>(in + ro + (long long)mx * C, pb);
+                            memcpy(&px, pb, C);
+                        }
                         premul<C>(px, pl, ph);
                         if constexpr (C == 4) {
                             *(uint32_t *)(IN + i * G::PB + s) = pl;
