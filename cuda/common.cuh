@@ -359,6 +359,7 @@ __device__ __forceinline__ void cp_async16_s(unsigned saddr, const void *gmem)
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait_n() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
 /* Hopper on (sm_90): a bulk copy global -> shared by the copy engine (16-byte aligned ends, a size
  * a multiple of 16) whose bytes arrive on an mbarrier; the mbarrier's arrivals and phase wait. */

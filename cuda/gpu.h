@@ -148,13 +148,21 @@ int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_image *out, co
                      const int32_t *yi, const uint32_t *yw, int fit, char *err, size_t errlen);
 /* resize.cu: two taps an axis (bilinear; area where it has two), 8-bit grey or RGB, any ratio
  * whose source span fits (gpu_resize_warp_fits checks the host's tables): vector's kernel outside
- * exact 1:2 (and for grey outside exact 2:1), a warp a column segment, no block barriers. Takes
- * gray_from (c = 1, the source RGB): gpu_resize_warp_fits(1, 3, ...) says whether it fits so. */
-int gpu_resize_warp_fits(int c, int gray_from, int depth, int ow, const int32_t *xi);
+ * exact 1:2 and the rows kernel's cases (and for grey outside exact 2:1), a warp a column segment,
+ * no block barriers. */
+int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi);
 /* vhalf: every output row weighs its two source rows 32768 each (an exact 2:1 down; cheaper
  * rounding) */
 int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                     const int32_t *yi, const uint32_t *yw, int vhalf, char *err, size_t errlen);
+/* resize.cu: two taps an axis, 8-bit grey out (c = 1, or gray_from = 3: RGB read through the gray
+ * step), a block a column segment of a run of output rows, the source rows read as 16-pixel groups
+ * of the flat image: vector's kernel for grey and gray-through shrinking by 1.6 or more.
+ * gpu_resize_rows_fit picks the segment from the host's tables (0: the span does not fit) and the
+ * staged row's bytes (*gs); both go to gpu_resize_rows. */
+int gpu_resize_rows_fit(int c, int depth, int ow, const int32_t *xi, int *gs);
+int gpu_resize_rows(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
+                    const int32_t *yi, const uint32_t *yw, int vhalf, int seg, int gs, char *err, size_t errlen);
 /* resize.cu: bilinear through the texture unit (one channel; weights have 8 fraction bits, so
  * results differ from the exact ones by at most GPU_TEXTURE_TOL8 / GPU_TEXTURE_TOL16 levels).
  * scratch: a pitched copy of the input when its rows are not aligned as textures need

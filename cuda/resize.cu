@@ -1,8 +1,10 @@
 /* gpuimg: resize kernels. nearest: out(x, y) = in(xs[x], ys[y]) with the index tables
  * src/ops/resize.c builds (OpenCV's INTER_NEAREST_EXACT), whole pixels copied. Bilinear (and area
  * with two taps) at exactly 2:1 (half_u8), exactly 1:2 (double_grey, double_rgb, double_pix), two
- * taps at other ratios a warp per row segment (resize_warp), staged tiles (resize_tiled) and the
- * texture unit (tex_bilinear); the rest runs through the separable filter kernels (sepfilter.cu).
+ * taps at other ratios a warp per row segment (resize_warp), a block per row segment for grey out
+ * (resize_rows: large grey images, and RGB read through a gray step), staged tiles (resize_tiled)
+ * and the texture unit (tex_bilinear); the rest runs through the separable filter kernels
+ * (sepfilter.cu).
  * All give the CPU's bits but texture. */
 #include "common.cuh"
 
@@ -799,34 +801,25 @@ extern "C" int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_ima
  * 128-pixel segments spent half their instructions on the per-row work (staging, the copy-out's
  * partial words at both ends): 256 and whole-word ownership took RGB near 2:1 from 0.076 to 0.069
  * ms at 10109x4542, the lane layout K = 2 (ws_pixel) to 0.067 (bench/RESULTS.md, 13th session).
- * GRAY (a gray step fused in): the staged rows are RGB and the warp turns both into rows of Y
- * (gray16, 16 pixels a lane at a time) before the taps, which then run as for grey: gray,resize=50%
- * at 10109x4542 0.063 ms against 0.078 as two kernels (14th session). */
+ * (It read RGB through a gray step too, 14th to 30th sessions: resize_rows does that faster.) */
 #define WS_WARPS 8
-/* pixels a lane (PL: 8, placed by ws_pixel; 4 measured slower; GRAY 7, so that a task's two
- * staged rows are 64 groups of 48 bytes or fewer, two passes of the lanes' conversion, not three:
- * gray,resize=50% 0.064 -> 0.062 ms, 17th session), a segment (SP), pixels
+/* pixels a lane (PL: 8, placed by ws_pixel; 4 measured slower), a segment (SP), pixels
  * past it that its last word may take (XP: lanes 0 .. XP - 1 take one more); 16-byte chunks a lane
  * stages of a source row (CH), staged bytes a source row (SPAN), the output row (O: up to 15 bytes
  * of shift, whole 16-byte chunks) */
-template <int C, bool GRAY = false> struct WS {
-    static constexpr int CI = GRAY ? 3 : C;   /* source bytes a pixel */
-    static constexpr int PL = GRAY ? 7 : 8, XP = (15 + C - 1) / C;
+template <int C> struct WS {
+    static constexpr int PL = 8, XP = (15 + C - 1) / C;
     /* RGB: a segment 8 pixels short of the lanes' 32 PL, so that the XP past it come from the
      * last pass of the lanes rather than a pass of their own (XPASS; for 5 lanes, 7% of the RGB
      * 2:1 kernel's instructions, 22nd session) */
-    static constexpr int SP = 32 * PL - (C == 3 && !GRAY ? 8 : 0);
+    static constexpr int SP = 32 * PL - (C == 3 ? 8 : 0);
     static constexpr bool XPASS = SP + XP > 32 * PL;
-    static constexpr int SPAN = CI == 1 ? 1024 : GRAY ? 1792 : 2048, CH = (SPAN + 511) / 512;
+    static constexpr int SPAN = C == 1 ? 1024 : 2048, CH = (SPAN + 511) / 512;
     static constexpr int O = (15 + (XPASS ? SP + XP : 32 * PL) * C + 15) / 16 * 16;
-    /* GRAY: the Y rows (SG) made from the staged RGB rows, 16 pixels from each 48 bytes; its reads
-     * of up to GMARGIN bytes past the span stay in the row. SPAN 1792 (not 2048): 6 blocks an SM,
-     * 24 warps, 1% faster; it fits shrinking up to about 2.1x. */
-    static constexpr int GMARGIN = GRAY ? 52 : 0, GSPAN = GRAY ? (SPAN - GMARGIN + 47) / 48 * 16 : 0;
     /* rgb_pairs reads up to 6 bytes past a pixel's taps, rgb_pair2 up to 10 past the first pixel's
      * where the second is past those computed (else 4 past the second's) */
-    static constexpr int RMARGIN = C == 3 && !GRAY ? 10 : 0;
-    static constexpr int W = (4 * SPAN + 2 * GSPAN + O) * WS_WARPS <= 48 * 1024 ? WS_WARPS : WS_WARPS / 2;   /* warps a block */
+    static constexpr int RMARGIN = C == 3 ? 10 : 0;
+    static constexpr int W = (4 * SPAN + O) * WS_WARPS <= 48 * 1024 ? WS_WARPS : WS_WARPS / 2;   /* warps a block */
     static constexpr int MINB = W == WS_WARPS ? 3 : 6;   /* blocks an SM that shared memory allows */
 };
 
@@ -855,28 +848,21 @@ __device__ __noinline__ void ws_edge(uint8_t *d, uintptr_t g, int nch, uintptr_t
         *(uint4 *)(d + 16 * q) = load16_in(g + 16 * (size_t)q, lo, hi);
 }
 
-/* GRAY: the Y of 16 source pixels from the 48 staged bytes at p (and 4 after), the first pixel
- * at byte PH, as the 16 bytes of a word. Each weight is split w = 128 a + b (a < 256, b < 128):
- * 2 (w . RGB + 16384) = 256 (a . RGB) + (2b . RGB) + 32768, two byte dot products (dp4a; the
- * pixel word's fourth byte, the next pixel's, has weight 0) and a multiply-add, so that Y, the
- * result >> 16, is byte 2 and byte permutes pack four of them: the gray step's integers. */
-template <int PH> __device__ __forceinline__ uint4 gray16(const uint8_t *p, uint32_t wa, uint32_t wb2)
+/* The Y of 16 source pixels from the 52 bytes in w (the last 4 the next pixels'), the first pixel
+ * at byte PH, as the 16 bytes of a word. With the weights doubled as 16-bit halves (g01 = 2 wr |
+ * 2 wg << 16, g2 = 2 wb: each below 65536, the launchers check w < 32768), two 16 x 8-bit dot
+ * products (dp2a; the pixel word's fourth byte, the next pixel's, has weight 0) give 2 (w . RGB +
+ * 16384), so that Y, the result >> 16, is byte 2 and byte permutes pack four of them: the gray
+ * step's integers. (Two dp4a of the weights split in bytes and a multiply-add did the same with
+ * one more instruction a pixel on the same pipe.) */
+template <int PH> __device__ __forceinline__ uint4 gray16_words(const uint32_t (&w)[13], uint32_t g01, uint32_t g2)
 {
-    uint32_t w[13], y[16];
-#pragma unroll
-    for (int i = 0; i < 3; i++) {
-        const uint4 v = ((const uint4 *)p)[i];
-        w[4 * i] = v.x;
-        w[4 * i + 1] = v.y;
-        w[4 * i + 2] = v.z;
-        w[4 * i + 3] = v.w;
-    }
-    w[12] = *(const uint32_t *)(p + 48);
+    uint32_t y[16];
 #pragma unroll
     for (int k = 0; k < 16; k++) {
         const int o = PH + 3 * k, j = o >> 2, r = o & 3;
         const uint32_t px = r ? __funnelshift_r(w[j], w[j + 1], 8 * r) : w[j];
-        y[k] = __dp4a(px, wa, 0u) * 256u + __dp4a(px, wb2, 32768u);
+        y[k] = __dp2a_lo(g01, px, __dp2a_hi(g2, px, 32768u));
     }
     uint32_t q[4];
 #pragma unroll
@@ -884,6 +870,12 @@ template <int PH> __device__ __forceinline__ uint4 gray16(const uint8_t *p, uint
         q[i] = __byte_perm(__byte_perm(y[4 * i], y[4 * i + 1], 0x62), __byte_perm(y[4 * i + 2], y[4 * i + 3], 0x62),
                            0x5410);
     return make_uint4(q[0], q[1], q[2], q[3]);
+}
+/* the doubled gray weights as gray16_words takes them */
+static void gray_pairs(const uint32_t w[3], uint32_t *g01, uint32_t *g2)
+{
+    *g01 = 2 * w[0] | 2 * w[1] << 16;
+    *g2 = 2 * w[2];
 }
 
 /* RGB: the two taps' 6 bytes from the staged row at byte i of row buffer R as three aligned
@@ -958,18 +950,16 @@ template <bool VH> __device__ __forceinline__ uint32_t out_pair(uint32_t a, uint
     return VH ? a >> 17 | (b >> 9 & 0xff00u) : a | b << 8;
 }
 
-/* blocks an SM: what shared memory allows (registers capped to match). GRAY: the source is RGB
- * read through the gray step (C = 1): each staged source row becomes a row of Y first. */
-template <int C, int K, bool GRAY, bool VH>
-__global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
+/* blocks an SM: what shared memory allows (registers capped to match) */
+template <int C, int K, bool VH>
+__global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::MINB)
     resize_warp(const uint8_t *__restrict__ in, int iw, int ih, uint8_t *__restrict__ out, int ow, int oh,
                 const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw, const int32_t *__restrict__ yi,
-                const uint32_t *__restrict__ yw, uint64_t half, uint32_t wa, uint32_t wb2)
+                const uint32_t *__restrict__ yw, uint64_t half)
 {
-    typedef WS<C, GRAY> G;
-    constexpr int PL = G::PL, SP = G::SP, WS_SPAN = G::SPAN, CI = G::CI;
+    typedef WS<C> G;
+    constexpr int PL = G::PL, SP = G::SP, WS_SPAN = G::SPAN, CI = C;
     __shared__ __align__(16) uint8_t S[G::W][2][2 * WS_SPAN];
-    __shared__ __align__(16) uint8_t SG[G::W][2][G::GSPAN > 0 ? G::GSPAN : 1];
     __shared__ __align__(16) uint8_t SO[G::W][G::O];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     griddep_launch();   /* a kernel after it launched early (the tensor blur) may take the SMs it leaves */
@@ -1088,13 +1078,13 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
                 off[m] = (xi[2 * x] - c0) * C;
                 w0[m] = xw[2 * x];
                 w1[m] = xw[2 * x + 1];
-                if (C == 3 && !GRAY) {   /* w0: the weights; off: the pattern, the offset above it */
+                if (C == 3) {   /* w0: the weights; off: the pattern, the offset above it */
                     unsigned sel;
                     ws_taps3(w0[m], w1[m], w0[m], sel);
                     off[m] = (int)(sel | (unsigned)off[m] << 16);
                 }
             }
-            if (C == 3 && !GRAY && K == 2) {   /* a pair's second off word: its rgb_pair2 selectors */
+            if (C == 3 && K == 2) {   /* a pair's second off word: its rgb_pair2 selectors */
                 jm = 0;   /* (a second pixel past those computed: its bytes are dropped, and rgb_pair2's
                            * reads from the first stay within RMARGIN) */
 #pragma unroll
@@ -1122,19 +1112,6 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
         uint8_t *dst = out + ((size_t)y * ow + x0) * C;
         const int so = (int)((uintptr_t)dst & 15);
         const uint8_t *p0 = S[wid][b] + sh[0], *p1 = S[wid][b] + WS_SPAN + sh[1];
-        if (GRAY) {   /* both rows' Y: 48-byte groups of row 0, then of row 1, a lane a group */
-            const int ng0 = (sh[0] + nd + 47) / 48, ng = ng0 + (sh[1] + nd + 47) / 48;
-            for (int e = lane; e < ng; e += 32) {
-                const int k = e >= ng0, q = e - (k ? ng0 : 0), ph = (k ? sh[1] : sh[0]) % 3;   /* (sh[k]: local memory) */
-                const uint8_t *src = S[wid][b] + k * WS_SPAN + 48 * q;
-                *(uint4 *)(SG[wid][k] + 16 * q) = ph == 0 ? gray16<0>(src, wa, wb2)
-                                                  : ph == 1 ? gray16<1>(src, wa, wb2)
-                                                            : gray16<2>(src, wa, wb2);
-            }
-            __syncwarp();
-            p0 = SG[wid][0] + sh[0] / 3;   /* Y of the first tap's pixel */
-            p1 = SG[wid][1] + sh[1] / 3;
-        }
         const uint2 v = *(const uint2 *)(yw + 2 * y);
         /* RGB: pixel m's three bytes */
         auto px3 = [&](int m, uint32_t *r) {
@@ -1146,7 +1123,7 @@ __global__ void __launch_bounds__(32 * WS<C, GRAY>::W, WS<C, GRAY>::MINB)
             r[1] = rgb_out<VH, true>(w0[m], P0[0], P1[0], v, half);
             r[2] = rgb_out<VH, false>(w0[m], P0[1], P1[1], v, half);
         };
-        if constexpr (C == 3 && !GRAY) {
+        if constexpr (C == 3) {
             int m0 = 0;   /* K = 2: a lane's pixel pair is 6 bytes at an even place past so: halfwords */
             if constexpr (K == 2) {
 #pragma unroll
@@ -1241,41 +1218,36 @@ static int ws_k(int iw, int ow)
     return r >= 1.6 && r < 2.4 ? 2 : 1;
 }
 
-template <int C, bool GRAY> static int ws_fits(int ow, const int32_t *xi)
+template <int C> static int ws_fits(int ow, const int32_t *xi)
 {
-    typedef WS<C, GRAY> G;
+    typedef WS<C> G;
     for (int x0 = 0; x0 < ow; x0 += G::SP) {
         const int last = (x0 + G::SP + G::XP < ow ? x0 + G::SP + G::XP : ow) - 1;
-        if (15 + (xi[2 * last] - xi[2 * x0]) * G::CI + 2 * G::CI + G::GMARGIN + G::RMARGIN > G::SPAN)
+        if (15 + (xi[2 * last] - xi[2 * x0]) * C + 2 * C + G::RMARGIN > G::SPAN)
             return 0;
     }
     return 1;
 }
 
-extern "C" int gpu_resize_warp_fits(int c, int gray_from, int depth, int ow, const int32_t *xi)
+extern "C" int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi)
 {
-    if (depth != 8 || (c != 1 && c != 3) || (gray_from && (gray_from != 3 || c != 1)))
+    if (depth != 8 || (c != 1 && c != 3))
         return 0;
-    return gray_from ? ws_fits<1, true>(ow, xi) : c == 1 ? ws_fits<1, false>(ow, xi) : ws_fits<3, false>(ow, xi);
+    return c == 1 ? ws_fits<1>(ow, xi) : ws_fits<3>(ow, xi);
 }
 
-template <int C, int K, bool GRAY>
+template <int C, int K>
 static int launch_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
                        const int32_t *yi, const uint32_t *yw, int vhalf, char *err, size_t errlen)
 {
-    typedef WS<C, GRAY> G;
-    auto k = vhalf ? resize_warp<C, K, GRAY, true> : resize_warp<C, K, GRAY, false>;
-    uint32_t wa = 0, wb2 = 0;   /* GRAY: the weights split for gray16, a byte each */
-    for (int i = 0; GRAY && i < 3; i++) {
-        wa |= (in->gray_w[i] >> 7) << (8 * i);
-        wb2 |= 2 * (in->gray_w[i] & 127) << (8 * i);
-    }
+    typedef WS<C> G;
+    auto k = vhalf ? resize_warp<C, K, true> : resize_warp<C, K, false>;
     long long fit = 0;
     CUDA_TRY(resident_blocks(k, 32 * G::W, 0, &fit), err, errlen);
     const long long sp = G::SP, tasks = (out->w + sp - 1) / sp * (long long)out->h;
     const long long blocks = (tasks + G::W - 1) / G::W;   /* no warp without a task */
     launch(k, dim3((unsigned)(blocks < fit ? blocks : fit)), dim3(32 * G::W), 0, G::PL, (const uint8_t *)in->data,
-           in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw, 1ull << 31, wa, wb2);
+           in->w, in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw, 1ull << 31);
     LAUNCH_TRY(err, errlen);
     return 0;
 }
@@ -1284,17 +1256,265 @@ extern "C" int gpu_resize_warp(const struct gpu_image *in, const struct gpu_imag
                                const uint32_t *xw, const int32_t *yi, const uint32_t *yw, int vhalf, char *err,
                                size_t errlen)
 {
-    const int g = in->gray_from;
-    if ((in->c != 1 && in->c != 3) || in->depth != 8 || (g && (g != 3 || in->c != 1))
-        || (g && (in->gray_w[0] | in->gray_w[1] | in->gray_w[2]) >= 32768)) {
+    if ((in->c != 1 && in->c != 3) || in->depth != 8 || in->gray_from) {
         snprintf(err, errlen, "gpu_resize_warp: no kernel for %d channels at %d bits%s", in->c, in->depth,
+                 in->gray_from ? " read through gray" : "");
+        return (int)cudaErrorInvalidValue;
+    }
+    if (in->c == 1)
+        return launch_warp<1, 1>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
+    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 2>(in, out, xi, xw, yi, yw, vhalf, err, errlen)
+                                 : launch_warp<3, 1>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
+}
+
+/* rows (vector, 8-bit grey out, two taps an axis, shrinking): a block makes one column segment of
+ * a run of output rows, a row at a time. The segment's span of each source row is read as 16-pixel
+ * groups aligned in the flat image (16 bytes of grey, 48 of RGB: whole pixels, so RGB needs no
+ * realignment) by cp.async, a warp's copies 512 consecutive bytes, RR_DEPTH row pairs ahead, so
+ * that the copies in flight hold no registers. Grey groups land in place in their row; RGB ones
+ * are turned into 16 Y each by gray16_words (the gray step read through) a row before their taps
+ * need them, so that one barrier a row serves both. Each thread then makes RR_PX output pixels
+ * x = xa + t + RR_T i of the row (its taps kept in registers for the whole run), a warp's stores
+ * 32 consecutive bytes. Unlike the warp kernel's reading through gray that it replaced (a warp a
+ * 224-pixel segment, its rows staged whole and turned into Y by the warp: 0.057 against 0.051 ms
+ * for gray,resize=50% at 10109x4542, bench/RESULTS.md, 31st session), a source byte costs about
+ * what it costs the gray kernel, and the taps are grey's. */
+#define RR_T 128   /* threads a block */
+#define RR_PX 8    /* output pixels a thread */
+#define RR_GPT 2   /* groups a thread copies (and, RGB, turns into Y) of a row pair */
+#define RR_DEPTH(GRAY) ((GRAY) ? 2 : 4)   /* row pairs whose copies are in flight */
+
+/* where a row's span lies in the flat image: its first group, the groups it takes, and the byte
+ * of its first pixel in the first group */
+struct rr_row { long long g0; int ng, sh; };
+__device__ __forceinline__ rr_row rr_span(int r, int iw, int c0, int c1)
+{
+    const long long p = (long long)r * iw + c0;
+    return { p >> 4, (int)(((p + (c1 - c0) + 15) >> 4) - (p >> 4)), (int)(p & 15) };
+}
+
+/* the 16 bytes at src into shared memory at d, byte by byte within [in, in + nb): where cp.async
+ * may not copy them (the image's last chunk; an unaligned buffer) */
+__device__ __noinline__ void rr_chunk_in(unsigned d, const uint8_t *src, const uint8_t *in, long long nb)
+{
+    const uint4 w = load16_in((uintptr_t)src, (uintptr_t)in, (uintptr_t)(in + nb));
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(d), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w)
+                 : "memory");
+}
+
+template <bool GRAY, bool VH>
+__global__ void __launch_bounds__(RR_T) resize_rows(const uint8_t *__restrict__ in, int iw, int ih,
+                                                    uint8_t *__restrict__ out, int ow, int oh,
+                                                    const int32_t *__restrict__ xi, const uint32_t *__restrict__ xw,
+                                                    const int32_t *__restrict__ yi, const uint32_t *__restrict__ yw,
+                                                    int seg, int gs, uint64_t half, uint32_t g01, uint32_t g2)
+{
+    constexpr int CI = GRAY ? 3 : 1, D = RR_DEPTH(GRAY), NS = D + 1, NC = CI * RR_GPT;
+    /* NS stages of copies: grey, a row pair in place (rows gs bytes apart); RGB, the pair's groups
+     * one after another, 48 bytes each. Then RGB's Y: 2 buffers of a row pair. */
+    extern __shared__ __align__(16) uint8_t SR[];
+    griddep_launch();   /* a kernel after it launched early (the tensor blur) may take the SMs it leaves */
+    const int t = threadIdx.x, nseg = (ow + seg - 1) / seg, ng = max(1, (int)gridDim.x / nseg);
+    const int stage = GRAY ? 16 * NC * RR_T : 2 * gs;
+    uint8_t *const Y = SR + NS * stage;
+    const unsigned s0 = (unsigned)__cvta_generic_to_shared(SR);
+    const long long nb = (long long)iw * ih * CI;
+    const uint8_t *const end = ((uintptr_t)in & 15) == 0 ? in + nb : in;   /* cp.async's chunks end by it */
+    int xa = 0, xb = 0, c0 = 0, c1 = 0, ya = 0, nk = 0;   /* the task's rows: ya + k, k < nk */
+    auto rows = [&](int k, rr_row &r0, rr_row &r1) {
+        const int2 q = *(const int2 *)(yi + 2 * (ya + k));
+        r0 = rr_span(q.x, iw, c0, c1);
+        r1 = rr_span(q.y, iw, c0, c1);
+    };
+    /* the k-th row pair's chunks t, t + RR_T, ... into stage st (past the task: nothing), one
+     * commit either way */
+    auto issue = [&](int k, int st) {
+        if (k < nk) {
+            /* threads h .. h + RR_T / 2 - 1 (h = 0, RR_T / 2) copy row h > 0's span: chunk j of the
+             * row, j = t - h + RR_T / 2 i, from p + 16 j to the stage at d + 16 j, RGB's row 1
+             * after row 0's chunks, grey's gs bytes on */
+            rr_row r0, r1;
+            rows(k, r0, r1);
+            const bool second = t >= RR_T / 2;
+            const int j0 = second ? t - RR_T / 2 : t, cn = CI * (second ? r1.ng : r0.ng);
+            const uint8_t *p = in + 16 * CI * (second ? r1.g0 : r0.g0);
+            const unsigned d = s0 + st * stage + (second ? (GRAY ? 16 * CI * r0.ng : gs) : 0) + 16 * j0;
+            const long long room = (end - p) >> 4;   /* chunks of the row cp.async may copy */
+            const int lim = room < cn ? (int)max(room, 0ll) : cn;
+#pragma unroll
+            for (int i = 0; i < NC; i++) {
+                const int j = j0 + RR_T / 2 * i;
+                if (j < lim)
+                    cp_async16_s(d + 8 * RR_T * i, p + 16 * j);
+                else if (j < cn)
+                    rr_chunk_in(d + 8 * RR_T * i, p + 16 * j, in, nb);
+            }
+        }
+        cp_async_commit();
+    };
+    /* RGB: the k-th row pair's groups in stage st as Y into buffer Yb (rows gs bytes apart) */
+    auto convert = [&](int k, int st, uint8_t *Yb) {
+        rr_row r0, r1;
+        rows(k, r0, r1);
+#pragma unroll
+        for (int j = 0; j < RR_GPT; j++) {
+            const int e = t + RR_T * j;
+            if (e < r0.ng + r1.ng) {
+                const uint8_t *p = SR + st * stage + 48 * e;
+                uint32_t w[13];
+#pragma unroll
+                for (int i = 0; i < 3; i++) {
+                    const uint4 v = *(const uint4 *)(p + 16 * i);
+                    w[4 * i] = v.x;
+                    w[4 * i + 1] = v.y;
+                    w[4 * i + 2] = v.z;
+                    w[4 * i + 3] = v.w;
+                }
+                w[12] = 0;   /* the 17th pixel's byte: weight 0 */
+                *(uint4 *)(Yb + (e < r0.ng ? 16 * e : gs + 16 * (e - r0.ng))) = gray16_words<0>(w, g01, g2);
+            }
+        }
+    };
+    for (int task = blockIdx.x; task < nseg * ng; task += gridDim.x) {
+        /* consecutive blocks: the segments of one run of rows, read together */
+        const int s = task % nseg, g = task / nseg;
+        ya = (int)((long long)oh * g / ng);
+        nk = (int)((long long)oh * (g + 1) / ng) - ya;
+        if (nk <= 0)
+            continue;
+        xa = s * seg;
+        xb = min(xa + seg, ow);
+        c0 = xi[2 * xa];
+        c1 = xi[2 * (xb - 1) + 1] + 1;
+        int t0[RR_PX], t1[RR_PX];   /* this thread's taps (from c0) and weights */
+        uint32_t w0[RR_PX], w1[RR_PX];
+#pragma unroll
+        for (int i = 0; i < RR_PX; i++) {
+            const int x = min(xa + t + RR_T * i, xb - 1);
+            t0[i] = xi[2 * x] - c0;
+            t1[i] = xi[2 * x + 1] - c0;
+            w0[i] = xw[2 * x];
+            w1[i] = xw[2 * x + 1];
+        }
+        const bool whole = xa + RR_T * RR_PX <= xb;   /* every thread's pixels in the segment */
+        /* row k's copies in stage k mod NS; RGB: converted an iteration ahead, into Y buffer k & 1 */
+        constexpr int AHEAD = GRAY ? D + 1 : D;   /* rows the prologue copies */
+#pragma unroll
+        for (int j = 0; j < AHEAD; j++)
+            issue(j, j);
+        if constexpr (GRAY) {
+            cp_async_wait_n<D>();
+            __syncthreads();
+            convert(0, 0, Y);
+        }
+        int st = 0;   /* row k's stage */
+        for (int k = 0; k < nk; k++) {
+            const int y = ya + k, sn = st == D ? 0 : st + 1;
+            rr_row r0, r1;
+            rows(k, r0, r1);
+            uint2 v = make_uint2(0, 0);
+            if (!VH)
+                v = *(const uint2 *)(yw + 2 * y);
+            cp_async_wait_n<D - 1>();   /* this thread's copies of row k (RGB: of row k + 1) */
+            __syncthreads();   /* everyone's: row k is in, the stage and buffer read before are free */
+            const uint8_t *P;
+            if constexpr (GRAY) {
+                if (k + 1 < nk)
+                    convert(k + 1, sn, Y + 2 * gs * ((k + 1) & 1));
+                issue(k + 1 + D, st);
+                P = Y + 2 * gs * (k & 1);
+            } else {
+                issue(k + D, st == 0 ? D : st - 1);
+                P = SR + st * stage;
+            }
+            st = sn;
+            const uint8_t *A = P + r0.sh, *B = P + gs + r1.sh;
+            uint8_t *o = out + (size_t)y * ow + xa + t;
+            auto pixel = [&](int i) {
+                uint32_t res;
+                if (VH) {   /* (I0 + I1 + 65536) >> 17, as resize_warp's grey */
+                    res = (w0[i] * (A[t0[i]] + B[t0[i]]) + w1[i] * (A[t1[i]] + B[t1[i]]) + VH_ROUND) >> 17;
+                } else {
+                    const uint32_t I0 = w0[i] * A[t0[i]] + w1[i] * A[t1[i]], I1 = w0[i] * B[t0[i]] + w1[i] * B[t1[i]];
+                    res = mad_round32(v.x, I0, v.y, I1, half);
+                }
+                o[RR_T * i] = (uint8_t)res;
+            };
+            if (whole) {   /* (a branch a pixel cost about 3 instructions) */
+#pragma unroll
+                for (int i = 0; i < RR_PX; i++)
+                    pixel(i);
+            } else {
+#pragma unroll
+                for (int i = 0; i < RR_PX; i++)
+                    if (xa + t + RR_T * i < xb)
+                        pixel(i);
+            }
+        }
+        __syncthreads();   /* the last row read before the next task's copies */
+    }
+    cp_async_wait_all();
+}
+
+/* The segment (output pixels a block) for these taps: the fewest segments of at most RR_T RR_PX
+ * pixels whose spans each fit RR_GPT groups a thread for both rows; 0 if none of at least 64
+ * does. *gs: the bytes a staged row takes. */
+static int rr_segment(int ow, const int32_t *xi, int *gs)
+{
+    for (int nseg = (ow + RR_T * RR_PX - 1) / (RR_T * RR_PX);; nseg++) {
+        const int seg = (ow + nseg - 1) / nseg;
+        if (seg < 64)
+            return 0;
+        int worst = 0;
+        for (int xa = 0; xa < ow; xa += seg) {
+            const int xb = xa + seg < ow ? xa + seg : ow, span = xi[2 * (xb - 1) + 1] + 1 - xi[2 * xa];
+            const int groups = (span + 15 + 15) / 16;   /* at any alignment */
+            worst = groups > worst ? groups : worst;
+        }
+        if (2 * worst <= RR_T * RR_GPT) {
+            *gs = 16 * worst;
+            return seg;
+        }
+    }
+}
+
+/* the segment, 0 where the span does not fit (or no layout this kernel takes); *gs for the launch */
+extern "C" int gpu_resize_rows_fit(int c, int depth, int ow, const int32_t *xi, int *gs)
+{
+    *gs = 0;
+    return depth == 8 && c == 1 ? rr_segment(ow, xi, gs) : 0;
+}
+
+template <bool GRAY>
+static int launch_rows(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
+                       const int32_t *yi, const uint32_t *yw, int vhalf, int seg, int gs, char *err, size_t errlen)
+{
+    auto k = vhalf ? resize_rows<GRAY, true> : resize_rows<GRAY, false>;
+    uint32_t g01, g2;   /* GRAY: the weights as gray16_words takes them */
+    gray_pairs(in->gray_w, &g01, &g2);
+    const size_t smem = (RR_DEPTH(GRAY) + 1) * (GRAY ? 3 * 16 * RR_T * RR_GPT : 2 * (size_t)gs) + (GRAY ? 4 * (size_t)gs : 0);
+    long long fit = 0;
+    if (smem > 48 * 1024)
+        CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err, errlen);
+    CUDA_TRY(resident_blocks(k, RR_T, smem, &fit), err, errlen);
+    const long long tasks = (out->w + seg - 1) / seg * (long long)out->h;
+    launch(k, dim3((unsigned)(tasks < fit ? tasks : fit)), dim3(RR_T), smem, RR_PX, (const uint8_t *)in->data, in->w,
+           in->h, (uint8_t *)out->data, out->w, out->h, xi, xw, yi, yw, seg, gs, 1ull << 31, g01, g2);
+    LAUNCH_TRY(err, errlen);
+    return 0;
+}
+
+extern "C" int gpu_resize_rows(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
+                               const uint32_t *xw, const int32_t *yi, const uint32_t *yw, int vhalf, int seg, int gs,
+                               char *err, size_t errlen)
+{
+    const int g = in->gray_from;
+    if (in->c != 1 || in->depth != 8 || (g && g != 3) || (g && (in->gray_w[0] | in->gray_w[1] | in->gray_w[2]) >= 32768)
+        || seg <= 0 || gs <= 0) {
+        snprintf(err, errlen, "gpu_resize_rows: no kernel for %d channels at %d bits%s", in->c, in->depth,
                  g ? " read through gray" : "");
         return (int)cudaErrorInvalidValue;
     }
-    if (g)
-        return launch_warp<1, 1, true>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
-    if (in->c == 1)
-        return launch_warp<1, 1, false>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
-    return ws_k(in->w, out->w) == 2 ? launch_warp<3, 2, false>(in, out, xi, xw, yi, yw, vhalf, err, errlen)
-                                 : launch_warp<3, 1, false>(in, out, xi, xw, yi, yw, vhalf, err, errlen);
+    return g ? launch_rows<true>(in, out, xi, xw, yi, yw, vhalf, seg, gs, err, errlen)
+             : launch_rows<false>(in, out, xi, xw, yi, yw, vhalf, seg, gs, err, errlen);
 }

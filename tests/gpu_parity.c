@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "backend.h"
+#include "compare.h"
 #include "error.h"
 #include "io.h"
 #include "plan.h"
@@ -517,18 +518,80 @@ static int separable_checks(void)
 }
 
 /* The warp resize gives each warp a run of rows of one segment (a group of warps takes the segments
- * of a run of rows); at the sizes above a run is a row at most, so runs are checked where they are
- * about a dozen rows: RGB at 2:1 of an odd width (pixel pairs a lane) and at 1.3:1 (a pixel a lane),
- * grey at 2:1, RGB read through gray at 2:1 (fused, 7 pixels a lane). */
+ * of a run of rows), and so does the rows resize each block; at the sizes above a run is a row at
+ * most, so runs are checked where they are about a dozen rows (longer than the rows kernel's ring
+ * of copies in flight): the warp kernel for RGB at 2:1 of an odd width (pixel pairs a lane) and at
+ * 1.3:1 (a pixel a lane), grey at 1.3:1; the rows kernel (grey out, 8 pixels a thread) for grey
+ * and for RGB read through gray (fused), at an exact 2:1 both ways and at odd sizes (rows weighed
+ * unevenly), and at 3.3:1 (shorter segments). */
 static int runs_checks(void)
 {
     static const struct big_case cases[] = {
         { 10001, 4001, 3, "resize=50%", KV_VECTOR, "the warp resize", 128, 8, 0, 0 },
         { 10001, 4001, 3, "resize=77%:filter=bilinear", KV_VECTOR, "the warp resize", 128, 8, 0, 0 },
-        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "the warp resize", 256, 8, 0, 0 },
-        { 10001, 4001, 3, "gray,resize=50%", -1, "the warp resize", 128, 7, 0, 0 },
+        { 10001, 4001, 1, "resize=77%:filter=bilinear", KV_VECTOR, "the warp resize", 256, 8, 0, 0 },
+        { 10001, 4001, 1, "resize=50%", KV_VECTOR, "the rows resize", 128, 8, 0, 0 },
+        { 10000, 4000, 1, "resize=50%", KV_VECTOR, "the rows resize", 128, 8, 0, 0 },
+        { 10001, 4001, 1, "resize=30%:filter=bilinear", KV_VECTOR, "the rows resize", 128, 8, 0, 0 },
+        { 10001, 4001, 3, "gray,resize=50%", -1, "the rows resize", 128, 8, 0, 0 },
+        { 10000, 4000, 3, "gray,resize=50%", -1, "the rows resize", 128, 8, 0, 0 },
+        { 10001, 4001, 3, "gray=709,resize=62%", -1, "the rows resize", 128, 8, 0, 0 },
     };
-    return big_checks("warp resize with runs of rows", cases, sizeof cases / sizeof *cases, 71);
+    return big_checks("warp and rows resizes with runs of rows", cases, sizeof cases / sizeof *cases, 71);
+}
+
+/* The rows resize reads the source as 16-byte chunks of the flat image where it is 16-byte aligned
+ * (as every buffer gpuimg allocates is), else byte by byte: an input one byte past an allocation's
+ * start must give the same result. Grey takes the rows kernel from 32 MiB (resize.c). */
+static int rows_unaligned_checks(void)
+{
+#ifdef HAVE_CUDA
+    static const char *const pipes[] = { "resize=50%", "resize=62%" };
+    static const int sizes[][2] = { { 10001, 4001 }, { 8194, 4100 } };
+    char err[256];
+    int runs = 0, failed = 0;
+    struct gpu_timer *timer;
+    if (gpu_timer_create(&timer, err, sizeof err))
+        return printf("FAIL rows unaligned: %s\n", err), 1;
+    for (int z = 0; z < 2; z++)
+        for (int p = 0; p < 2; p++) {
+            struct geom g = { sizes[z][0], sizes[z][1], 1, 8 };
+            struct image in, want;
+            struct plan pl;
+            void *din = NULL, *dout = NULL;
+            size_t ib, ob;
+            double ms;
+            long diff = 0, tol = 0;
+            if (test_make_image(&in, &g, (uint32_t)(57 + z)) || test_run_pipeline(pipes[p], &in, &want)
+                || plan_parse(pipes[p], &pl) || plan_resolve(&pl, &g, 0))
+                return 1;
+            geom_bytes(&pl.steps[0].in, &ib);
+            geom_bytes(&pl.steps[0].out, &ob);
+            runs++;
+            if (gpu_malloc(&din, ib + 16, err, sizeof err) || gpu_malloc(&dout, ob, err, sizeof err)
+                || gpu_upload((char *)din + 1, in.data, ib, err, sizeof err)) {
+                printf("FAIL rows unaligned %s: %s\n", pipes[p], err);
+                failed++;
+            } else if (compare_gpu_variant(&pl.steps[0], KV_VECTOR, (char *)din + 1, dout, &want, 1, timer, &ms, &diff,
+                                           &tol)
+                       || diff) {
+                printf("FAIL rows unaligned %s %dx%d: %s\n", pipes[p], g.w, g.h,
+                       diff ? "differs" : gpuimg_errmsg());
+                failed++;
+            } else {
+                failed += last_launch_not(pipes[p], "vector", &g, "the rows resize", 128, 0, 8);
+            }
+            gpu_free(din);
+            gpu_free(dout);
+            image_free(&want);
+            image_free(&in);
+        }
+    gpu_timer_destroy(timer);
+    printf("gpu parity, the rows resize on an unaligned input: %d runs, %d failed\n", runs, failed);
+    return failed;
+#else
+    return 0;
+#endif
 }
 
 /* The gathering resizes (8-bit with alpha, 16-bit) walk down runs of up to 8 rows where the grid
@@ -576,8 +639,9 @@ int main(void)
               + fusion_plan("gray,resize=50%,blur=2,transpose", 1000, 626, 3, 8, "s--s")
               + fusion_plan("blur=2,transpose", 7, 3, 3, 8, "-s") + fusion_plan("blur=2,transpose", 7, 3, 1, 8, "-s")
               + fusion_plan("gray,resize=50%", 1000, 626, 3, 16, "--")      /* 16-bit: no fused kernel */
-              + fusion_plan("gray,resize=50%", 1001, 626, 3, 8, "s-")       /* not exactly 2:1: the warp kernel */
-              + fusion_plan("gray,resize=30%:filter=bilinear", 1001, 626, 3, 8, "--")   /* its span does not fit */
+              + fusion_plan("gray,resize=50%", 1001, 626, 3, 8, "s-")       /* not exactly 2:1: the rows kernel */
+              + fusion_plan("gray,resize=30%:filter=bilinear", 1001, 626, 3, 8, "s-")   /* 3.3:1: its span fits */
+              + fusion_plan("gray,resize=2%:filter=bilinear", 4001, 626, 3, 8, "--")    /* 50:1: it does not */
               + fusion_plan("gray,resize=77%:filter=bilinear", 1001, 626, 3, 8, "--")   /* measured slower fused */
               + fusion_plan("gray,resize=50%", 1001, 626, 4, 8, "--")       /* RGBA: gray+alpha */
               + fusion_plan("blur=2,transpose", 70, 30, 4, 8, "-s")         /* RGBA 8-bit: the one-pass kernel */
@@ -632,6 +696,7 @@ int main(void)
     failed += tiled_checks(quick);
     failed += tensor_fused_checks(quick);
     failed += alpha_checks();
+    failed += rows_unaligned_checks();
     if (!quick) {   /* too slow under racecheck: bench/RESULTS.md says how they were sanitized */
         failed += separable_checks();
         failed += words_checks();

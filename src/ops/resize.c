@@ -256,25 +256,41 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
 
 #ifdef HAVE_CUDA
 /* Which kernel a variant runs for these arguments: vector, tiled and texture apply to some
- * layouts only (gpu.h) and otherwise run perpixel, the same bits. vector: the exact 2:1 kernel for
- * grey, the exact 1:2 one (K_DOUBLE), else the warp-segment two-tap kernel for 8-bit grey and RGB
- * (K_WARP) where its source span fits (wfit): RGB at exact 2:1 too, where it measured 3x faster
- * than the 2:1 kernel (H200, 10108x4542: 0.067 against 0.195 ms; bench/RESULTS.md, 13th
- * session); bilinear 8-bit with alpha and every 16-bit layout: the separable engine's gathering
- * kernels (K_BILERP). tiled takes the 2:1 kernel for an exact 2:1 (measured faster than its own)
- * and needs its tile to fit (fit). fit and wfit come from gpu_prepare (0 where not known: perpixel
- * is assumed). */
+ * layouts only (gpu.h) and otherwise run perpixel, the same bits. vector: the rows kernel (K_ROWS)
+ * for 8-bit grey of ROWS_GREY_MIN bytes and more shrinking 1.6 times or more where its span fits
+ * (rfit), else the exact 2:1 kernel for grey, the exact 1:2 one (K_DOUBLE), else the warp-segment
+ * two-tap kernel for 8-bit grey and RGB (K_WARP) where its source span fits (wfit): RGB at exact
+ * 2:1 too, where it measured 3x faster than the 2:1 kernel (H200, 10108x4542: 0.067 against 0.195
+ * ms; bench/RESULTS.md, 13th session); bilinear 8-bit with alpha and every 16-bit layout: the
+ * separable engine's gathering kernels (K_BILERP). tiled takes the 2:1 kernel for an exact 2:1
+ * (measured faster than its own) and needs its tile to fit (fit). fit, wfit and rfit come from
+ * gpu_prepare (0 where not known: perpixel is assumed). */
 #define K_DOUBLE (-3)
 #define K_WARP (-4)
 #define K_NONE (-5)
 #define K_BILERP (-6)
+#define K_ROWS (-7)
+/* Both axes shrink by 1.6 or more (5 in >= 8 out): where the rows kernel reads each source row
+ * about once. */
+static int shrinks(const struct geom *in, const struct geom *out)
+{
+    return 5 * (long)in->w >= 8L * out->w && 5 * (long)in->h >= 8L * out->h;
+}
+/* Grey images smaller than this keep the exact 2:1 and warp kernels: on an H200 the rows kernel's
+ * start (its ring of row copies filled before the first row) made it slower up to 5120x2880
+ * (0.0143-0.0151 ms against the 2:1 kernel's 0.0111-0.0120 at 50%, 3841x2161 0.0129-0.0142
+ * against the warp kernel's 0.0127) and faster at 10109x4542 (0.0266-0.0290 against
+ * 0.0298-0.0316; bench/RESULTS.md, 31st session). Read through gray it was never slower. */
+#define ROWS_GREY_MIN (32u << 20)
 static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
-                      const struct geom *out, int fit, int wfit)
+                      const struct geom *out, int fit, int wfit, int rfit)
 {
     const int f = a->v[P_FILTER].choice;
     const int half = f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h);
     if (variant == KV_VECTOR)
-        return half && (c == 1 || !wfit) ? KV_VECTOR
+        return f != F_NEAREST && rfit && shrinks(in, out) && (size_t)in->w * in->h * in->c * (in->depth / 8) >= ROWS_GREY_MIN
+                   ? K_ROWS
+               : half && (c == 1 || !wfit) ? KV_VECTOR
                : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
                : f != F_NEAREST && wfit ? K_WARP
                : f == F_BILINEAR && gpu_bilerp_applies(c, depth, in->w, in->h) ? K_BILERP
@@ -286,17 +302,17 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
     return variant;
 }
 
-/* The kernel that reads RGB through a gray step before it: vector's warp kernel where its span
- * fits so (gfit, from gpu_prepare: vector, two taps, 8-bit grey, shrinking up to about 2.1 times)
- * and both axes shrink by 1.6 or more; K_NONE elsewhere. The warp kernel makes the Y of every source row it stages, for each
- * output row: at 77% that cost more than the separate gray step saves (H200, 10109x4542: 0.120
- * fused against 0.108 ms; 150%: 0.363 against 0.271), at 50% it won (0.063 against 0.078; at
- * 10108x4542 also against the exact 2:1 kernel reading RGB through gray, 0.069 against 0.074,
- * which it replaced: half_u8 no longer takes gray_from). */
-static int gray_in_kernel(int variant, const struct geom *in, const struct geom *out, int gfit)
+/* The kernel that reads RGB through a gray step before it: vector's rows kernel where its span
+ * fits (rfit, from gpu_prepare: vector, two taps, 8-bit grey) and both axes shrink by 1.6 or more;
+ * K_NONE elsewhere. A kernel that makes the Y of every source row it reads, for each output row,
+ * wins only where each source row serves about one output row: at 77% the warp kernel's reading
+ * through gray cost more than the separate gray step saves (H200, 10109x4542: 0.120 fused against
+ * 0.108 ms; 150%: 0.363 against 0.271), at 50% it won (0.063 against 0.078). The rows kernel
+ * replaced it (0.0569-0.0589 -> 0.0508-0.0520 ms at 50%, 0.084 -> 0.066 at 62%, and 3.3:1, which
+ * the warp kernel's span did not fit, 0.062 unfused -> 0.035; bench/RESULTS.md, 31st session). */
+static int gray_in_kernel(int variant, const struct geom *in, const struct geom *out, int rfit)
 {
-    return variant == KV_VECTOR && gfit && 5 * (long)in->w >= 8L * out->w && 5 * (long)in->h >= 8L * out->h ? K_WARP
-                                                                                                          : K_NONE;
+    return variant == KV_VECTOR && rfit && shrinks(in, out) ? K_ROWS : K_NONE;
 }
 
 /* Whether every output coordinate weighs its two taps 32768 each (2 taps; an exact 2:1 down). */
@@ -331,19 +347,19 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
     if (!r) {
         const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
         const size_t nx = (size_t)tx.count * tx.n * 4, ny = (size_t)ty.count * ty.n * 4;
-        const int tex = gpu_kernel(a, variant, in->c, in->depth, in, out, 0, 0) == KV_TEXTURE;
+        const int tex = gpu_kernel(a, variant, in->c, in->depth, in, out, 0, 0, 0) == KV_TEXTURE;
         const size_t bytes[5] = { nx, nx, ny, ny, tex ? gpu_texture_scratch(in->w, in->h, in->depth) : 0 };
         r = op_tables_upload(&op_resize, variant, t, 5, host, bytes);
         t->n[4] = bytes[4] != 0;
         /* whether tiled's tile or vector's warp segment fits (both take 2 taps an axis); n[3]:
-         * the warp segment's fit (1), its fit read through gray (2), an exact 2:1 down (4) */
+         * the warp segment's fit (1), an exact 2:1 down (4) */
         const int two = tx.n == 2 && ty.n == 2;
         t->n[2] = two && variant == KV_TILED
                       ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx) : 0;
-        t->n[3] = two && variant == KV_VECTOR ? gpu_resize_warp_fits(in->c, 0, in->depth, out->w, tx.idx)
-                                                    | 2 * gpu_resize_warp_fits(in->c, 3, in->depth, out->w, tx.idx)
-                                                    | 4 * taps_halves(&ty)
+        t->n[3] = two && variant == KV_VECTOR ? gpu_resize_warp_fits(in->c, in->depth, out->w, tx.idx) | 4 * taps_halves(&ty)
                                               : 0;
+        /* n[5], n[6]: the rows kernel's segment (0: it does not fit) and staged row bytes */
+        t->n[5] = two && variant == KV_VECTOR ? gpu_resize_rows_fit(in->c, in->depth, out->w, tx.idx, &t->n[6]) : 0;
         t->n[0] = tx.n;
         t->n[1] = ty.n;
     }
@@ -357,8 +373,8 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 {
     char err[256];
     const struct geom gi = { in->w, in->h, in->c, in->depth }, go = { out->w, out->h, out->c, out->depth };
-    const int k = in->gray_from ? gray_in_kernel(variant, &gi, &go, t->n[3] >> 1 & 1)
-                                : gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2], t->n[3] & 1);
+    const int k = in->gray_from ? gray_in_kernel(variant, &gi, &go, t->n[5] > 0)
+                                : gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2], t->n[3] & 1, t->n[5] > 0);
     if (k == K_NONE)   /* the pipeline fuses only where gpu_fuse found a kernel */
         return op_cuda_fail(&op_resize, variant, "no kernel reads this input through gray");
     int rc = a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(k, in, out, t->part[0], t->part[1], err, sizeof err)
@@ -366,6 +382,8 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
              : k == K_DOUBLE                    ? gpu_double(in, out, err, sizeof err)
              : k == KV_TILED ? gpu_resize_tiled(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[2], err,
                                                 sizeof err)
+             : k == K_ROWS ? gpu_resize_rows(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[3] >> 2 & 1,
+                                             t->n[5], t->n[6], err, sizeof err)
              : k == K_WARP ? gpu_resize_warp(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[3] >> 2 & 1,
                                              err, sizeof err)
              : k == KV_TEXTURE ? gpu_texture_bilinear(in, out, t->n[4] ? t->part[4] : NULL, err, sizeof err)
@@ -381,12 +399,12 @@ static long gpu_tolerance(const struct op_args *a, const struct geom *in, int va
     return in->depth == 8 ? GPU_TEXTURE_TOL8 : GPU_TEXTURE_TOL16;
 }
 
-/* gpu_prepare's fit (vector, two taps, 8-bit grey) decides, as it does at the launch */
+/* gpu_prepare's rows fit (vector, two taps, 8-bit grey) decides, as it does at the launch */
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
                          const struct gpu_tables *t)
 {
     (void)a;
-    return gray_in_kernel(variant, in, out, t->n[3] >> 1 & 1) != K_NONE ? FUSE_GRAY_IN : 0;
+    return gray_in_kernel(variant, in, out, t->n[5] > 0) != K_NONE ? FUSE_GRAY_IN : 0;
 }
 #endif
 
