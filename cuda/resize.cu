@@ -1457,13 +1457,13 @@ __global__ void __launch_bounds__(RR_T) resize_rows(const uint8_t *__restrict__ 
 }
 
 /* The segment (output pixels a block) for these taps: the fewest segments of at most RR_T RR_PX
- * pixels whose spans each fit RR_GPT groups a thread for both rows; 0 if none of at least 64
- * does. *gs: the bytes a staged row takes. */
+ * pixels whose spans each fit RR_GPT groups a thread for both rows; 0 if none does that is the
+ * whole row or at least 64 pixels. *gs: the bytes a staged row takes. */
 static int rr_segment(int ow, const int32_t *xi, int *gs)
 {
     for (int nseg = (ow + RR_T * RR_PX - 1) / (RR_T * RR_PX);; nseg++) {
         const int seg = (ow + nseg - 1) / nseg;
-        if (seg < 64)
+        if (seg < 64 && nseg > 1)
             return 0;
         int worst = 0;
         for (int xa = 0; xa < ow; xa += seg) {

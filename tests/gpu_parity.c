@@ -636,6 +636,7 @@ int main(void)
         }
     }
     int bad = fusion_plan("gray,resize=50%", 1000, 626, 3, 8, "s-")
+              + fusion_plan("gray,resize=50%", 34, 22, 3, 8, "s-")          /* a segment under 64 pixels */
               + fusion_plan("gray,resize=50%,blur=2,transpose", 1000, 626, 3, 8, "s--s")
               + fusion_plan("blur=2,transpose", 7, 3, 3, 8, "-s") + fusion_plan("blur=2,transpose", 7, 3, 1, 8, "-s")
               + fusion_plan("gray,resize=50%", 1000, 626, 3, 16, "--")      /* 16-bit: no fused kernel */
