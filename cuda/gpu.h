@@ -157,7 +157,8 @@ int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, con
                     const int32_t *yi, const uint32_t *yw, int vhalf, char *err, size_t errlen);
 /* resize.cu: two taps an axis, 8-bit grey out (c = 1, or gray_from = 3: RGB read through the gray
  * step), a block a column segment of a run of output rows, the source rows read as 16-pixel groups
- * of the flat image: vector's kernel for grey and gray-through shrinking by 1.6 or more.
+ * of the flat image: vector's kernel for gray-through, and grey from 32 MiB (resize.c), shrinking
+ * by 1.6 or more.
  * gpu_resize_rows_fit picks the segment from the host's tables (0: the span does not fit) and the
  * staged row's bytes (*gs); both go to gpu_resize_rows. */
 int gpu_resize_rows_fit(int c, int depth, int ow, const int32_t *xi, int *gs);

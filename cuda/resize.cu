@@ -1492,7 +1492,9 @@ static int launch_rows(const struct gpu_image *in, const struct gpu_image *out, 
     auto k = vhalf ? resize_rows<GRAY, true> : resize_rows<GRAY, false>;
     uint32_t g01, g2;   /* GRAY: the weights as gray16_words takes them */
     gray_pairs(in->gray_w, &g01, &g2);
-    const size_t smem = (RR_DEPTH(GRAY) + 1) * (GRAY ? 3 * 16 * RR_T * RR_GPT : 2 * (size_t)gs) + (GRAY ? 4 * (size_t)gs : 0);
+    /* the kernel's stages of copies, and RGB's two buffers of Y */
+    const size_t smem = (RR_DEPTH(GRAY) + 1) * (GRAY ? 3 * 16 * RR_T * RR_GPT : 2 * (size_t)gs)
+                        + (GRAY ? 4 * (size_t)gs : 0);
     long long fit = 0;
     if (smem > 48 * 1024)
         CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err, errlen);

@@ -288,8 +288,8 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
     const int f = a->v[P_FILTER].choice;
     const int half = f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h);
     if (variant == KV_VECTOR)
-        return f != F_NEAREST && rfit && shrinks(in, out) && (size_t)in->w * in->h * in->c * (in->depth / 8) >= ROWS_GREY_MIN
-                   ? K_ROWS
+        return f != F_NEAREST && rfit && shrinks(in, out)
+                       && (size_t)in->w * in->h * in->c * (in->depth / 8) >= ROWS_GREY_MIN ? K_ROWS
                : half && (c == 1 || !wfit) ? KV_VECTOR
                : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
                : f != F_NEAREST && wfit ? K_WARP
@@ -356,8 +356,8 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         const int two = tx.n == 2 && ty.n == 2;
         t->n[2] = two && variant == KV_TILED
                       ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx) : 0;
-        t->n[3] = two && variant == KV_VECTOR ? gpu_resize_warp_fits(in->c, in->depth, out->w, tx.idx) | 4 * taps_halves(&ty)
-                                              : 0;
+        t->n[3] = two && variant == KV_VECTOR
+                      ? gpu_resize_warp_fits(in->c, in->depth, out->w, tx.idx) | 4 * taps_halves(&ty) : 0;
         /* n[5], n[6]: the rows kernel's segment (0: it does not fit) and staged row bytes */
         t->n[5] = two && variant == KV_VECTOR ? gpu_resize_rows_fit(in->c, in->depth, out->w, tx.idx, &t->n[6]) : 0;
         t->n[0] = tx.n;
