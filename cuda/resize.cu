@@ -848,21 +848,26 @@ __device__ __noinline__ void ws_edge(uint8_t *d, uintptr_t g, int nch, uintptr_t
         *(uint4 *)(d + 16 * q) = load16_in(g + 16 * (size_t)q, lo, hi);
 }
 
-/* The Y of 16 source pixels from the 52 bytes in w (the last 4 the next pixels'), the first pixel
- * at byte PH, as the 16 bytes of a word. With the weights doubled as 16-bit halves (g01 = 2 wr |
- * 2 wg << 16, g2 = 2 wb: each below 65536, the launchers check w < 32768), two 16 x 8-bit dot
- * products (dp2a; the pixel word's fourth byte, the next pixel's, has weight 0) give 2 (w . RGB +
- * 16384), so that Y, the result >> 16, is byte 2 and byte permutes pack four of them: the gray
- * step's integers. (Two dp4a of the weights split in bytes and a multiply-add did the same with
- * one more instruction a pixel on the same pipe.) */
-template <int PH> __device__ __forceinline__ uint4 gray16_words(const uint32_t (&w)[13], uint32_t g01, uint32_t g2)
+/* The Y of 16 source pixels from the 48 bytes in w, as the 16 bytes of a word. With the weights
+ * doubled as 16-bit halves (g01 = 2 wr | 2 wg << 16, g2 = 2 wb: each below 65536, the launchers
+ * check w < 32768), two 16 x 8-bit dot products (dp2a) give 2 (w . RGB + 16384) for a pixel at
+ * any byte of its word: each takes a word's low or high byte pair, and the weight pairs put 0 on
+ * the bytes of the pixels beside it (gr = 0 | 2 wr << 16, gb = 2 wg | 2 wb << 16 for pixels that
+ * start at byte 1 or 3), so that no pixel needs its bytes shifted into place. Y, the result >> 16,
+ * is byte 2, and byte permutes pack four of them: the gray step's integers. (A funnel shift a
+ * pixel and two dp4a of the weights split in bytes and a multiply-add did the same with two more
+ * instructions a pixel.) */
+__device__ __forceinline__ uint4 gray16_words(const uint32_t (&w)[12], uint32_t g01, uint32_t g2)
 {
+    const uint32_t gr = g01 << 16, gb = g01 >> 16 | g2 << 16;
     uint32_t y[16];
 #pragma unroll
     for (int k = 0; k < 16; k++) {
-        const int o = PH + 3 * k, j = o >> 2, r = o & 3;
-        const uint32_t px = r ? __funnelshift_r(w[j], w[j + 1], 8 * r) : w[j];
-        y[k] = __dp2a_lo(g01, px, __dp2a_hi(g2, px, 32768u));
+        const int j = 3 * k >> 2, r = 3 * k & 3;   /* the pixel's word and first byte */
+        y[k] = r == 0   ? __dp2a_lo(g01, w[j], __dp2a_hi(g2, w[j], 32768u))          /* R G | B - */
+               : r == 1 ? __dp2a_lo(gr, w[j], __dp2a_hi(gb, w[j], 32768u))           /* - R | G B */
+               : r == 2 ? __dp2a_hi(g01, w[j], __dp2a_lo(g2, w[j + 1], 32768u))      /* R G, then B - */
+                        : __dp2a_hi(gr, w[j], __dp2a_lo(gb, w[j + 1], 32768u));      /* - R, then G B */
     }
     uint32_t q[4];
 #pragma unroll
@@ -1361,7 +1366,7 @@ __global__ void __launch_bounds__(RR_T) resize_rows(const uint8_t *__restrict__ 
             const int e = t + RR_T * j;
             if (e < r0.ng + r1.ng) {
                 const uint8_t *p = SR + st * stage + 48 * e;
-                uint32_t w[13];
+                uint32_t w[12];
 #pragma unroll
                 for (int i = 0; i < 3; i++) {
                     const uint4 v = *(const uint4 *)(p + 16 * i);
@@ -1370,8 +1375,7 @@ __global__ void __launch_bounds__(RR_T) resize_rows(const uint8_t *__restrict__ 
                     w[4 * i + 2] = v.z;
                     w[4 * i + 3] = v.w;
                 }
-                w[12] = 0;   /* the 17th pixel's byte: weight 0 */
-                *(uint4 *)(Yb + (e < r0.ng ? 16 * e : gs + 16 * (e - r0.ng))) = gray16_words<0>(w, g01, g2);
+                *(uint4 *)(Yb + (e < r0.ng ? 16 * e : gs + 16 * (e - r0.ng))) = gray16_words(w, g01, g2);
             }
         }
     };
