@@ -974,7 +974,7 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
     extern __shared__ __align__(16) unsigned char bas[];
     uint32_t *H = (uint32_t *)bas;                            /* NH planes of ROWS x HP */
     uint32_t *IN = H + (size_t)G::NH * G::ROWS * G::HP;       /* ROWS x NS */
-    __shared__ int rowsrc[G::ROWS];
+    __shared__ long long rowoff[G::ROWS];   /* a staged row's first byte in the image, -1: none */
     const int tid = threadIdx.x, lane = tid & 31, rk = ksize / 2, pad = R - rk;
     uint32_t wk[KS];
 #pragma unroll
@@ -988,21 +988,24 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
     for (int tb = blockIdx.y; tb * B16_TH < h; tb += gridDim.y) {
         const int y0 = tb * B16_TH;
         for (int i = tid; i < G::ROWS; i += blockDim.x) {
-            const int p = y0 - R + i;
-            rowsrc[i] = border_pos(p, h, rk, by);
+            const int r = border_pos(y0 - R + i, h, rk, by);
+            rowoff[i] = r >= 0 ? r * (long long)(rowel * sizeof(T)) : -1;
         }
         __syncthreads();
-        /* stage: a thread a pixel column x 4 rows, the 4 loads in flight together, premultiplied */
+        /* stage: a thread a pixel column x 4 rows, the 4 loads in flight together, premultiplied;
+         * the rows' byte offsets worked out once a tile, the column's once a thread (as blur16:
+         * no 64-bit multiply a load) */
         constexpr int RG = (G::ROWS + 3) / 4;
         for (int e = tid; e < G::NP * RG; e += blockDim.x) {
             const int q = e % G::NP, i0 = e / G::NP * 4, px = x0 - R + q;
             const int mx = px >= 0 && px < w ? px : border_pos(px, w, rk, bx);   /* (identity inside) */
+            const int co = mx >= 0 ? mx * C * (int)sizeof(T) : -1;
             T v[4][C];
 #pragma unroll
             for (int u = 0; u < 4; u++) {
-                const int ro = i0 + u < G::ROWS ? rowsrc[i0 + u] : -1;
-                if (ro >= 0 && mx >= 0)
-                    ld_vec<T, C>(in + (size_t)ro * rowel + (size_t)mx * C, v[u]);
+                const long long ro = i0 + u < G::ROWS ? rowoff[i0 + u] : -1;
+                if (ro >= 0 && co >= 0)
+                    ld_vec<T, C>((const T *)((const char *)in + ro + co), v[u]);
                 else
 #pragma unroll
                     for (int c = 0; c < C; c++)
