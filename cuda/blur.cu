@@ -780,6 +780,17 @@ static int dispatch_q8(const gpu_image *in, const gpu_image *out, const uint32_t
  * row groups took grey16 sigma 2 0.296 -> 0.283 ms and RGB16 0.91 -> 0.88 (H100, 30th session);
  * the profile: 131 instructions a sample, a quarter of them staging, issue-bound. */
 #define B16_TH 32
+/* The byte offset in the image of staged rows y .. y + n - 1 (taken through the border map, rows
+ * rowbytes apart), -1 for none, worked out by the block's threads once a tile so that a load adds
+ * it rather than multiplying a row index (blur16, blur_alpha). */
+__device__ __forceinline__ void row_offsets(long long *ro, int n, int y, int h, int rk, const int32_t *by,
+                                            long long rowbytes)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        const int r = border_pos(y + i, h, rk, by);
+        ro[i] = r >= 0 ? r * rowbytes : -1;
+    }
+}
 /* a + w v, exact: 32-bit, or a 64-bit sum of 32-bit values (one wide multiply-add) */
 __device__ __forceinline__ uint32_t mac(uint32_t a, uint32_t w, uint32_t v) { return a + w * v; }
 __device__ __forceinline__ uint64_t mac(uint64_t a, uint32_t w, uint32_t v) { return a + (uint64_t)w * v; }
@@ -841,10 +852,7 @@ __global__ void __launch_bounds__(256) blur16(const uint16_t *__restrict__ in, i
     const int ns = min(TS, (w - x0) * C);   /* output samples of this tile's rows */
     for (int tb = blockIdx.y; tb * B16_TH < h; tb += gridDim.y) {
         const int y0 = tb * B16_TH;
-        for (int i = tid; i < ROWS; i += blockDim.x) {
-            const int r = border_pos(y0 - R + i, h, rk, by);
-            rowoff[i] = r >= 0 ? 2 * r * rowlen : -1;
-        }
+        row_offsets(rowoff, ROWS, y0 - R, h, rk, by, 2 * rowlen);
         __syncthreads();
         /* stage: a thread a sample column of every RG-th row (RG row groups, so that all threads
          * take part where a row has fewer samples than the block threads), its source offset worked
@@ -987,10 +995,7 @@ __global__ void __launch_bounds__(256) blur_alpha(const T *__restrict__ in, int 
     const int ns = min(G::TS, (w - x0) * C);   /* output samples of this tile's rows */
     for (int tb = blockIdx.y; tb * B16_TH < h; tb += gridDim.y) {
         const int y0 = tb * B16_TH;
-        for (int i = tid; i < G::ROWS; i += blockDim.x) {
-            const int r = border_pos(y0 - R + i, h, rk, by);
-            rowoff[i] = r >= 0 ? r * (long long)(rowel * sizeof(T)) : -1;
-        }
+        row_offsets(rowoff, G::ROWS, y0 - R, h, rk, by, (long long)(rowel * sizeof(T)));
         __syncthreads();
         /* stage: a thread a pixel column x 4 rows, the 4 loads in flight together, premultiplied;
          * the rows' byte offsets worked out once a tile, the column's once a thread (as blur16:

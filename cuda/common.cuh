@@ -344,8 +344,8 @@ static inline cudaError_t walk_grid(K k, unsigned threads, unsigned gx, int n, i
     *grid = dim3(gx, gy > 65535u ? 65535u : gy);
     return e;
 }
-/* Asynchronous 16-byte copies global -> shared (cp.async, Ampere on), in groups: wait_1 waits
- * for all but the latest committed group. */
+/* Asynchronous 16-byte copies global -> shared (cp.async, Ampere on), in groups: wait_n<N> waits
+ * for all but the latest N committed groups. */
 __device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)),
@@ -358,7 +358,6 @@ __device__ __forceinline__ void cp_async16_s(unsigned saddr, const void *gmem)
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void cp_async_wait_n() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
 /* Hopper on (sm_90): a bulk copy global -> shared by the copy engine (16-byte aligned ends, a size

@@ -1110,7 +1110,7 @@ __global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::MINB)
             mbar_wait(sbar + 8 * b, (unsigned)((t - t0) >> 1) & 1);
 #endif
         if (!BULK && t + 1 < t1)
-            cp_async_wait_1();
+            cp_async_wait_n<1>();
         else if (!BULK)
             cp_async_wait_all();
         __syncwarp();   /* (ws_edge's stores) */
@@ -1496,12 +1496,15 @@ static int launch_rows(const struct gpu_image *in, const struct gpu_image *out, 
     auto k = vhalf ? resize_rows<GRAY, true> : resize_rows<GRAY, false>;
     uint32_t g01, g2;   /* GRAY: the weights as gray16_words takes them */
     gray_pairs(in->gray_w, &g01, &g2);
-    /* the kernel's stages of copies, and RGB's two buffers of Y */
+    /* the kernel's stages of copies, and RGB's two buffers of Y: within the 48 KiB a launch may ask
+     * for without an attribute, rr_segment keeping gs to 8 RR_T RR_GPT bytes (a row's groups at
+     * most half the block's) */
     const size_t smem = (RR_DEPTH(GRAY) + 1) * (GRAY ? 3 * 16 * RR_T * RR_GPT : 2 * (size_t)gs)
                         + (GRAY ? 4 * (size_t)gs : 0);
+    static_assert((RR_DEPTH(true) + 1) * 3 * 16 * RR_T * RR_GPT + 4 * 8 * RR_T * RR_GPT <= 48 * 1024
+                      && (RR_DEPTH(false) + 1) * 2 * 8 * RR_T * RR_GPT <= 48 * 1024,
+                  "the rows kernel's shared memory");
     long long fit = 0;
-    if (smem > 48 * 1024)
-        CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err, errlen);
     CUDA_TRY(resident_blocks(k, RR_T, smem, &fit), err, errlen);
     const long long tasks = (out->w + seg - 1) / seg * (long long)out->h;
     launch(k, dim3((unsigned)(tasks < fit ? tasks : fit)), dim3(RR_T), smem, RR_PX, (const uint8_t *)in->data, in->w,
