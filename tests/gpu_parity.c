@@ -34,6 +34,8 @@ static const char *const pipelines[] = {
     "blur=0.2",   /* weights 0, 256, 0: 256 does not fit the tensor kernel's bytes */
     "blur=0.05:border=constant",   /* one tap (no one-pass kernel takes it): the two-pass kernel's one step */
     "blur=2.3", "blur=2.6:border=constant",   /* 15 and 17 taps: the tensor kernel's smaller compiled sizes */
+    /* 3, 5, 9 and 11 taps: tiled's smaller compiled sizes (blur=0.8 is 7, blur=2 13) */
+    "blur=0.4:border=replicate", "blur=0.5", "blur=1.2:border=constant", "blur=1.7",
     /* past 17 taps the tensor kernel's sizes end at its k steps (RGB: 27, 37, 49, 65, 81, then as
      * grey planes; grey: 49, 81, 113, 145, 177): 27, 37, 49, 51, 81 and 177 taps, and one past each
      * largest (83: RGB's planes; 179: the two-pass kernel) */
