@@ -2,6 +2,7 @@
 #include <config.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "error.h"
 #include "image.h"
 
@@ -59,4 +60,39 @@ double geom_size(const struct geom *g)
     size_t b = 0;
     geom_bytes(g, &b);
     return (double)b;
+}
+
+/* A row is tested as 8-byte words ANDed together: a pixel is 2, 4 or 8 bytes and rows start on a
+ * pixel, so the alpha bytes sit at the same places of every word (mask); the loop vectorises. */
+static int row_opaque(const uint8_t *p, size_t n, const uint8_t mask[8])
+{
+    uint64_t m, acc = ~(uint64_t)0;
+    memcpy(&m, mask, 8);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        acc &= v;
+        if ((i & 4095) == 4088 && (acc & m) != m)   /* stop early on transparency */
+            return 0;
+    }
+    for (; i < n; i++)   /* the row's last pixels when it is not whole words */
+        if (mask[i & 7] && p[i] != 0xff)
+            return 0;
+    return (acc & m) == m;
+}
+
+int image_opaque_rows(const struct image *im, uint8_t *flags)
+{
+    const size_t bpp = image_bpp(im), sample = (size_t)im->depth / 8;
+    uint8_t mask[8];
+    for (int i = 0; i < 8; i++)   /* the alpha sample is a pixel's last */
+        mask[i] = has_alpha(im->c) && (size_t)i % bpp >= bpp - sample ? 0xff : 0;
+    int count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count)
+    for (int y = 0; y < im->h; y++) {
+        flags[y] = (uint8_t)row_opaque(im->data + (size_t)y * im->stride, (size_t)im->w * bpp, mask);
+        count += flags[y];
+    }
+    return count;
 }

@@ -28,6 +28,10 @@ static inline struct geom image_geom(const struct image *im)
     return g;
 }
 static inline int has_alpha(int channels) { return channels == 2 || channels == 4; }
+/* flags[y] = 1 where row y's every alpha sample is at its maximum (255 or 65535; every row of an
+ * image without alpha), else 0; returns how many rows are opaque. Rows in parallel, each one
+ * stopping at its first non-opaque run, so an image with transparency costs little. */
+int image_opaque_rows(const struct image *im, uint8_t *flags);
 
 /* Bytes needed for g, or 0 (with the error recorded) if a dimension is out of range or the size
  * does not fit in size_t. */

@@ -1,6 +1,7 @@
 /* gpuimg tests: exact properties of the OpenMP path for every layout (1 to 4 channels), both
  * depths and the odd sizes 1x1, 7x3, 13x42, 1001x626 and 4097x3: geometry identities, identity
- * resizes, the premultiplied-alpha path agreeing with the plain one on opaque images, blur of a
+ * resizes, the premultiplied-alpha path agreeing with the plain one on opaque images and with
+ * itself where opaque rows take the plain path, the opaque-row scan, blur of a
  * constant, gray's channel handling, and area shrinking thousands of pixels into one. Each check
  * names the pipelines it compares. */
 #include <config.h>
@@ -115,13 +116,111 @@ static void check_layout(int w, int h, int c, int depth)
     image_free(&im);
 }
 
+/* image_opaque_rows: one alpha sample below its maximum, anywhere in the row (its 8-byte words or
+ * its last pixels), clears that row's flag and no other; a colour sample at 0 clears nothing. */
+static void check_opaque_flags(int w, int c, int depth)
+{
+    const int h = 3;
+    struct geom g = { w, h, c, depth };
+    struct image im;
+    uint8_t flags[3];
+    image_alloc(&im, &g);
+    const size_t bps = (size_t)depth / 8, bpp = image_bpp(&im);
+    for (int x = 0; x < w; x++)
+        for (int what = 0; what < 2; what++) {
+            memset(im.data, 0xff, im.stride * h);
+            /* row 1, pixel x: its alpha's first sample byte (what 0), or its first colour sample */
+            uint8_t *px = im.data + im.stride + (size_t)x * bpp;
+            if (what == 0)
+                px[bpp - bps] = 0xfe;
+            else
+                memset(px, 0, bps);
+            const int n = image_opaque_rows(&im, flags), alpha_low = what == 0 && has_alpha(c);
+            checks++;
+            if (n != (alpha_low ? 2 : 3) || !flags[0] || !flags[2] || flags[1] != !alpha_low) {
+                failures++;
+                fprintf(stderr, "FAIL opaque rows c%d d%d w%d: %s at pixel %d gives %d rows (%d %d %d)\n", c,
+                        depth, w, what ? "colour 0" : "alpha 254", x, n, flags[0], flags[1], flags[2]);
+            }
+        }
+    image_free(&im);
+}
+
+/* Opaque rows take the plain path (sepfilter.c), the rest the premultiplied one, and the two must
+ * meet without a seam: an image opaque but for one pixel P (alpha 0) is filtered, and so is the
+ * same image with a transparent first or last column, which sends every row through the alpha
+ * path. The outputs that do not read that column must agree: the half away from it. Misplacing
+ * the rows a window reads, the columns a constant border leaves short or an opaque 2:1 would show. */
+static void check_opaque_rows(int w, int h, int c, int depth)
+{
+    struct geom g = { w, h, c, depth };
+    const size_t bps = (size_t)depth / 8;
+    const int prow[] = { -1, 0, 1, h / 2, h - 2, h - 1 };   /* -1: no P, all opaque */
+    static const char *const pipes[] = { "blur=1.5", "blur=2.2:border=constant", "blur=0.9:border=replicate",
+                                         "resize=37%", "resize=230%", "resize=61%:filter=area", "resize=50%",
+                                         "resize=50%:filter=area" };
+    for (size_t pi = 0; pi < sizeof prow / sizeof *prow; pi++) {
+        struct image x, side[2];
+        test_make_image(&x, &g, (uint32_t)(pi + 7 * c + depth));
+        const size_t bpp = image_bpp(&x);
+        for (int y = 0; y < h; y++)
+            for (int i = 0; i < w; i++)
+                memset(x.data + (size_t)y * x.stride + i * bpp + bpp - bps, 0xff, bps);
+        if (prow[pi] >= 0) {   /* P: bright, transparent; near either end of its row */
+            const int px = pi % 2 ? (int)pi : w - 1 - (int)pi;
+            memset(x.data + (size_t)prow[pi] * x.stride + px * bpp, 0xff, bpp - bps);
+            memset(x.data + (size_t)prow[pi] * x.stride + px * bpp + bpp - bps, 0, bps);
+        }
+        for (int sd = 0; sd < 2; sd++) {   /* 0: last column transparent, compare the left half */
+            test_copy(&side[sd], &x);
+            for (int y = 0; y < h; y++)
+                memset(side[sd].data + (size_t)y * x.stride + (sd ? 0 : (size_t)(w - 1) * bpp) + bpp - bps, 0, bps);
+        }
+        for (size_t k = 0; k < sizeof pipes / sizeof *pipes; k++)
+            for (int sd = 0; sd < 2; sd++) {
+                struct image a, b;
+                checks++;
+                if (test_run_pipeline(pipes[k], &x, &a) || test_run_pipeline(pipes[k], &side[sd], &b)) {
+                    failures++;
+                    continue;
+                }
+                const int half = a.w / 2;
+                for (int y = 0; y < a.h; y++) {
+                    const size_t off = (size_t)y * a.stride + (sd ? (size_t)(a.w - half) * bpp : 0);
+                    if (memcmp(a.data + off, b.data + off, (size_t)half * bpp)) {
+                        failures++;
+                        fprintf(stderr, "FAIL opaque rows %s %dx%d c%d d%d, P in row %d: output row %d differs "
+                                        "from the alpha path's (%s half)\n", pipes[k], w, h, c, depth, prow[pi], y,
+                                sd ? "right" : "left");
+                        break;
+                    }
+                }
+                image_free(&a);
+                image_free(&b);
+            }
+        image_free(&x);
+        image_free(&side[0]);
+        image_free(&side[1]);
+    }
+}
+
 /* Exactly 2:1 (even sizes): bilinear and area weights are all 1/2, so the definition gives
- * (2^30 (a + b + c + d) + 2^31) >> 32 = (a + b + c + d + 2) >> 2; computed here naively. */
-static void check_half(int w, int h, int c, int depth)
+ * (2^30 (a + b + c + d) + 2^31) >> 32 = (a + b + c + d + 2) >> 2; computed here naively. With alpha
+ * that is alpha's result, and colour is round(sum c a / sum a), halves up (0 where sum a = 0);
+ * opaque (every alpha the maximum, as the 2:1 fast path then takes it) or not. */
+static long sample(const struct image *im, size_t i)
+{
+    return im->depth == 16 ? ((const uint16_t *)im->data)[i] : im->data[i];
+}
+
+static void check_half(int w, int h, int c, int depth, int opaque)
 {
     struct geom g = { w, h, c, depth };
     struct image im, out;
     test_make_image(&im, &g, (uint32_t)(w + h + c + depth));
+    if (opaque)
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            memset(im.data + (i * c + c - 1) * (depth / 8), 0xff, (size_t)depth / 8);
     static const char *const pipes[] = { "resize=50%", "resize=50%:filter=area", "resize=50%:filter=bilinear" };
     for (int p = 0; p < 3; p++) {
         checks++;
@@ -131,22 +230,28 @@ static void check_half(int w, int h, int c, int depth)
         }
         long bad = 0;
         for (int y = 0; y < h / 2; y++)
-            for (int x = 0; x < w / 2; x++)
-                for (int ch = 0; ch < c; ch++) {
-                    long sum = 0, got;
-                    for (int dy = 0; dy < 2; dy++)
-                        for (int dx = 0; dx < 2; dx++) {
-                            size_t i = ((size_t)(2 * y + dy) * w + 2 * x + dx) * c + ch;
-                            sum += depth == 16 ? ((uint16_t *)im.data)[i] : im.data[i];
+            for (int x = 0; x < w / 2; x++) {
+                long sum[4] = { 0 }, ca[4] = { 0 };
+                for (int dy = 0; dy < 2; dy++)
+                    for (int dx = 0; dx < 2; dx++) {
+                        const size_t i = ((size_t)(2 * y + dy) * w + 2 * x + dx) * c;
+                        for (int ch = 0; ch < c; ch++) {
+                            sum[ch] += sample(&im, i + ch);
+                            ca[ch] += sample(&im, i + ch) * sample(&im, i + c - 1);
                         }
-                    size_t o = ((size_t)y * (w / 2) + x) * c + ch;
-                    got = depth == 16 ? ((uint16_t *)out.data)[o] : out.data[o];
-                    bad += got != (sum + 2) / 4;
+                    }
+                for (int ch = 0; ch < c; ch++) {
+                    const long a = sum[c - 1];
+                    long want = (sum[ch] + 2) / 4;
+                    if (has_alpha(c) && ch < c - 1)
+                        want = a ? ca[ch] / a + (2 * (ca[ch] % a) >= a) : 0;
+                    bad += sample(&out, ((size_t)y * (w / 2) + x) * c + ch) != want;
                 }
+            }
         if (bad) {
             failures++;
-            fprintf(stderr, "FAIL %s %dx%d c%d d%d: %ld samples differ from (a+b+c+d+2)>>2\n", pipes[p], w, h, c, depth,
-                    bad);
+            fprintf(stderr, "FAIL %s %dx%d c%d d%d%s: %ld samples differ from the 2:1 definition\n", pipes[p], w, h, c,
+                    depth, opaque ? " opaque" : "", bad);
         }
         image_free(&out);
     }
@@ -229,12 +334,23 @@ int main(void)
     static const int even[][2] = { { 2, 2 }, { 14, 42 }, { 1000, 626 } };
     for (int s = 0; s < 3; s++)
         for (int depth = 8; depth <= 16; depth += 8)
-            for (int c = 1; c <= 3; c += 2)
-                check_half(even[s][0], even[s][1], c, depth);
+            for (int c = 1; c <= 4; c++)
+                for (int opaque = 0; opaque <= has_alpha(c); opaque++)
+                    check_half(even[s][0], even[s][1], c, depth, opaque);
     for (int depth = 8; depth <= 16; depth += 8)
         for (int c = 1; c <= 3; c += 2) {
             check_area_mean(700, c, depth);
             check_area_mean(5000, c, depth);
+        }
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 4; c++) {
+            static const int widths[] = { 1, 2, 3, 5, 7, 13 };
+            for (int i = 0; i < 6; i++)
+                check_opaque_flags(widths[i], c, depth);
+            if (has_alpha(c)) {
+                check_opaque_rows(96, 64, c, depth);
+                check_opaque_rows(97, 41, c, depth);
+            }
         }
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 4097, 3 } };
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)

@@ -156,8 +156,9 @@ static int nearest(const struct image *in, struct image *out)
             T *d = (T *)(out->data + (size_t)y * out->stride);                                        \
             switch (in->c) { /* constant channel counts, so the loops vectorise */                    \
             case 1: half_row_##SUF(r0, r1, d, out->w, 1); break;                                      \
+            case 2: half_row_##SUF(r0, r1, d, out->w, 2); break;                                      \
             case 3: half_row_##SUF(r0, r1, d, out->w, 3); break;                                      \
-            default: half_row_##SUF(r0, r1, d, out->w, in->c); break;                                 \
+            default: half_row_##SUF(r0, r1, d, out->w, 4); break;                                     \
             }                                                                                         \
         }                                                                                             \
     }
@@ -210,9 +211,18 @@ AVX2 static void half_row_rgb8_avx2(const uint8_t *r0, const uint8_t *r1, uint8_
 }
 #endif
 
+/* With alpha only where every alpha is the maximum: then the premultiplied result is the plain
+ * one (sepfilter.c), and RGBA 5120x2880 takes 6 ms here against 19 through the tables. */
 static int exact_half(int f, const struct image *in, const struct image *out)
 {
-    return (f == F_BILINEAR || f == F_AREA) && !has_alpha(in->c) && in->w == 2 * out->w && in->h == 2 * out->h;
+    if ((f != F_BILINEAR && f != F_AREA) || in->w != 2 * out->w || in->h != 2 * out->h)
+        return 0;
+    if (!has_alpha(in->c))
+        return 1;
+    uint8_t *rows = malloc((size_t)in->h);
+    const int opaque = rows && image_opaque_rows(in, rows) == in->h;
+    free(rows);
+    return opaque;
 }
 
 static int filter_taps(int f, struct taps *tx, struct taps *ty, const struct geom *in, const struct geom *out)
