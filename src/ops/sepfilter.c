@@ -387,6 +387,140 @@ AVX2 static void hgather_avx2_u8(uint8_t *restrict dst, const uint32_t *restrict
     }
 }
 
+/* With alpha at 8 bits (grey+alpha, RGBA), the alpha path's integers by other means. Down: each
+ * sample times its pixel's alpha (the alpha sample times 1) is below 2^16, so 16-bit lanes hold it,
+ * and its weighted sum over the rows below 2^32 (uint32 lanes); stored as doubles. Across: a pixel's
+ * c sums are contiguous, so each tap is one vector load and one FMA; every product and partial sum
+ * is an integer below 2^48, exact in double. Then with N = 2C + A < 2^50 and D = 2A < 2^41,
+ * round(C / A) halves up is floor(N / D), and the double quotient (at most 255.5) is within 2^-45 of
+ * N / D while a non-integer N / D is at least 1 / D > 2^-41 from an integer, so its floor is exact:
+ * one division a pixel where the portable loop does a 64-bit one a sample. Alpha = (A + 2^31) >> 32
+ * in double too. A blur's uniform range takes its kernel in place of the tables. A 5120x2880 RGBA
+ * blur with transparency in every row, 2 threads: sigma 2 587 -> 97 ms, sigma 6 1563 -> 237
+ * (grey+alpha 320 -> 69, 841 -> 152). */
+AVX2 static void alpha_down_u8(double *vd, const uint8_t *const *rows, const uint32_t *w, int nt, int j0, int j1,
+                               int c)
+{
+    /* per sample: the byte of its pixel's alpha (pshufb), and 1 in place of the alpha sample's own */
+    int8_t am[16], al[16];
+    for (int i = 0; i < 16; i++) {
+        am[i] = (int8_t)(i - i % c + c - 1);
+        al[i] = (int8_t)(i % c == c - 1 ? -1 : 0);
+    }
+    const __m128i amask = _mm_loadu_si128((const __m128i *)am), alane = _mm_loadu_si128((const __m128i *)al);
+    const __m128i one8 = _mm_set1_epi8(1), flip = _mm_set1_epi32(INT32_MIN);
+    const __m256d two31 = _mm256_set1_pd(2147483648.0);
+    int j = j0;
+    for (; j + 16 <= j1; j += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (int k = 0; k < nt; k++) {
+            const __m128i b = _mm_loadu_si128((const __m128i *)(rows[k] + j));
+            const __m128i m = _mm_blendv_epi8(_mm_shuffle_epi8(b, amask), one8, alane);
+            const __m256i p = _mm256_mullo_epi16(_mm256_cvtepu8_epi16(b), _mm256_cvtepu8_epi16(m));
+            const __m256i wk = _mm256_set1_epi32((int)w[k]);
+            lo = _mm256_add_epi32(lo, _mm256_mullo_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(p)), wk));
+            hi = _mm256_add_epi32(hi, _mm256_mullo_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(p, 1)), wk));
+        }
+        /* uint32 to double: flip the top bit, convert as int32, add 2^31 back */
+        const __m128i q[4] = { _mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1),
+                               _mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1) };
+        for (int i = 0; i < 4; i++)
+            _mm256_storeu_pd(vd + j + 4 * i, _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(q[i], flip)), two31));
+    }
+    for (; j < j1; j++) {
+        const int pa = j - j % c + c - 1;
+        uint32_t v = 0;
+        for (int k = 0; k < nt; k++)
+            v += w[k] * (uint32_t)(j == pa ? rows[k][pa] : rows[k][j] * rows[k][pa]);
+        vd[j] = v;
+    }
+}
+
+/* One output pixel's c sums over its taps (fi: sample indices, or NULL where the taps are the c
+ * samples' runs from vd on, a blur's uniform range; fw: weights), two chains of FMAs; its alpha, A,
+ * in every lane. */
+AVX2 static inline __attribute__((always_inline)) __m256d across_sums(const double *vd, const int32_t *fi,
+                                                                       const double *fw, int n, int c, __m256d *A)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+#define TAP(k) (c == 4 ? _mm256_loadu_pd(vd + (fi ? fi[k] : (k) * 4)) \
+                       : _mm256_castpd128_pd256(_mm_loadu_pd(vd + (fi ? fi[k] : (k) * 2))))
+    int k = 0;
+    for (; k + 2 <= n; k += 2) {
+        a0 = _mm256_fmadd_pd(_mm256_broadcast_sd(fw + k), TAP(k), a0);
+        a1 = _mm256_fmadd_pd(_mm256_broadcast_sd(fw + k + 1), TAP(k + 1), a1);
+    }
+    if (k < n)
+        a0 = _mm256_fmadd_pd(_mm256_broadcast_sd(fw + k), TAP(k), a0);
+#undef TAP
+    a0 = _mm256_add_pd(a0, a1);
+    *A = _mm256_permute4x64_pd(a0, c == 4 ? 0xff : 0x55);
+    return a0;
+}
+
+/* The pixel's c bytes from its sums: colour floor((2C + A) / 2A), alpha (A + 2^31) >> 32 (lanes
+ * past c unused). Where A = 0, 0 / 0 is NaN, which the conversion makes INT32_MIN and the
+ * saturating packs 0: colour 0, as defined. */
+AVX2 static inline __attribute__((always_inline)) int32_t alpha_pixel(__m256d C, __m256d A, int c)
+{
+    const __m256d two31 = _mm256_set1_pd(2147483648.0), inv32 = _mm256_set1_pd(1.0 / 4294967296.0);
+    const __m256d q = _mm256_floor_pd(_mm256_div_pd(_mm256_add_pd(_mm256_add_pd(C, C), A), _mm256_add_pd(A, A)));
+    const __m256d a = _mm256_floor_pd(_mm256_mul_pd(_mm256_add_pd(A, two31), inv32));
+    const __m128i i32 = _mm256_cvttpd_epi32(c == 4 ? _mm256_blend_pd(q, a, 8) : _mm256_blend_pd(q, a, 2));
+    return _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(i32, i32), i32));
+}
+
+/* Outputs [x0, x1) of a row from the down sums vd (indexed by sample; only those the taps read),
+ * four pixels at a time so that their chains and divisions overlap. kw: the uniform taps' weights
+ * (fi NULL), or NULL. */
+AVX2 static inline __attribute__((always_inline)) void across_run(uint8_t *dst, const double *vd, const int32_t *fi,
+                                                                   const double *fw, const double *kw, int n, int x0,
+                                                                   int x1, int c)
+{
+    const int r = n / 2;
+#define SUMS(x, A) (kw ? across_sums(vd + (ptrdiff_t)((x) - r) * c, NULL, kw, n, c, A) \
+                       : across_sums(vd, fi + (size_t)(x) * n, fw + (size_t)(x) * n, n, c, A))
+    int x = x0;
+    for (; x + 4 <= x1; x += 4) {
+        __m256d A[4], C[4];
+        for (int i = 0; i < 4; i++)
+            C[i] = SUMS(x + i, &A[i]);
+        for (int i = 0; i < 4; i++) {
+            const int32_t px = alpha_pixel(C[i], A[i], c);
+            memcpy(dst + (size_t)(x + i) * c, &px, (size_t)c);   /* (little-endian: x86) */
+        }
+    }
+    for (; x < x1; x++) {
+        __m256d A, C = SUMS(x, &A);
+        const int32_t px = alpha_pixel(C, A, c);
+        memcpy(dst + (size_t)x * c, &px, (size_t)c);
+    }
+#undef SUMS
+}
+
+/* Through the tables, but on a blur's uniform range [tx->lo, tx->hi) by its kernel (kw). */
+AVX2 static void alpha_across_u8(uint8_t *dst, const double *vd, const struct taps *tx, const int32_t *fi,
+                                 const double *fw, const double *kw, int x0, int x1, int c)
+{
+    const int n = tx->n;
+    int lo = x1, hi = x1;   /* the uniform part of [x0, x1) */
+    if (kw && tx->lo < tx->hi) {
+        lo = tx->lo > x0 ? tx->lo : x0;
+        hi = tx->hi < x1 ? tx->hi : x1;
+        lo = lo < hi ? lo : x1;
+        hi = lo < hi ? hi : x1;
+    }
+    if (c == 4) {
+        across_run(dst, vd, fi, fw, NULL, n, x0, lo, 4);
+        across_run(dst, vd, NULL, NULL, kw, n, lo, hi, 4);
+        across_run(dst, vd, fi, fw, NULL, n, hi, x1, 4);
+    } else {
+        across_run(dst, vd, fi, fw, NULL, n, x0, lo, 2);
+        across_run(dst, vd, NULL, NULL, kw, n, lo, hi, 2);
+        across_run(dst, vd, fi, fw, NULL, n, hi, x1, 2);
+    }
+}
+
 #endif
 
 #ifdef FAST8
@@ -438,6 +572,25 @@ AVX2 static void hgather_avx2_u8(uint8_t *restrict dst, const uint32_t *restrict
             htable_any_##SUF(dst, v, tx, 0, out->w, c);                                               \
     }
 
+/* The source columns [s0, s1) that outputs [x0, x1) read with a nonzero weight (a zero weight's
+ * index is a placeholder); the whole row for the whole row. */
+static void source_span(const struct taps *tx, int x0, int x1, int out_w, int in_w, int *s0, int *s1)
+{
+    *s0 = 0;
+    *s1 = in_w;
+    if (x0 == 0 && x1 == out_w)
+        return;
+    *s0 = in_w;
+    *s1 = 0;
+    for (size_t t = (size_t)x0 * tx->n; t < (size_t)x1 * tx->n; t++)
+        if (tx->w[t]) {
+            *s0 = tx->idx[t] < *s0 ? tx->idx[t] : *s0;
+            *s1 = tx->idx[t] >= *s1 ? tx->idx[t] + 1 : *s1;
+        }
+    if (*s1 < *s0)   /* every weight zero: the outputs are 0 */
+        *s1 = *s0;
+}
+
 /* With alpha (last channel): colour premultiplied, uint64 throughout (16-bit: c*a < 2^32, times
  * two Q16 weights summing to 65536 each: < 2^64). round(C / A) via quotient and remainder, since
  * 2C could overflow. */
@@ -449,18 +602,8 @@ AVX2 static void hgather_avx2_u8(uint8_t *restrict dst, const uint32_t *restrict
         const int c = in->c, ac = c - 1, nx = tx->n, ny = ty->n;                                      \
         const int32_t *yi = ty->idx + (size_t)y * ny;                                                 \
         const uint32_t *yw = ty->w + (size_t)y * ny;                                                  \
-        int s0 = 0, s1 = in->w;   /* the source columns outputs [x0, x1) read */                      \
-        if (x0 > 0 || x1 < out->w) {                                                                  \
-            s0 = in->w;                                                                               \
-            s1 = 0;                                                                                   \
-            for (size_t t = (size_t)x0 * nx; t < (size_t)x1 * nx; t++)                                \
-                if (tx->w[t]) { /* (a zero weight's index is a placeholder) */                        \
-                    s0 = tx->idx[t] < s0 ? tx->idx[t] : s0;                                           \
-                    s1 = tx->idx[t] >= s1 ? tx->idx[t] + 1 : s1;                                      \
-                }                                                                                     \
-            if (s1 < s0)   /* every weight zero: the outputs are 0 */                                 \
-                s1 = s0;                                                                              \
-        }                                                                                             \
+        int s0, s1;                                                                                   \
+        source_span(tx, x0, x1, out->w, in->w, &s0, &s1);                                             \
         memset(vrow + (size_t)s0 * c, 0, (size_t)(s1 - s0) * c * sizeof *vrow);                       \
         for (int k = 0; k < ny; k++) {                                                                \
             const uint64_t wk = yw[k];                                                                \
@@ -528,6 +671,76 @@ static struct flat flatten(const struct taps *tx, int c)
     return f;
 }
 #endif
+
+#ifdef FAST8
+/* The AVX2 alpha path's tables: each tap's first sample index (idx c) and its weight as a double,
+ * and after them a blur's kernel as doubles. A
+ * zero weight's index is a placeholder that may lie outside the sums a call computes, where the
+ * buffer holds anything (0 times NaN is NaN), so it takes its output's first nonzero tap's index.
+ * An output with no nonzero weight never occurs (a blur's centre tap is inside, a resize's weights
+ * sum to 65536); if one did, the tables are not made and the portable path runs. */
+static void across_tables(const struct taps *tx, int c, int32_t **fi, double **fw)
+{
+    const size_t n = (size_t)tx->count * tx->n;
+    *fi = malloc(n * sizeof **fi);
+    *fw = malloc((n + tx->n) * sizeof **fw);   /* then a blur's kernel for its uniform range */
+    for (int k = 0; *fw && tx->kern && k < tx->n; k++)
+        (*fw)[n + k] = tx->kern[k];
+    for (int x = 0; *fi && *fw && x < tx->count; x++) {
+        const int32_t *xi = tx->idx + (size_t)x * tx->n;
+        const uint32_t *xw = tx->w + (size_t)x * tx->n;
+        int first = -1;
+        for (int k = 0; k < tx->n && first < 0; k++)
+            first = xw[k] ? xi[k] : -1;
+        if (first < 0) {
+            free(*fi);
+            *fi = NULL;
+            break;
+        }
+        for (int k = 0; k < tx->n; k++) {
+            (*fi)[(size_t)x * tx->n + k] = (xw[k] ? xi[k] : first) * c;
+            (*fw)[(size_t)x * tx->n + k] = xw[k];
+        }
+    }
+    if (!*fi || !*fw) {   /* (no memory: the portable path) */
+        free(*fi);
+        free(*fw);
+        *fi = NULL;
+        *fw = NULL;
+    }
+}
+#endif
+
+/* Outputs [x0, x1) of row y of an image with alpha: the AVX2 path at 8 bits where it has its tables
+ * (across_tables), the portable one otherwise; the same integers. */
+static void alpha_row(const struct image *in, struct image *out, const struct taps *tx, const int32_t *fi,
+                      const double *fw, const struct taps *ty, void *buf, int y, int x0, int x1)
+{
+#ifdef FAST8
+    if (fw) {
+        const int c = in->c, ny = ty->n;
+        const uint8_t *rows[ny];
+        uint32_t w[ny];
+        int nt = 0, s0, s1;
+        for (int k = 0; k < ny; k++) {
+            const size_t t = (size_t)y * ny + k;
+            if (ty->w[t]) {
+                rows[nt] = in->data + (size_t)ty->idx[t] * in->stride;
+                w[nt++] = ty->w[t];
+            }
+        }
+        source_span(tx, x0, x1, out->w, in->w, &s0, &s1);
+        alpha_down_u8(buf, rows, w, nt, s0 * c, s1 * c, c);
+        alpha_across_u8(out->data + (size_t)y * out->stride, buf, tx, fi, fw,
+                        tx->kern ? fw + (size_t)tx->count * tx->n : NULL, x0, x1, c);
+        return;
+    }
+#else
+    (void)fi;
+    (void)fw;
+#endif
+    (in->depth == 16 ? alpha_u16 : alpha_u8)(in, out, tx, ty, buf, y, x0, x1);
+}
 
 /* Whether output o's weights sum to exactly 65536. */
 static int taps_whole(const struct taps *t, int o)
@@ -605,8 +818,14 @@ int sepfilter_run(const struct image *in, struct image *out, const struct taps *
 #endif
 #ifdef FAST8
     const struct flat *fl = &f;
+    int32_t *fi = NULL;
+    double *fw = NULL;
+    if (alpha && !wide && simd_ok())
+        across_tables(tx, in->c, &fi, &fw);
 #else
     const struct flat *fl = NULL;
+    int32_t *fi = NULL;
+    double *fw = NULL;
 #endif
 #pragma omp parallel
     {
@@ -620,14 +839,14 @@ int sepfilter_run(const struct image *in, struct image *out, const struct taps *
             if (!vrow)
                 continue;
             if (alpha && !row_plain(&op, ty, y)) {
-                (wide ? alpha_u16 : alpha_u8)(in, out, tx, ty, vrow, y, 0, out->w);
+                alpha_row(in, out, tx, fi, fw, ty, vrow, y, 0, out->w);
                 continue;
             }
             (wide ? plain_u16 : plain_u8)(in, out, tx, ty, fl, vrow, y);
             if (alpha && op.lo > 0)
-                (wide ? alpha_u16 : alpha_u8)(in, out, tx, ty, vrow, y, 0, op.lo);
+                alpha_row(in, out, tx, fi, fw, ty, vrow, y, 0, op.lo);
             if (alpha && op.hi < out->w)
-                (wide ? alpha_u16 : alpha_u8)(in, out, tx, ty, vrow, y, op.hi, out->w);
+                alpha_row(in, out, tx, fi, fw, ty, vrow, y, op.hi, out->w);
         }
         free(vrow);
     }
@@ -636,5 +855,7 @@ int sepfilter_run(const struct image *in, struct image *out, const struct taps *
     free(f.w);
 #endif
     free(op.rows);
+    free(fi);
+    free(fw);
     return failed ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for filter row buffers") : GPUIMG_OK;
 }
