@@ -7,7 +7,7 @@ dir=$(dirname "$GPUIMG")/tests
 GPUIMG_NO_SIMD=1 "$dir/golden_test" >"$T/g.log" 2>&1 && ok || bad "golden_test without SIMD: $(tail -n 5 "$T/g.log")"
 GPUIMG_NO_SIMD=1 "$dir/props_test" >"$T/p.log" 2>&1 && ok || bad "props_test without SIMD: $(tail -n 5 "$T/p.log")"
 for c in 2 4; do
-    for size in "1001 626" "7 3" "13 42" "97 5"; do
+    for size in "1001 626" "7 3" "13 42" "97 5" "96 64" "1000 626"; do
         # shellcheck disable=SC2086
         "$MKIMG" $size $c 8 "$T/a.png" 5 1 1 || bad "mkimg $size $c"
         for p in blur=2 blur=1.2:border=constant blur=4:border=replicate resize=37% resize=230% \
