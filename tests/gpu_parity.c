@@ -617,6 +617,27 @@ static int gather_runs_checks(void)
     return big_checks("gathering resizes with runs of rows", cases, sizeof cases / sizeof *cases, 83);
 }
 
+/* The one-step pipe on in with every GPU variant its operation has (and auto first where with_auto)
+ * against the OpenMP result: the failures, or -1 where the reference could not be made. */
+static int check_variants(const char *pipe, const struct image *in, const struct geom *g, int with_auto, int *runs)
+{
+    struct image want;
+    if (test_run_pipeline(pipe, in, &want))
+        return -1;
+    struct plan pl;
+    plan_parse(pipe, &pl);
+    plan_resolve(&pl, g, 0);
+    int failed = 0;
+    for (int v = with_auto ? -1 : 0; v < KV_COUNT; v++)
+        if (v < 0 || (pl.steps[0].op->gpu_variants & KV_BIT(v))) {
+            (*runs)++;
+            failed += check_run(pipe, &pl, in, &want, v, 0,
+                                v < 0 ? 0 : op_gpu_tolerance(pl.steps[0].op, &pl.steps[0].args, g, v));
+        }
+    image_free(&want);
+    return failed;
+}
+
 /* Opaque rows: the OpenMP path filters them plain (sepfilter.c), the GPU always premultiplied. An
  * image opaque but for a few transparent pixels (some rows all opaque, some not) must come out the
  * same from every variant: the two paths cross-checked where they meet. */
@@ -637,19 +658,10 @@ static int opaque_checks(void)
                 for (size_t i = 0; i < (size_t)g.w * g.h; i++)
                     memset(in.data + i * bpp + bpp - bps, i % 20011 == 77 ? 0 : 0xff, bps);
                 for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++) {
-                    struct image want;
-                    if (test_run_pipeline(pipes[p], &in, &want))
+                    const int f = check_variants(pipes[p], &in, &g, 1, &runs);
+                    if (f < 0)
                         return 1;
-                    struct plan pl;
-                    plan_parse(pipes[p], &pl);
-                    plan_resolve(&pl, &g, 0);
-                    for (int v = -1; v < KV_COUNT; v++)
-                        if (v < 0 || (pl.steps[0].op->gpu_variants & KV_BIT(v))) {
-                            runs++;
-                            failed += check_run(pipes[p], &pl, &in, &want, v, 0,
-                                                v < 0 ? 0 : op_gpu_tolerance(pl.steps[0].op, &pl.steps[0].args, &g, v));
-                        }
-                    image_free(&want);
+                    failed += f;
                 }
                 image_free(&in);
             }
@@ -712,20 +724,10 @@ int main(void)
                 if (test_make_image(&in, &g, (uint32_t)(s * 100 + c * 10 + depth)))
                     return 1;
                 for (size_t p = 0; p < sizeof pipelines / sizeof *pipelines; p++) {
-                    struct image want;
-                    if (test_run_pipeline(pipelines[p], &in, &want))
+                    const int f = check_variants(pipelines[p], &in, &g, 0, &runs);
+                    if (f < 0)
                         return 1;
-                    struct plan pl;
-                    plan_parse(pipelines[p], &pl);
-                    plan_resolve(&pl, &g, 0);
-                    for (int v = 0; v < KV_COUNT; v++) {
-                        if (!(pl.steps[0].op->gpu_variants & KV_BIT(v)))
-                            continue;
-                        runs++;
-                        failed += check_run(pipelines[p], &pl, &in, &want, v, 0,
-                                            op_gpu_tolerance(pl.steps[0].op, &pl.steps[0].args, &g, v));
-                    }
-                    image_free(&want);
+                    failed += f;
                 }
                 for (size_t p = 0; p < sizeof fused / sizeof *fused; p++) {
                     const int f = check_fused(fused[p], &in, &g, 0, &runs);
