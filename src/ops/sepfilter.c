@@ -454,7 +454,7 @@ AVX2 static inline __attribute__((always_inline)) __m256d across_sums(const doub
         a0 = _mm256_fmadd_pd(_mm256_broadcast_sd(fw + k), TAP(k), a0);
 #undef TAP
     a0 = _mm256_add_pd(a0, a1);
-    *A = _mm256_permute4x64_pd(a0, c == 4 ? 0xff : 0x55);
+    *A = c == 4 ? _mm256_permute4x64_pd(a0, 0xff) : _mm256_permute4x64_pd(a0, 0x55);   /* (immediates for clang) */
     return a0;
 }
 
