@@ -617,24 +617,27 @@ static int gather_runs_checks(void)
     return big_checks("gathering resizes with runs of rows", cases, sizeof cases / sizeof *cases, 83);
 }
 
-/* The one-step pipe on in with every GPU variant its operation has (and auto first where with_auto)
- * against the OpenMP result: the failures, or -1 where the reference could not be made. */
-static int check_variants(const char *pipe, const struct image *in, const struct geom *g, int with_auto, int *runs)
+/* Each one-step pipe of pipes on in with every GPU variant its operation has (and auto first where
+ * with_auto) against the OpenMP result: the failures, or -1 where a reference could not be made. */
+static int check_variants(const char *const *pipes, size_t npipes, const struct image *in, const struct geom *g,
+                          int with_auto, int *runs)
 {
-    struct image want;
-    if (test_run_pipeline(pipe, in, &want))
-        return -1;
-    struct plan pl;
-    plan_parse(pipe, &pl);
-    plan_resolve(&pl, g, 0);
     int failed = 0;
-    for (int v = with_auto ? -1 : 0; v < KV_COUNT; v++)
-        if (v < 0 || (pl.steps[0].op->gpu_variants & KV_BIT(v))) {
-            (*runs)++;
-            failed += check_run(pipe, &pl, in, &want, v, 0,
-                                v < 0 ? 0 : op_gpu_tolerance(pl.steps[0].op, &pl.steps[0].args, g, v));
-        }
-    image_free(&want);
+    for (size_t p = 0; p < npipes; p++) {
+        struct image want;
+        if (test_run_pipeline(pipes[p], in, &want))
+            return -1;
+        struct plan pl;
+        plan_parse(pipes[p], &pl);
+        plan_resolve(&pl, g, 0);
+        for (int v = with_auto ? -1 : 0; v < KV_COUNT; v++)
+            if (v < 0 || (pl.steps[0].op->gpu_variants & KV_BIT(v))) {
+                (*runs)++;
+                failed += check_run(pipes[p], &pl, in, &want, v, 0,
+                                    v < 0 ? 0 : op_gpu_tolerance(pl.steps[0].op, &pl.steps[0].args, g, v));
+            }
+        image_free(&want);
+    }
     return failed;
 }
 
@@ -657,13 +660,11 @@ static int opaque_checks(void)
                 const size_t bps = (size_t)depth / 8, bpp = image_bpp(&in);
                 for (size_t i = 0; i < (size_t)g.w * g.h; i++)
                     memset(in.data + i * bpp + bpp - bps, i % 20011 == 77 ? 0 : 0xff, bps);
-                for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++) {
-                    const int f = check_variants(pipes[p], &in, &g, 1, &runs);
-                    if (f < 0)
-                        return 1;
-                    failed += f;
-                }
+                const int f = check_variants(pipes, sizeof pipes / sizeof *pipes, &in, &g, 1, &runs);
                 image_free(&in);
+                if (f < 0)
+                    return 1;
+                failed += f;
             }
     printf("opaque rows: %d runs, %d failed\n", runs, failed);
     return failed;
@@ -723,12 +724,10 @@ int main(void)
                 struct image in;
                 if (test_make_image(&in, &g, (uint32_t)(s * 100 + c * 10 + depth)))
                     return 1;
-                for (size_t p = 0; p < sizeof pipelines / sizeof *pipelines; p++) {
-                    const int f = check_variants(pipelines[p], &in, &g, 0, &runs);
-                    if (f < 0)
-                        return 1;
-                    failed += f;
-                }
+                const int f = check_variants(pipelines, sizeof pipelines / sizeof *pipelines, &in, &g, 0, &runs);
+                if (f < 0)
+                    return 1;
+                failed += f;
                 for (size_t p = 0; p < sizeof fused / sizeof *fused; p++) {
                     const int f = check_fused(fused[p], &in, &g, 0, &runs);
                     if (f < 0)

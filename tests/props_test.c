@@ -208,11 +208,6 @@ static void check_opaque_rows(int w, int h, int c, int depth)
  * (2^30 (a + b + c + d) + 2^31) >> 32 = (a + b + c + d + 2) >> 2; computed here naively. With alpha
  * that is alpha's result, and colour is round(sum c a / sum a), halves up (0 where sum a = 0);
  * opaque (every alpha the maximum, as the 2:1 fast path then takes it) or not. */
-static long sample(const struct image *im, size_t i)
-{
-    return im->depth == 16 ? ((const uint16_t *)im->data)[i] : im->data[i];
-}
-
 static void check_half(int w, int h, int c, int depth, int opaque)
 {
     struct geom g = { w, h, c, depth };
@@ -236,8 +231,8 @@ static void check_half(int w, int h, int c, int depth, int opaque)
                     for (int dx = 0; dx < 2; dx++) {
                         const size_t i = ((size_t)(2 * y + dy) * w + 2 * x + dx) * c;
                         for (int ch = 0; ch < c; ch++) {
-                            sum[ch] += sample(&im, i + ch);
-                            ca[ch] += sample(&im, i + ch) * sample(&im, i + c - 1);
+                            sum[ch] += test_sample(&im, i + ch);
+                            ca[ch] += test_sample(&im, i + ch) * test_sample(&im, i + c - 1);
                         }
                     }
                 for (int ch = 0; ch < c; ch++) {
@@ -245,7 +240,7 @@ static void check_half(int w, int h, int c, int depth, int opaque)
                     long want = (sum[ch] + 2) / 4;
                     if (has_alpha(c) && ch < c - 1)
                         want = a ? ca[ch] / a + (2 * (ca[ch] % a) >= a) : 0;
-                    bad += sample(&out, ((size_t)y * (w / 2) + x) * c + ch) != want;
+                    bad += test_sample(&out, ((size_t)y * (w / 2) + x) * c + ch) != want;
                 }
             }
         if (bad) {

@@ -69,7 +69,7 @@ int test_run_pipeline(const char *pipeline, const struct image *in, struct image
     return 0;
 }
 
-static long sample(const struct image *im, size_t i)
+long test_sample(const struct image *im, size_t i)
 {
     return im->depth == 16 ? ((const uint16_t *)im->data)[i] : im->data[i];
 }
@@ -83,9 +83,9 @@ long test_max_diff(const struct image *a, const struct image *b, long *count_ove
     const double top = a->depth == 16 ? 65535.0 : 255.0;
     long worst = 0, over = 0;
     for (size_t i = 0; i < n; i++) {
-        long d = labs(sample(a, i) - sample(b, i));
+        long d = labs(test_sample(a, i) - test_sample(b, i));
         if (alpha && (int)(i % c) != c - 1) /* colour: the visible error, premultiplied by b's alpha */
-            d = (long)ceil(d * (double)sample(b, i - i % c + c - 1) / top - 1e-9);
+            d = (long)ceil(d * (double)test_sample(b, i - i % c + c - 1) / top - 1e-9);
         if (d > worst)
             worst = d;
         if (d > tol)

@@ -15,6 +15,8 @@ int test_run_pipeline(const char *pipeline, const struct image *in, struct image
  * almost transparent pixel's colour is the ratio of two tiny sums and carries no weight. */
 long test_max_diff(const struct image *a, const struct image *b, long *count_over, long tol);
 int test_copy(struct image *dst, const struct image *src);
+/* Sample i (in samples from the start) of an 8- or 16-bit image. */
+long test_sample(const struct image *im, size_t i);
 int test_equal(const struct image *a, const struct image *b);
 
 #endif

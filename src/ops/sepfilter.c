@@ -503,12 +503,10 @@ AVX2 static void alpha_across_u8(uint8_t *dst, const double *vd, const struct ta
                                  const double *fw, const double *kw, int x0, int x1, int c)
 {
     const int n = tx->n;
-    int lo = x1, hi = x1;   /* the uniform part of [x0, x1) */
-    if (kw && tx->lo < tx->hi) {
-        lo = tx->lo > x0 ? tx->lo : x0;
-        hi = tx->hi < x1 ? tx->hi : x1;
-        lo = lo < hi ? lo : x1;
-        hi = lo < hi ? hi : x1;
+    int lo = x1, hi = x1;   /* the uniform part [lo, hi) of [x0, x1), clamped into it */
+    if (kw) {
+        lo = tx->lo < x0 ? x0 : tx->lo < x1 ? tx->lo : x1;
+        hi = tx->hi < lo ? lo : tx->hi < x1 ? tx->hi : x1;
     }
     if (c == 4) {
         across_run(dst, vd, fi, fw, NULL, n, x0, lo, 4);
