@@ -1,4 +1,4 @@
-/* gpuimg bench: two ceilings of the tensor blur's design (cuda/blur.cu, blur_tensor), measured
+/* gpuimg bench: two ceilings of the tensor blur's design (cuda/blur/tensor.cuh, blur_tensor), measured
  * apart from it (bench/RESULTS.md, 25th session):
  *  1. staging: persistent blocks copying 10109x4542 RGB's tiles of rows into shared memory the way
  *     blur_tensor does (a row a bulk copy from its 16-byte-aligned start, an mbarrier a buffer),
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 #include <algorithm>
-#include "common.cuh"
+#include "cuda/common.cuh"
 
 template <int NBUF>
 __global__ void __launch_bounds__(256) stage(const uint8_t *in, int rowbytes, int h, uint8_t *out, int TW, int TH,

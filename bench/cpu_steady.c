@@ -6,10 +6,10 @@
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "error.h"
-#include "io.h"
-#include "plan.h"
-#include "timing.h"
+#include "core/error.h"
+#include "io/io.h"
+#include "core/plan.h"
+#include "core/timing.h"
 
 int main(int argc, char **argv)
 {

@@ -10,7 +10,7 @@
  * div_round with 1/2 in place of 1/2 + 1/16. Exit 0 when none differ. Build on a machine with a
  * GPU: nvcc -O3 -std=c++17 -Icuda -I. -o div_check bench/div_check.cu */
 #include <cstdio>
-#include "common.cuh"
+#include "cuda/common.cuh"
 
 enum { SMALL, R8, R16, NCHK };
 __device__ unsigned long long bad[NCHK], checked[NCHK], weak[NCHK];

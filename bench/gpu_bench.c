@@ -20,12 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "backend.h"
-#include "compare.h"
-#include "error.h"
-#include "gpu.h"
-#include "plan.h"
-#include "../tests/testutil.h"
+#include "engine/backend.h"
+#include "engine/measure.h"
+#include "core/error.h"
+#include "cuda/gpu.h"
+#include "core/plan.h"
+#include "tests/testutil.h"
 
 #ifdef HAVE_NPP
 int bench_npp(const char *op, int c, int depth, int w, int h, const void *in, void *out, int repeat, double *ms,
@@ -73,7 +73,7 @@ static int bench_pipeline(const char *pipe, const struct image *in, const char *
             return fail(pipe);
         double ms, bytes = 0;
         uint8_t *host = malloc(ob);
-        if (!host || compare_pipeline_kernels(&gp, &pl, in, repeat, host, &ms))
+        if (!host || measure_pipeline_kernels(&gp, &pl, in, repeat, host, &ms))
             return fail(pipe);
         char check[48], what[512] = "";
         for (int i = 0; i < pl.nsteps; i++) {
@@ -85,7 +85,7 @@ static int bench_pipeline(const char *pipe, const struct image *in, const char *
                          kernel_names[gp.variant[i]]);
             }
         }
-        *mismatches += compare_check_text(check, sizeof check, memcmp(host, ref.data, ob) ? 1 : 0, 0);
+        *mismatches += measure_check_text(check, sizeof check, memcmp(host, ref.data, ob) ? 1 : 0, 0);
         row(size, &g, "pipeline", nofuse ? "unfused" : "fused", ms, bytes,
             copy_gbs, 0, check);
         printf("%10s %s\n", "", what);
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
                 /* the ceiling: a device-to-device copy of the input, read + write bytes */
                 double copy_ms;
                 gpu_upload(din, full.data, bytes, err, sizeof err);
-                if (compare_copy_ms(dout, din, bytes, repeat, timer, &copy_ms))
+                if (measure_copy_ms(dout, din, bytes, repeat, timer, &copy_ms))
                     return fail("device copy");
                 const double copy_gbs = 2.0 * bytes / copy_ms / 1e6;
                 row(size, &g, "copy", "cudaMemcpy", copy_ms, 2.0 * bytes, copy_gbs, 0, "");
@@ -226,10 +226,10 @@ int main(int argc, char **argv)
                             continue;
                         double ms;
                         long diff, tol;
-                        if (compare_gpu_variant(&pl.steps[0], v, din, dout, &ref, repeat, timer, &ms, &diff, &tol))
+                        if (measure_gpu_variant(&pl.steps[0], v, din, dout, &ref, repeat, timer, &ms, &diff, &tol))
                             return fail(cases[k].pipe);
                         char check[48];
-                        mismatches += compare_check_text(check, sizeof check, diff, tol);
+                        mismatches += measure_check_text(check, sizeof check, diff, tol);
                         row(size, &g, cases[k].pipe, kernel_names[v], ms, (double)(ib + ob), copy_gbs, npp_ms, check);
                     }
                     if (npp_ms > 0)

@@ -6,8 +6,8 @@
 #define GPUIMG_COMMON_CUH
 #include <cstdint>
 #include <type_traits>
-#include "check.h"
-#include "gpu.h"
+#include "cuda/check.h"
+#include "cuda/gpu.h"
 
 #define DISPATCH_C(T, c, FN, ...)                                                                  \
     ((c) == 1 ? FN<T, 1>(__VA_ARGS__)                                                              \

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <cstdlib>
 #include <cstring>
-#include "check.h"
-#include "gpu.h"
+#include "cuda/check.h"
+#include "cuda/gpu.h"
 
 __global__ void probe_kernel(int *out, int v) { *out = v; }
 

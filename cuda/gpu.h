@@ -1,5 +1,7 @@
-/* gpuimg: the C interface between src/ and cuda/. Plain C types only: no CUDA header is
- * included outside cuda/. Every function that can fail returns 0 or a CUDA error code, with a
+/* gpuimg: the CUDA runtime's plain-C face (cuda/device.cu, cuda/jpeg.cu): kernel variant ids,
+ * device images, per-step tables, launch shapes, the probe, memory, copies and timers. Plain C
+ * types only: no CUDA header is included outside cuda/. Each operation's launchers are in its
+ * own cuda/NAME/kernels.h. Every function that can fail returns 0 or a CUDA error code, with a
  * one-line message in the caller's err buffer (errlen bytes). */
 #ifndef GPUIMG_GPU_H
 #define GPUIMG_GPU_H
@@ -119,92 +121,6 @@ int gpu_timer_create(struct gpu_timer **t, char *err, size_t errlen);
 void gpu_timer_destroy(struct gpu_timer *t);
 int gpu_timer_start(struct gpu_timer *t, char *err, size_t errlen);
 int gpu_timer_stop(struct gpu_timer *t, float *ms, char *err, size_t errlen);
-
-/* ---- launchers, one file each in cuda/ ------------------------------------------------------ */
-
-/* gray.cu: Y = (w[0] R + w[1] G + w[2] B + 16384) >> 15; in has 3 or 4 channels. */
-int gpu_gray(int variant, const struct gpu_image *in, const struct gpu_image *out, const uint32_t w[3], char *err,
-             size_t errlen);
-/* geometry.cu: out(x, y) = in(ax x + bx y + cx, ay x + by y + cy), coefficients in pixels. */
-struct gpu_map { int ax, bx, cx, ay, by, cy; };
-int gpu_remap(int variant, const struct gpu_image *in, const struct gpu_image *out, const struct gpu_map *m,
-              char *err, size_t errlen);
-/* resize.cu: out(x, y) = in(xs[x], ys[y]). */
-int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
-                const int32_t *ys, char *err, size_t errlen);
-/* resize.cu: exactly 2:1 on both axes (bilinear or area: (a + b + c + d + 2) >> 2), 8-bit, one
- * or three channels: the vector kernel. */
-int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
-int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh);
-/* resize.cu: exactly 1:2 on both axes, bilinear ((k + 8) >> 4 over {1, 3} x {1, 3} weights),
- * any layout (with alpha premultiplied): the vector kernel. */
-int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
-int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh);
-/* resize.cu: bilinear over shared-memory tiles, 8-bit grey or RGB. gpu_resize_tiled_pitch checks
- * on the host tap tables (2 taps an output) that the largest source rectangle of a tile fits in
- * shared memory: 0 if not, else a value to pass to gpu_resize_tiled as fit. */
-int gpu_resize_tiled_pitch(int c, int depth, int ow, int oh, const int32_t *xi, const int32_t *yi);
-int gpu_resize_tiled(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
-                     const int32_t *yi, const uint32_t *yw, int fit, char *err, size_t errlen);
-/* resize.cu: two taps an axis (bilinear; area where it has two), 8-bit grey or RGB, any ratio
- * whose source span fits (gpu_resize_warp_fits checks the host's tables): vector's kernel outside
- * exact 1:2 and the rows kernel's cases (and for grey outside exact 2:1), a warp a column segment,
- * no block barriers. */
-int gpu_resize_warp_fits(int c, int depth, int ow, const int32_t *xi);
-/* vhalf: every output row weighs its two source rows 32768 each (an exact 2:1 down; cheaper
- * rounding) */
-int gpu_resize_warp(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
-                    const int32_t *yi, const uint32_t *yw, int vhalf, char *err, size_t errlen);
-/* resize.cu: two taps an axis, 8-bit grey out (c = 1, or gray_from = 3: RGB read through the gray
- * step), a block a column segment of a run of output rows, the source rows read as 16-pixel groups
- * of the flat image: vector's kernel for gray-through, and grey from 32 MiB (resize.c), shrinking
- * by 1.6 or more.
- * gpu_resize_rows_fit picks the segment from the host's tables (0: the span does not fit) and the
- * staged row's bytes (*gs); both go to gpu_resize_rows. */
-int gpu_resize_rows_fit(int c, int depth, int ow, const int32_t *xi, int *gs);
-int gpu_resize_rows(const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi, const uint32_t *xw,
-                    const int32_t *yi, const uint32_t *yw, int vhalf, int seg, int gs, char *err, size_t errlen);
-/* resize.cu: bilinear through the texture unit (one channel; weights have 8 fraction bits, so
- * results differ from the exact ones by at most GPU_TEXTURE_TOL8 / GPU_TEXTURE_TOL16 levels).
- * scratch: a pitched copy of the input when its rows are not aligned as textures need
- * (gpu_texture_scratch bytes, 0 when none is needed). */
-#define GPU_TEXTURE_TOL8 2
-#define GPU_TEXTURE_TOL16 514
-int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
-                         size_t errlen);
-size_t gpu_texture_scratch(int w, int h, int depth);
-/* sepfilter.cu: the separable engine of src/ops/sepfilter.h, evaluated directly per output pixel
- * (perpixel, coalesced; vector: bilinear 8-bit with alpha only): Q16 tap tables (nx and ny taps
- * per output coordinate). */
-int gpu_bilerp_applies(int c, int depth, int iw, int ih);   /* vector's layouts and sizes (bilinear) */
-int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
-                  const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
-                  size_t errlen);
-/* blur.cu: a symmetric kernel (ksize Q16 weights) in two passes through scratch (gpu_blur_scratch
- * bytes: w*c columns of h rounded up to 32 words of 4 bytes, 8 for 16-bit with alpha); bx, by map
- * source positions -r..n+r-1 (offset by r) to a source index or -1 for the constant border. */
-size_t gpu_blur_scratch(int w, int h, int c, int depth);
-int gpu_blur_separable(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
-                       const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
-/* blur.cu: one pass over shared-memory tiles with their halo, for every layout with kernels of up
- * to 21 to 33 taps by layout (gpu_blur_tiled_scratchless); larger kernels go through
- * gpu_blur_separable (same bits), which is why it takes the same scratch. */
-int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
-                   const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen);
-int gpu_blur_onepass_applies(int c, int depth, int ksize);   /* also: takes transposed outputs */
-int gpu_blur_tiled_scratchless(int c, int depth, int ksize);   /* whether gpu_blur_tiled runs in one pass */
-/* blur.cu: the tensor-core kernel for 8-bit images (with alpha premultiplied) and kernels of up to
- * 177 taps (RGB past 81 as three grey planes through scratch; grey+alpha and RGBA up to 49)
- * whose Q8 weights are all below 256 (the flag says whether they are), where its shared memory fits
- * the GPU; gpu_blur_tensor_applies: 0 where it does not take the blur, 1 where it does, 2 where it
- * does only given the scratch (gpu_blur_scratch). Anything else goes through gpu_blur_tiled (same
- * bits). gpu_blur_tensor_transposes: whether it takes a transposed output (where it takes the blur
- * itself, 1, else where the one-pass kernel does). */
-int gpu_blur_tensor_applies(int c, int depth, int ksize, int weights_below_256, int w, int h);
-int gpu_blur_tensor_transposes(int c, int depth, int ksize, int weights_below_256, int w, int h);
-int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
-                    int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch, char *err,
-                    size_t errlen);
 
 #ifdef __cplusplus
 }

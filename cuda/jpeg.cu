@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <mutex>
 #include <nvjpeg.h>
-#include "check.h"
-#include "gpu.h"
+#include "cuda/check.h"
+#include "cuda/gpu.h"
 
 static nvjpegHandle_t handle;
 static nvjpegStatus_t handle_status;

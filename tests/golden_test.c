@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "io.h"
-#include "ops.h"
+#include "core/error.h"
+#include "io/io.h"
+#include "core/op.h"
 #include "testutil.h"
 
 int main(int argc, char **argv)

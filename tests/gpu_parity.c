@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "backend.h"
-#include "compare.h"
-#include "error.h"
-#include "io.h"
-#include "plan.h"
+#include "engine/backend.h"
+#include "engine/measure.h"
+#include "core/error.h"
+#include "io/io.h"
+#include "core/plan.h"
 #include "testutil.h"
 
 static const char *const pipelines[] = {
@@ -574,7 +574,7 @@ static int rows_unaligned_checks(void)
                 || gpu_upload((char *)din + 1, in.data, ib, err, sizeof err)) {
                 printf("FAIL rows unaligned %s: %s\n", pipes[p], err);
                 failed++;
-            } else if (compare_gpu_variant(&pl.steps[0], KV_VECTOR, (char *)din + 1, dout, &want, 1, timer, &ms, &diff,
+            } else if (measure_gpu_variant(&pl.steps[0], KV_VECTOR, (char *)din + 1, dout, &want, 1, timer, &ms, &diff,
                                            &tol)
                        || diff) {
                 printf("FAIL rows unaligned %s %dx%d: %s\n", pipes[p], g.w, g.h,

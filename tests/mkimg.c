@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "io.h"
+#include "core/error.h"
+#include "io/io.h"
 #include "testutil.h"
 
 int main(int argc, char **argv)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pngenc.h"
+#include "io/pngenc.h"
 #include "testutil.h"
 
 static int failures;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "testutil.h"
-#include "tune.h"
+#include "engine/tune_cache.h"
 
 static int failures, checks;
 

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "backend.h"
-#include "error.h"
-#include "plan.h"
+#include "engine/backend.h"
+#include "core/error.h"
+#include "core/plan.h"
 #include "testutil.h"
 
 static uint32_t xorshift(uint32_t *s)

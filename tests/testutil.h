@@ -3,7 +3,7 @@
 #ifndef GPUIMG_TESTUTIL_H
 #define GPUIMG_TESTUTIL_H
 #include <stdint.h>
-#include "image.h"
+#include "core/image.h"
 
 /* A smooth pattern with noise, every sample written (seeded, reproducible). */
 int test_make_image(struct image *im, const struct geom *g, uint32_t seed);

@@ -1,4 +1,4 @@
-/* gpuimg tests: the tiling (src/tile.c) that the GPU uses when a pipeline does not fit in device
+/* gpuimg tests: the tiling (src/engine/tile.c) that the GPU uses when a pipeline does not fit in device
  * memory, checked on the OpenMP path: every tileable pipeline, run in tiles of many shapes (1x1,
  * thin strips, odd sizes, tiles smaller than the blur's halo, one tile), equals the same
  * pipeline run whole, byte for byte, for every layout, both depths and the odd sizes. Also: a
@@ -6,10 +6,10 @@
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
-#include "backend.h"
-#include "error.h"
+#include "engine/backend.h"
+#include "core/error.h"
 #include "testutil.h"
-#include "tile.h"
+#include "engine/tile.h"
 
 static int failures, checks;
 

@@ -4,9 +4,9 @@
 #include <config.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
+#include "core/error.h"
 #include "fuzz.h"
-#include "io.h"
+#include "io/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,9 +3,9 @@
  * sizes). Checked: no crash, and every resolved step has a sane, limited geometry. */
 #include <config.h>
 #include <string.h>
-#include "error.h"
+#include "core/error.h"
 #include "fuzz.h"
-#include "plan.h"
+#include "core/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stb/stb_image.h>
-#include "backend.h"
-#include "error.h"
+#include "engine/backend.h"
+#include "core/error.h"
 #include "fuzz.h"
-#include "io.h"
-#include "pngenc.h"
+#include "io/io.h"
+#include "io/pngenc.h"
 
 static void check_png(const uint8_t *png, size_t len, const struct image *im)
 {

@@ -1,0 +1,490 @@
+/* gpuimg: many files in one process: gpuimg -o TEMPLATE PIPELINE INPUT... (or --from-list).
+ * Before any work the whole list is expanded through the template and checked (two inputs
+ * writing one output, an output that is an input, an unknown output format: errors); then the
+ * shard's slice is taken, existing outputs are skipped, and JOBS worker threads each carry one
+ * file at a time through decode -> upload -> kernels -> download -> encode (run_file), so the
+ * stages of different files overlap and at most JOBS images are in memory. On the GPU each worker
+ * has its own stream (nvcc --default-stream per-thread); with --devices the workers take the GPUs
+ * in turn. A failing file is reported and the rest
+ * go on. Only this thread prints: failures as they come, progress, then the summary. */
+#include <config.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "app/batch.h"
+#include "core/error.h"
+
+/* ---- the list and the template ----------------------------------------------------------- */
+
+struct list { char **v; long n, cap; };
+
+static int list_add(struct list *l, char *s)
+{
+    if (l->n == l->cap) {
+        long cap = l->cap ? 2 * l->cap : 256;
+        char **nv = realloc(l->v, sizeof *nv * (size_t)cap);
+        if (!nv)
+            return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n++] = s;
+    return GPUIMG_OK;
+}
+
+/* One path a line; empty lines are ignored, nothing else is interpreted (spaces are kept). */
+static int read_list(const char *path, struct list *l)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    const char *name = strcmp(path, "-") ? path : "<stdin>";
+    if (!f)
+        return gpuimg_fail(GPUIMG_EOPEN, "--from-list: %s: cannot open: %s", name, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int st = GPUIMG_OK;
+    while (!st && (len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = 0;
+        if (len == 0)
+            continue;
+        char *copy = strdup(line);
+        st = copy ? list_add(l, copy) : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");
+        if (st)
+            free(copy);
+    }
+    if (!st && ferror(f))
+        st = gpuimg_fail(GPUIMG_EOPEN, "--from-list: %s: read error", name);
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return st;
+}
+
+/* Expand %s (base name without extension), %e (extension, no dot), %d (directory, "." when
+ * none), %i / %Ni (1-based index in the list, zero-padded to N digits) and %%. */
+int batch_expand(const char *tpl, const char *in, long index, char *out, size_t n)
+{
+    const char *slash = strrchr(in, '/');
+    const char *base = slash ? slash + 1 : in;
+    const char *dot = strrchr(base, '.');
+    if (dot == base)
+        dot = NULL;   /* ".profile": a name, not an extension */
+    const int baselen = dot ? (int)(dot - base) : (int)strlen(base);
+    size_t o = 0;
+    for (const char *p = tpl; *p; p++) {
+        char piece[64];
+        const char *s = piece;
+        int len = -1;
+        if (*p != '%') {
+            piece[0] = *p;
+            len = 1;
+        } else {
+            int width = 0;
+            while (p[1] >= '0' && p[1] <= '9' && width < 100)
+                width = width * 10 + (*++p - '0');
+            switch (*++p) {
+            case 's': s = base; len = baselen; break;
+            case 'e': s = dot ? dot + 1 : ""; len = (int)strlen(s); break;
+            case 'd':
+                if (!slash) s = ".", len = 1;
+                else if (slash == in) s = "/", len = 1;
+                else s = in, len = (int)(slash - in);
+                break;
+            case 'i':
+                if (width > 20)
+                    return gpuimg_fail(GPUIMG_EUSAGE, "-o %s: %%Ni takes a width up to 20", tpl);
+                len = snprintf(piece, sizeof piece, "%0*ld", width, index);
+                break;
+            case '%': piece[0] = '%'; len = 1; break;
+            default:
+                return gpuimg_fail(GPUIMG_EUSAGE, "-o %s: unknown %%%c (use %%s, %%e, %%d, %%i, %%Ni or %%%%)", tpl,
+                                   *p ? *p : ' ');
+            }
+            if (width && *p != 'i')
+                return gpuimg_fail(GPUIMG_EUSAGE, "-o %s: only %%i takes a width", tpl);
+        }
+        if (o + (size_t)len + 1 > n)
+            return gpuimg_fail(GPUIMG_EUSAGE, "%s: the output name made by -o %s is too long", in, tpl);
+        memcpy(out + o, s, (size_t)len);
+        o += (size_t)len;
+    }
+    out[o] = 0;
+    return GPUIMG_OK;
+}
+
+/* The same file spelled the same way: "./a//b/./c" and "a/b/c" compare equal (empty and "."
+ * segments dropped; ".." is left alone, it may cross a symbolic link). o has room for p. */
+static void normalize(const char *p, char *o)
+{
+    size_t k = 0;
+    if (*p == '/')
+        o[k++] = '/';
+    while (*p) {
+        const size_t len = strcspn(p, "/");
+        if (len && !(len == 1 && p[0] == '.')) {
+            if (k && o[k - 1] != '/')
+                o[k++] = '/';
+            memcpy(o + k, p, len);
+            k += len;
+        }
+        p += len + (p[len] == '/');
+    }
+    o[k] = 0;
+}
+
+struct key { char *path; long i; };
+
+static int cmp_key(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int make_keys(struct key *k, char *const *paths, long n)
+{
+    for (long i = 0; i < n; i++) {
+        size_t len = strlen(paths[i]) + 1;
+        k[i].path = malloc(len);
+        if (!k[i].path)
+            return gpuimg_fail(GPUIMG_ENOMEM, "out of memory checking the outputs");
+        normalize(paths[i], k[i].path);
+        k[i].i = i;
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_key);
+    return GPUIMG_OK;
+}
+
+/* Before any work: no two inputs map to one output, no output is one of the inputs (with force,
+ * a file may replace its own input, never another's: that one might not have been read yet). */
+static int check_outputs(char *const *in, char *const *out, long n, int force)
+{
+    struct key *ko = calloc((size_t)n, sizeof *ko), *ki = calloc((size_t)n, sizeof *ki);
+    int st = ko && ki ? GPUIMG_OK : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory checking the outputs");
+    if (!st)
+        st = make_keys(ko, out, n);
+    if (!st)
+        st = make_keys(ki, in, n);
+    for (long i = 1; !st && i < n; i++)
+        if (!strcmp(ko[i - 1].path, ko[i].path))
+            st = gpuimg_fail(GPUIMG_EUSAGE, "-o: %s and %s would both be written to %s (add %%d or %%i to the template)",
+                             in[ko[i - 1].i], in[ko[i].i], out[ko[i].i]);
+    for (long i = 0; !st && i < n; i++) {
+        long lo = 0, hi = n;   /* the first input not before this output */
+        while (lo < hi) {
+            long mid = (lo + hi) / 2;
+            if (strcmp(ki[mid].path, ko[i].path) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n && !strcmp(ki[lo].path, ko[i].path) && !(force && ki[lo].i == ko[i].i))
+            st = gpuimg_fail(GPUIMG_EUSAGE, "-o: %s would overwrite the input %s%s", out[ko[i].i], in[ki[lo].i],
+                             ki[lo].i == ko[i].i ? " (--force replaces each input with its result)" : "");
+    }
+    for (long i = 0; i < n; i++) {
+        if (ko)
+            free(ko[i].path);
+        if (ki)
+            free(ki[i].path);
+    }
+    free(ko);
+    free(ki);
+    return st;
+}
+
+/* ---- the workers --------------------------------------------------------------------------- */
+
+enum { ITEM_PENDING, ITEM_DONE, ITEM_FAILED };
+
+struct item {
+    const char *in, *out;
+    int state;
+    char *msg;                    /* the failure, or with -v the file's timing line */
+    float ms[STAGE_COUNT];
+};
+
+struct shared {
+    const struct run_ctx *ctx;
+    struct item *it;
+    long n, next;
+    int inner, verbose;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    long *finished, nfinished;    /* item indices in the order they finished */
+    const char *device;
+    int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
+};
+
+static void *worker(void *arg)
+{
+    struct shared *sh = arg;
+#ifdef _OPENMP
+    omp_set_num_threads(sh->inner);   /* this thread's share of the cores for the operations */
+#endif
+    struct run_ctx ctx = *sh->ctx;
+    ctx.save.threads = sh->inner;     /* and for the PNG encoder */
+    const int w = __atomic_fetch_add(&sh->nworkers, 1, __ATOMIC_RELAXED);
+    if (sh->ndevices)
+        ctx.gpu.device = sh->devices[w % sh->ndevices];
+    /* On one GPU, copies go through this worker's own pinned buffers: the driver's staging of
+     * pageable copies is shared by the device's workers, measured as the bottleneck of 32 jobs on
+     * one H200 (1.4x with our staging). Spread over two, the driver's copies were the faster
+     * (our staging's extra memcpy costs more there): bench/RESULTS.md. */
+    const char *ns = getenv("GPUIMG_NO_STAGE");
+    ctx.gpu.stage = ns ? atoi(ns) == 0 : sh->ndevices <= 1;
+    ctx.gpu.keep = !getenv("GPUIMG_NO_KEEP");   /* and keeps its device memory: cudaFree waits for the device */
+    for (;;) {
+        const long i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
+        if (i >= sh->n)
+            break;
+        struct item *x = &sh->it[i];
+        struct run_report r;
+        timing_report_init(&r);
+        r.threads = sh->inner;
+        gpuimg_clear_error();
+        int st = io_make_dirs(x->out);
+        if (!st)
+            st = run_file(&ctx, x->in, x->out, &r);
+        if (st) {
+            const char *m = gpuimg_errmsg();
+            x->msg = strdup(m ? m : gpuimg_strerror(st));
+        } else {
+            for (int s = 0; s < STAGE_COUNT; s++)
+                x->ms[s] = (float)timing_stage_ms(&r, s);
+            if (sh->verbose || r.note[0]) {   /* the note (no room on the GPU) even without -v */
+                size_t len;
+                FILE *f = open_memstream(&x->msg, &len);
+                if (f) {
+                    if (r.note[0])
+                        fprintf(f, "gpuimg: %s\n", r.note);
+                    r.pipeline = NULL;
+                    if (sh->verbose)
+                        timing_print_line(f, &r, 1);
+                    fclose(f);
+                }
+            }
+            if (r.device)
+                __atomic_store_n(&sh->device, r.device, __ATOMIC_RELAXED);
+        }
+        pthread_mutex_lock(&sh->mu);
+        x->state = st ? ITEM_FAILED : ITEM_DONE;
+        sh->finished[sh->nfinished++] = i;
+        pthread_cond_signal(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
+    }
+    if (ctx.kind == BACKEND_GPU)
+        backend_gpu_thread_done();
+    return NULL;
+}
+
+/* ---- progress --------------------------------------------------------------------------------- */
+
+struct progress { int on, tty; double t0, last; };
+
+static void progress_show(struct progress *p, long done, long total, double now, int final)
+{
+    if (!p->on || (!final && now - p->last < (p->tty ? 250 : 2000)))
+        return;
+    p->last = now;
+    const double s = (now - p->t0) / 1e3, rate = s > 0 ? done / s : 0;
+    char left[32] = "?";
+    if (rate > 0) {
+        long sec = (long)((total - done) / rate + 0.5);
+        snprintf(left, sizeof left, "%ld:%02ld", sec / 60, sec % 60);
+    }
+    if (p->tty)
+        fprintf(stderr, "\r\033[Kgpuimg: %ld/%ld files, %.1f/s, %s left", done, total, rate, left);
+    else
+        fprintf(stderr, "gpuimg: progress %ld/%ld files, %.1f/s, %s left\n", done, total, rate, left);
+    if (p->tty && final)
+        fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+}
+
+static void progress_clear(const struct progress *p)
+{
+    if (p->on && p->tty)
+        fprintf(stderr, "\r\033[K");
+}
+
+/* ---- the batch -------------------------------------------------------------------------------- */
+
+/* The GPUs of --devices (all: every one that answers), each probed once here. */
+static int pick_devices(const struct cli_opts *o, const struct run_ctx *ctx, struct shared *sh)
+{
+    char name[512], why[256];
+    if (ctx->kind != BACKEND_GPU)
+        return GPUIMG_OK;
+    if (o->ndevices == -1) {
+        const int n = backend_gpu_count() < GPU_MAX_DEVICES ? backend_gpu_count() : GPU_MAX_DEVICES;
+        for (int d = 0; d < n; d++)
+            if (backend_gpu_probe(d, name, sizeof name, why, sizeof why) == GPUIMG_OK)
+                sh->devices[sh->ndevices++] = d;
+        return GPUIMG_OK;
+    }
+    for (int k = 0; k < o->ndevices; k++) {
+        if (backend_gpu_probe(o->devices[k], name, sizeof name, why, sizeof why))
+            return gpuimg_fail(GPUIMG_ENOGPU, "--devices: GPU %d is not usable: %s", o->devices[k], why);
+        sh->devices[sh->ndevices++] = o->devices[k];
+    }
+    return GPUIMG_OK;
+}
+
+int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *exit_code)
+{
+    struct list l = { 0 };
+    int st = GPUIMG_OK;
+    for (int i = 0; !st && i < o->ninputs; i++)
+        st = list_add(&l, o->inputs[i]);
+    const long nargv = l.n;
+    if (!st && o->from_list)
+        st = read_list(o->from_list, &l);
+    if (!st && l.n == 0)
+        st = gpuimg_fail(GPUIMG_EUSAGE, "--from-list %s: no input files in it", o->from_list);
+
+    /* every output name, checked for the whole list (all shards), before any work */
+    char **out = st ? NULL : calloc((size_t)l.n, sizeof *out);
+    if (!st && !out)
+        st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of outputs");
+    char buf[4096];
+    for (long i = 0; !st && i < l.n; i++) {
+        if (!strcmp(l.v[i], "-"))
+            st = gpuimg_fail(GPUIMG_EUSAGE, "--from-list: '-' (stdin) cannot be one of a batch's inputs");
+        if (!st)
+            st = batch_expand(o->template, l.v[i], i + 1, buf, sizeof buf);
+        enum out_format f;
+        if (!st && !o->have_format && io_format_from_path(buf, &f))
+            st = gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format for %s (use .png, .jpg, .jpeg, .bmp or .tga in -o, "
+                             "or --format)", buf, l.v[i]);
+        if (!st && !(out[i] = strdup(buf)))
+            st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of outputs");
+    }
+    if (!st)
+        st = check_outputs(l.v, out, l.n, ctx->save.force);
+    ctx->per_file_format = !o->have_format;
+
+    /* this shard's slice (round robin over the list: every N-th file from K), minus existing outputs */
+    struct batch_report rep = { .pipeline = o->pipeline, .template = o->template, .listed = l.n,
+                                .shard_k = o->shard_k, .shard_n = o->shard_n };
+    struct item *it = st ? NULL : calloc((size_t)l.n, sizeof *it);
+    if (!st && !it)
+        st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");
+    long n = 0;
+    for (long i = 0; !st && i < l.n; i++) {
+        if (o->shard_n && i % o->shard_n != o->shard_k)
+            continue;
+        rep.selected++;
+        struct stat sb;
+        if (!ctx->save.force && stat(out[i], &sb) == 0 && S_ISREG(sb.st_mode)) {
+            rep.skipped++;
+            if (o->verbose)
+                fprintf(stderr, "gpuimg: %s: output exists, skipped\n", out[i]);
+            continue;
+        }
+        it[n].in = l.v[i];
+        it[n].out = out[i];
+        n++;
+    }
+
+    struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose };
+    if (!st)
+        st = pick_devices(o, ctx, &sh);
+    int jobs = o->jobs ? o->jobs : threads > sh.ndevices ? threads : sh.ndevices;
+    if (jobs > 64)
+        jobs = 64;   /* --jobs's limit */
+    if (jobs > n)
+        jobs = n > 0 ? (int)n : 1;
+    sh.inner = threads / jobs > 1 ? threads / jobs : 1;
+    sh.finished = st ? NULL : malloc(sizeof *sh.finished * (size_t)(n ? n : 1));
+    if (!st && !sh.finished)
+        st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");
+    pthread_t tid[64];
+    int started = 0;
+    const double t0 = timing_now_ms();   /* the first progress report comes after one interval */
+    struct progress pg = { o->progress < 0 ? (!o->quiet && isatty(STDERR_FILENO)) : o->progress,
+                           isatty(STDERR_FILENO), t0, t0 };
+    if (!st) {
+        pthread_mutex_init(&sh.mu, NULL);
+        pthread_cond_init(&sh.cv, NULL);
+        for (int j = 0; j < jobs && n > 0; j++)
+            if (pthread_create(&tid[j], NULL, worker, &sh) == 0)
+                started++;
+        if (!started && n > 0)   /* no thread could start: do the work on this one */
+            worker(&sh);
+        /* report as files finish: failures at once, progress now and then */
+        long seen = 0;
+        while (seen < n) {
+            pthread_mutex_lock(&sh.mu);
+            while (sh.nfinished == seen) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 250000000;
+                if (ts.tv_nsec >= 1000000000) {
+                    ts.tv_sec++;
+                    ts.tv_nsec -= 1000000000;
+                }
+                if (pthread_cond_timedwait(&sh.cv, &sh.mu, &ts) == ETIMEDOUT)
+                    break;
+            }
+            const long upto = sh.nfinished;
+            pthread_mutex_unlock(&sh.mu);
+            for (; seen < upto; seen++) {
+                struct item *x = &it[sh.finished[seen]];
+                if (x->state == ITEM_FAILED) {
+                    rep.failed++;
+                    progress_clear(&pg);
+                    fprintf(stderr, "gpuimg: %s\n", x->msg ? x->msg : "out of memory");
+                } else {
+                    rep.done++;
+                    for (int s = 0; s < STAGE_COUNT; s++)
+                        rep.busy_ms[s] += x->ms[s];
+                    if (x->msg) {
+                        progress_clear(&pg);
+                        fputs(x->msg, stderr);
+                    }
+                }
+                free(x->msg);
+                x->msg = NULL;
+            }
+            progress_show(&pg, seen, n, timing_now_ms(), seen == n);
+        }
+        for (int j = 0; j < started; j++)
+            pthread_join(tid[j], NULL);
+        pthread_mutex_destroy(&sh.mu);
+        pthread_cond_destroy(&sh.cv);
+    }
+    if (!st) {
+        rep.wall_ms = timing_now_ms() - pg.t0;
+        rep.jobs = jobs;
+        rep.threads_per_job = sh.inner;
+        rep.backend = ctx->kind == BACKEND_GPU ? "gpu" : "cpu";
+        rep.device = sh.device;
+        rep.ndevices = sh.ndevices;
+        rep.fallback = ctx->fallback;
+        rep.peak_rss_kb = timing_peak_rss_kb();
+        if (!o->quiet)
+            timing_print_batch(stderr, &rep);
+        if (o->json)
+            st = timing_json_to(o->json, NULL, &rep);
+        *exit_code = st ? gpuimg_exit_code(st) : rep.failed ? 1 : 0;
+    }
+    free(sh.finished);
+    free(it);
+    for (long i = 0; out && i < l.n; i++)
+        free(out[i]);
+    free(out);
+    for (long i = nargv; i < l.n; i++)
+        free(l.v[i]);
+    free(l.v);
+    return st;
+}

@@ -1,0 +1,474 @@
+/* gpuimg: option parsing and the help, version and operation texts (see cli.h). */
+#include <config.h>
+#include <errno.h>
+#include <getopt.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "app/cli.h"
+#include "core/error.h"
+#include "core/op.h"
+#include "core/params.h"
+
+#define DEFAULT_MAX_PIXELS ((uint64_t)1 << 28)
+
+enum {
+    OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
+    OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
+    OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT,
+};
+
+static const struct option longopts[] = {
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { "list", optional_argument, NULL, OPT_LIST },
+    { "backend", required_argument, NULL, OPT_BACKEND },
+    { "device", required_argument, NULL, OPT_DEVICE },
+    { "threads", required_argument, NULL, 'j' },
+    { "png-level", required_argument, NULL, OPT_PNG_LEVEL },
+    { "jpeg-quality", required_argument, NULL, OPT_JPEG_QUALITY },
+    { "format", required_argument, NULL, OPT_FORMAT },
+    { "json", required_argument, NULL, OPT_JSON },
+    { "force", no_argument, NULL, 'f' },
+    { "max-pixels", required_argument, NULL, OPT_MAX_PIXELS },
+    { "kernel", required_argument, NULL, OPT_KERNEL },
+    { "compare", no_argument, NULL, OPT_COMPARE },
+    { "no-fuse", no_argument, NULL, OPT_NO_FUSE },
+    { "repeat", required_argument, NULL, OPT_REPEAT },
+    { "output", required_argument, NULL, 'o' },
+    { "from-list", required_argument, NULL, OPT_FROM_LIST },
+    { "shard", required_argument, NULL, OPT_SHARD },
+    { "progress", no_argument, NULL, OPT_PROGRESS },
+    { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "jobs", required_argument, NULL, OPT_JOBS },
+    { "devices", required_argument, NULL, OPT_DEVICES },
+    { "jpeg-decoder", required_argument, NULL, OPT_JPEG_DECODER },
+    { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
+    { "quiet", no_argument, NULL, 'q' },
+    { "verbose", no_argument, NULL, 'v' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int parse_int(const char *opt, const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected a whole number from %lld to %lld, not '%s'", opt, lo, hi, s);
+    *out = v;
+    return GPUIMG_OK;
+}
+
+/* A byte count: digits and an optional K, M or G (KiB, MiB, GiB; "KiB", "MB"... also taken). */
+static int parse_bytes(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (*end == 'k' || *end == 'K') shift = 10;
+    else if (*end == 'm' || *end == 'M') shift = 20;
+    else if (*end == 'g' || *end == 'G') shift = 30;
+    if (shift) {
+        end++;
+        if (!strcmp(end, "iB") || !strcmp(end, "B"))
+            end += strlen(end);
+    }
+    if (!*s || *s == '-' || *end || errno || v == 0 || v > (1ull << 50) >> shift)
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected a size such as 512M, 2G or 1048576 (bytes), not '%s'", opt, s);
+    *out = (uint64_t)v << shift;
+    return GPUIMG_OK;
+}
+
+int cli_parse(int argc, char **argv, struct cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = BACKEND_AUTO;
+    o->png_level = 6;
+    o->jpeg_quality = 90;
+    o->max_pixels = DEFAULT_MAX_PIXELS;
+    o->list_format = "text";
+    o->kernel = -1;
+    o->repeat = 10;
+    o->progress = -1;
+    opterr = 0;
+    optind = 1;
+    int c;
+    long long v;
+    int r;
+    while ((c = getopt_long(argc, argv, ":hVj:fqvo:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': o->action = ACT_HELP; return GPUIMG_OK;
+        case 'V': o->action = ACT_VERSION; return GPUIMG_OK;
+        case OPT_LIST:
+            o->action = ACT_LIST;
+            if (optarg) {
+                if (strcmp(optarg, "text") && strcmp(optarg, "man"))
+                    return gpuimg_fail(GPUIMG_EUSAGE, "--list: format must be text or man, not '%s'", optarg);
+                o->list_format = optarg;
+            }
+            return GPUIMG_OK;
+        case OPT_BACKEND:
+            if (!strcmp(optarg, "auto")) o->backend = BACKEND_AUTO;
+            else if (!strcmp(optarg, "cpu")) o->backend = BACKEND_CPU;
+            else if (!strcmp(optarg, "gpu")) o->backend = BACKEND_GPU;
+            else return gpuimg_fail(GPUIMG_EUSAGE, "--backend must be auto, cpu or gpu, not '%s'", optarg);
+            break;
+        case OPT_DEVICE:
+            if ((r = parse_int("--device", optarg, 0, 1023, &v))) return r;
+            o->device = (int)v;
+            break;
+        case 'j':
+            if ((r = parse_int("--threads", optarg, 1, 4096, &v))) return r;
+            o->threads = (int)v;
+            break;
+        case OPT_PNG_LEVEL:
+            if ((r = parse_int("--png-level", optarg, 0, 9, &v))) return r;
+            o->png_level = (int)v;
+            break;
+        case OPT_JPEG_QUALITY:
+            if ((r = parse_int("--jpeg-quality", optarg, 1, 100, &v))) return r;
+            o->jpeg_quality = (int)v;
+            break;
+        case OPT_FORMAT:
+            if (io_format_from_name(optarg, &o->format))
+                return gpuimg_fail(GPUIMG_EUSAGE, "--format must be png, jpg, bmp or tga, not '%s'", optarg);
+            o->have_format = 1;
+            break;
+        case OPT_JSON: o->json = optarg; break;
+        case 'f': o->force = 1; break;
+        case OPT_GPU_MEM_LIMIT:
+            if ((r = parse_bytes("--gpu-mem-limit", optarg, &o->gpu_mem_limit))) return r;
+            break;
+        case OPT_MAX_PIXELS:
+            if ((r = parse_int("--max-pixels", optarg, 1, (long long)1 << 40, &v))) return r;
+            o->max_pixels = (uint64_t)v;
+            break;
+        case OPT_KERNEL:
+            o->kernel = -2;
+            if (!strcmp(optarg, "auto"))
+                o->kernel = -1;
+            for (int k = 0; k < KV_COUNT; k++)
+                if (!strcmp(optarg, kernel_names[k]))
+                    o->kernel = k;
+            if (o->kernel == -2) {
+                char kl[128];
+                kernel_list((1u << KV_COUNT) - 1, kl, sizeof kl);
+                return gpuimg_fail(GPUIMG_EUSAGE, "--kernel must be auto or one of %s, not '%s'", kl, optarg);
+            }
+            break;
+        case OPT_NO_FUSE: o->nofuse = 1; break;
+        case OPT_COMPARE: o->compare = 1; break;
+        case OPT_REPEAT:
+            if ((r = parse_int("--repeat", optarg, 1, 10000, &v))) return r;
+            o->repeat = (int)v;
+            break;
+        case 'o':
+            if (!*optarg || !strcmp(optarg, "-"))
+                return gpuimg_fail(GPUIMG_EUSAGE, "-o: TEMPLATE must name files (batch outputs cannot go to stdout)");
+            o->template = optarg;
+            break;
+        case OPT_FROM_LIST: o->from_list = optarg; break;
+        case OPT_SHARD: {
+            long long k, n;
+            const char *slash = strchr(optarg, '/');
+            char kbuf[32];
+            if (!slash || (size_t)(slash - optarg) >= sizeof kbuf)
+                return gpuimg_fail(GPUIMG_EUSAGE, "--shard: expected K/N such as 0/4, not '%s'", optarg);
+            memcpy(kbuf, optarg, (size_t)(slash - optarg));
+            kbuf[slash - optarg] = 0;
+            if ((r = parse_int("--shard N", slash + 1, 1, 1000000, &n)) || (r = parse_int("--shard K", kbuf, 0, n, &k)))
+                return r;
+            o->shard_n = (int)n;
+            o->shard_k = (int)(k % n);   /* N/N is slice 0: numbering from 1 (Slurm --array=1-N) works too */
+            break;
+        }
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = 0; break;
+        case OPT_JOBS:
+            if ((r = parse_int("--jobs", optarg, 1, 64, &v))) return r;
+            o->jobs = (int)v;
+            break;
+        case OPT_JPEG_DECODER:
+            if (!strcmp(optarg, "auto")) o->jpeg_decoder = 0;
+            else if (!strcmp(optarg, "stb")) o->jpeg_decoder = 1;
+            else if (!strcmp(optarg, "nvjpeg")) o->jpeg_decoder = 2;
+            else return gpuimg_fail(GPUIMG_EUSAGE, "--jpeg-decoder must be auto, stb or nvjpeg, not '%s'", optarg);
+#ifndef HAVE_NVJPEG
+            if (o->jpeg_decoder == 2)
+                return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=nvjpeg: this gpuimg was built without nvJPEG");
+#endif
+            break;
+        case OPT_DEVICES:
+            if (!strcmp(optarg, "all")) {
+                o->ndevices = -1;
+                break;
+            }
+            o->ndevices = 0;
+            for (const char *p = optarg; *p;) {
+                char num[16];
+                size_t len = strcspn(p, ",");
+                if (len == 0 || len >= sizeof num || o->ndevices == GPU_MAX_DEVICES)
+                    return gpuimg_fail(GPUIMG_EUSAGE, "--devices: expected all or a list such as 0,1, not '%s'", optarg);
+                memcpy(num, p, len);
+                num[len] = 0;
+                if ((r = parse_int("--devices", num, 0, GPU_MAX_DEVICES - 1, &v)))
+                    return r;
+                for (int k = 0; k < o->ndevices; k++)
+                    if (o->devices[k] == v)
+                        return gpuimg_fail(GPUIMG_EUSAGE, "--devices: %lld is listed twice", v);
+                o->devices[o->ndevices++] = (int)v;
+                p += len + (p[len] == ',');
+                if (p[-1] == ',' && !*p)
+                    return gpuimg_fail(GPUIMG_EUSAGE, "--devices: expected all or a list such as 0,1, not '%s'", optarg);
+            }
+            break;
+        case 'q': o->quiet = 1; break;
+        case 'v': o->verbose = 1; break;
+        case ':': return gpuimg_fail(GPUIMG_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return gpuimg_fail(GPUIMG_EUSAGE, "unknown option '-%c'", optopt);
+            return gpuimg_fail(GPUIMG_EUSAGE, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int nargs = argc - optind;
+    if (o->template) {
+        if (nargs < 1)
+            return gpuimg_fail(GPUIMG_EUSAGE, "missing PIPELINE (and INPUT files or --from-list)");
+        if (nargs < 2 && !o->from_list)
+            return gpuimg_fail(GPUIMG_EUSAGE, "-o %s: no INPUT files (name them or give --from-list)", o->template);
+        if (o->compare)
+            return gpuimg_fail(GPUIMG_EUSAGE, "--compare takes one INPUT and OUTPUT, not -o");
+        o->pipeline = argv[optind];
+        o->inputs = argv + optind + 1;
+        o->ninputs = nargs - 1;
+        for (int i = 0; i < o->ninputs; i++)
+            if (!strcmp(o->inputs[i], "-"))
+                return gpuimg_fail(GPUIMG_EUSAGE, "-o: '-' (stdin) cannot be one of a batch's inputs");
+        o->output = o->template;
+        return o->quiet && o->verbose ? gpuimg_fail(GPUIMG_EUSAGE, "-q and -v contradict each other") : GPUIMG_OK;
+    }
+    if (o->from_list || o->shard_n || o->jobs || o->progress >= 0 || o->ndevices)
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s works on a batch: give -o TEMPLATE",
+                           o->from_list ? "--from-list" : o->shard_n ? "--shard" : o->jobs ? "--jobs"
+                           : o->ndevices ? "--devices" : "--progress");
+    if (nargs > 3)
+        return gpuimg_fail(GPUIMG_EUSAGE, "too many arguments (%d; expected PIPELINE INPUT OUTPUT, or -o TEMPLATE for many "
+                           "inputs)", nargs);
+    if (nargs < 3)
+        return gpuimg_fail(GPUIMG_EUSAGE, "missing %s",
+                           nargs == 0 ? "PIPELINE, INPUT and OUTPUT" : nargs == 1 ? "INPUT and OUTPUT" : "OUTPUT");
+    o->pipeline = argv[optind];
+    o->input = argv[optind + 1];
+    o->output = argv[optind + 2];
+    if (!o->have_format) {
+        struct stat st;
+        /* stdout, devices and FIFOs (/dev/null) default to PNG; a directory fails later, clearly */
+        if (!strcmp(o->output, "-") || (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)))
+            o->format = FMT_PNG;
+        else if (io_format_from_path(o->output, &o->format))
+            return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
+                               o->output);
+    }
+    if (o->json && !strcmp(o->json, "-") && !strcmp(o->output, "-"))
+        return gpuimg_fail(GPUIMG_EUSAGE, "--json=- and output '-' would both write to stdout");
+    if (o->quiet && o->verbose)
+        return gpuimg_fail(GPUIMG_EUSAGE, "-q and -v contradict each other");
+    return GPUIMG_OK;
+}
+
+void cli_usage(FILE *f)
+{
+    fprintf(f, "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+               "   or: gpuimg [OPTION]... -o TEMPLATE PIPELINE INPUT... [--from-list=FILE]\n"
+               "Try 'gpuimg --help' for more information.\n");
+}
+
+static void op_signature(char *buf, size_t n, const struct op_desc *op)
+{
+    snprintf(buf, n, "%s", op->name);
+    for (int i = 0; i < op->nparams; i++) {
+        const struct op_param *p = &op->params[i];
+        size_t l = strlen(buf);
+        const char *open = p->dflt ? "[" : "", *close = p->dflt ? "]" : "";
+        if (i == 0)
+            snprintf(buf + l, n - l, "%s=%s%s", open, p->type == PARAM_CHOICE ? p->choices : p->name, close);
+        else
+            snprintf(buf + l, n - l, "[:%s=%s]", p->name, p->type == PARAM_CHOICE ? p->choices : "N");
+    }
+}
+
+void cli_help(FILE *f)
+{
+    fprintf(f,
+            "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+            "   or: gpuimg [OPTION]... -o TEMPLATE PIPELINE INPUT... [--from-list=FILE] [--shard=K/N]\n"
+            "   or: gpuimg tune [--size=WxH] [--repeat=N] [--device=N] [--quick] [--no-save]\n"
+            "Process an image through a pipeline of operations, on the GPU when one is usable and on\n"
+            "the CPU (OpenMP) otherwise, and print how long each stage took.\n"
+            "\n"
+            "PIPELINE is one or more operations joined by commas, each name[=value][:key=value...],\n"
+            "e.g. gray,resize=50%%,blur=2,transpose. INPUT and OUTPUT may be '-' for stdin/stdout.\n"
+            "The output format follows OUTPUT's extension (.png .jpg .jpeg .bmp .tga) or --format.\n"
+            "\n"
+            "Operations:\n");
+    for (int i = 0; i < gpuimg_nops; i++) {
+        char sig[160];
+        op_signature(sig, sizeof sig, gpuimg_ops[i]);
+        fprintf(f, "  %-44s %s\n", sig, gpuimg_ops[i]->summary);
+    }
+    fprintf(f,
+            "\n"
+            "Options:\n"
+            "  -h, --help              show this help and exit\n"
+            "  -V, --version           show the version and what this build supports, and exit\n"
+            "      --list[=text|man]   list the operations with parameters, defaults and definitions\n"
+            "      --backend=WHICH     auto (default: GPU when usable), cpu or gpu\n"
+            "      --device=N          the GPU to use (default 0)\n"
+            "      --kernel=VARIANT    GPU kernels: auto (default: the fastest measured per operation, or\n"
+            "                          the choice gpuimg tune stored for this GPU), perpixel, coalesced,\n"
+            "                          tiled, separable, vector, texture or tensor (where the operation\n"
+            "                          has it)\n"
+            "      --no-fuse           run every step as its own kernel (auto fuses a gray step into the\n"
+            "                          resize after it and a transpose into the blur before it)\n"
+            "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
+            "                          that they agree, and print a table of times, GB/s and speedups\n"
+            "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"
+            "      --jpeg-decoder=D    auto (default, stb_image: measured faster), stb, or nvjpeg: decode\n"
+            "                          JPEGs on the GPU when the pipeline runs there (builds with nvJPEG)\n"
+            "      --gpu-mem-limit=SIZE  device memory one image's pipeline may use (e.g. 512M, 2G; default:\n"
+            "                          what the GPU has). Over it, the pipeline runs in tiles, or on the CPU\n"
+            "                          where a step cannot be tiled (resize), said on stderr\n"
+            "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
+            "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
+            "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
+            "      --format=FMT        output format png, jpg, bmp or tga (default: from OUTPUT; png for -)\n"
+            "  -f, --force             replace OUTPUT if it exists\n"
+            "      --max-pixels=N      refuse images (input or any step's result) over N pixels (default 2^28)\n"
+            "      --json=FILE         write the timings as JSON to FILE ('-' for stdout)\n"
+            "  -o, --output=TEMPLATE   batch: write each INPUT to TEMPLATE, where %%s is its name without\n"
+            "                          extension, %%e the extension, %%d its directory, %%i its place in\n"
+            "                          the list from 1 (%%4i: zero-padded), %%%% a percent sign; missing\n"
+            "                          directories are made, existing outputs skipped unless --force\n"
+            "      --from-list=FILE    batch: also read input paths from FILE, one a line ('-': stdin)\n"
+            "      --shard=K/N         batch: only inputs K, K+N, K+2N... of the list (K from 0 to N-1)\n"
+            "      --jobs=N            batch: files in flight at once (default: one a thread)\n"
+            "      --devices=all|0,1,..  batch: spread the files over these GPUs (jobs take turns)\n"
+            "      --progress, --no-progress  batch: progress on stderr (default: when a terminal)\n"
+            "  -q, --quiet             print nothing but errors\n"
+            "  -v, --verbose           also print sizes, per-step times and peak memory\n"
+            "\n"
+            "After each run one line on stderr gives decode, (gpu init, upload,) process or kernels,\n"
+            "(download,) encode and total times in ms, and the backend; a batch ends with counts, images/s\n"
+            "and each stage's busy time. A failing file of a batch is reported and the rest go on.\n"
+            "Exit status: 0 success, 1 a file could not be read, processed or written, 2 usage.\n"
+            "Examples:\n"
+            "  gpuimg gray photo.jpg gray.png\n"
+            "  gpuimg gray,resize=50%%,blur=2,transpose in.png out.png\n"
+            "  gpuimg resize=800x:filter=area - thumb.jpg < in.png\n"
+            "  gpuimg --compare --repeat=30 gray big.png gray.png\n"            "  gpuimg -o out/%%s.png gray,resize=50%% photos/*.jpg\n"
+            "  find photos -name '*.jpg' | gpuimg -o small/%%d/%%s.jpg --from-list=- resize=25%%\n"
+            "gpuimg tune measures every kernel variant and launch shape on this GPU, checks each\n"
+            "against the CPU, and stores the fastest per operation and layout for --kernel=auto\n"
+            "($XDG_CACHE_HOME/gpuimg/; GPUIMG_TUNE_CACHE=FILE|off overrides).\n"
+            "See man gpuimg for the exact definition of every operation.\n");
+}
+
+void cli_version(FILE *f)
+{
+    fprintf(f, "gpuimg %s\n", PACKAGE_VERSION);
+#ifdef _OPENMP
+    fprintf(f, "OpenMP: yes (%d threads by default)\n", omp_get_max_threads());
+#else
+    fprintf(f, "OpenMP: no\n");
+#endif
+#ifdef HAVE_CUDA
+    fprintf(f, "CUDA: yes (%s)\n", GPUIMG_CUDA_ARCHS);
+    char name[512], why[256];
+    if (backend_gpu_probe(0, name, sizeof name, why, sizeof why) == GPUIMG_OK)
+        fprintf(f, "GPU: %s\n", name);
+    else
+        fprintf(f, "GPU: none usable (%s)\n", why);
+#else
+    fprintf(f, "CUDA: no (CPU-only build)\n");
+#endif
+    fprintf(f, "libpng: %s\n", png_get_libpng_ver(NULL));
+    fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR)%s; encoders: PNG on all threads "
+               "(zlib, libpng's container), stb_image_write\n",
+#ifdef HAVE_NVJPEG
+            ", nvJPEG (JPEG on the GPU, --jpeg-decoder=nvjpeg)"
+#else
+            ""
+#endif
+    );
+}
+
+static void roff_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", f);
+        else if (*s == '-')
+            fputs("\\-", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+void cli_list(FILE *f, const char *format)
+{
+    const int man = !strcmp(format, "man");
+    for (int i = 0; i < gpuimg_nops; i++) {
+        const struct op_desc *op = gpuimg_ops[i];
+        char sig[160];
+        op_signature(sig, sizeof sig, op);
+        if (man) {
+            fputs(".TP\n.B ", f);
+            roff_text(f, sig);
+            fputs("\n", f);
+            roff_text(f, op->summary);
+            fputs(".\n", f);
+        } else
+            fprintf(f, "%s\n  %s\n", sig, op->summary);
+        for (int k = 0; k < op->nparams; k++) {
+            const struct op_param *p = &op->params[k];
+            char what[160];
+            param_describe(p, what, sizeof what);
+            if (man) {
+                fputs(".RS\n.TP\n.I ", f);
+                roff_text(f, p->name);
+                fputs("\n", f);
+                roff_text(f, p->help);
+                fputs("; ", f);
+                roff_text(f, what);
+                fputs(p->dflt ? "; default " : "; required", f);
+                if (p->dflt)
+                    roff_text(f, p->dflt);
+                fputs(".\n.RE\n", f);
+            } else
+                fprintf(f, "  %s: %s; %s; %s%s\n", p->name, p->help, what, p->dflt ? "default " : "required",
+                        p->dflt ? p->dflt : "");
+        }
+        char kl[96];
+        kernel_list(op->gpu_variants, kl, sizeof kl);
+        if (man) {
+            fputs(".IP\n", f);
+            roff_text(f, op->definition);
+            fputs("\n.IP\nGPU kernels: ", f);
+            roff_text(f, kl);
+            fputs("; auto: ", f);
+            roff_text(f, op->gpu_auto_text ? op->gpu_auto_text : kernel_names[op->gpu_auto]);
+            fputs(".\n", f);
+        } else {
+            fprintf(f, "  %s\n", op->definition);
+            fprintf(f, "  GPU kernels: %s; auto: %s\n\n", kl,
+                    op->gpu_auto_text ? op->gpu_auto_text : kernel_names[op->gpu_auto]);
+        }
+    }
+}

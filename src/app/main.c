@@ -1,0 +1,128 @@
+/* gpuimg: the program. argv -> options and plan -> decode -> backend -> encode -> report, for
+ * one file here or for many through batch_main().
+ * Errors are printed here (one line, "gpuimg: " and the recorded detail, then the exit status
+ * from the error's class: 0 ok, 1 failure on a file, 2 usage) and, for the files of a batch, by
+ * batch_main on this same thread. */
+#include <config.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "engine/backend.h"
+#include "app/batch.h"
+#include "app/cli.h"
+#include "app/compare.h"
+#include "core/error.h"
+#include "io/io.h"
+#include "core/plan.h"
+#include "engine/run.h"
+#include "core/timing.h"
+#include "app/tune.h"
+
+static int fail(int st)
+{
+    const char *m = gpuimg_errmsg();
+    fprintf(stderr, "gpuimg: %s\n", m ? m : gpuimg_strerror(st));
+    if (gpuimg_exit_code(st) == 2)
+        cli_usage(stderr);
+    return gpuimg_exit_code(st);
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_opts o;
+    if (argc > 1 && !strcmp(argv[1], "tune")) {   /* gpuimg tune [OPTIONS] */
+        int t = tune_main(argc - 1, argv + 1);
+        return t ? fail(t) : 0;
+    }
+    int st = cli_parse(argc, argv, &o);
+    if (st)
+        return fail(st);
+    switch (o.action) {
+    case ACT_HELP: cli_help(stdout); return 0;
+    case ACT_VERSION: cli_version(stdout); return 0;
+    case ACT_LIST: cli_list(stdout, o.list_format); return 0;
+    case ACT_RUN: break;
+    }
+
+    struct plan pl;
+    if ((st = plan_parse(o.pipeline, &pl)))
+        return fail(st);
+    for (int i = 0; o.kernel >= 0 && i < pl.nsteps; i++)
+        if (!(pl.steps[i].op->gpu_variants & KV_BIT(o.kernel))) {
+            char kl[96];
+            kernel_list(pl.steps[i].op->gpu_variants, kl, sizeof kl);
+            return fail(gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel (it has: %s)", kernel_names[o.kernel],
+                                    pl.steps[i].op->name, kernel_names[o.kernel], kl));
+        }
+#ifdef _OPENMP
+    if (o.threads)
+        omp_set_num_threads(o.threads);
+    int threads = omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    io_install_signal_cleanup();
+    backend_gpu_set_mem_limit(o.gpu_mem_limit);
+
+    struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0 }, o.max_pixels,
+                           { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL, 0 };
+    ctx.gpu_jpeg = o.jpeg_decoder == 2;   /* auto is stb_image: measured faster here (bench/RESULTS.md) */
+    if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
+        return fail(st);
+    if (!o.compare) {
+        struct backend_choice bc;
+        if ((st = backend_select(o.backend, &pl, o.device, &bc)))
+            return fail(st);
+        if (bc.note[0] && o.verbose)
+            fprintf(stderr, "gpuimg: %s\n", bc.note);
+        if (bc.note_is_fallback)   /* said once, in the timing line */
+            ctx.fallback = "no usable GPU";
+        ctx.kind = bc.kind;
+    }
+    if (o.template) {
+        int code = 0;
+        return (st = batch_main(&o, &ctx, threads, &code)) ? fail(st) : code;
+    }
+
+    struct run_report rep;
+    timing_report_init(&rep);
+    rep.pipeline = o.pipeline;
+    rep.threads = threads;
+    if (!o.compare)
+        st = run_file(&ctx, o.input, o.output, &rep);
+    else {
+        /* --compare: the OpenMP path and every GPU variant on the decoded image, then the save */
+        double t0 = timing_now_ms();
+        struct image img;
+        struct plan rpl;
+        if (!(st = run_load(&ctx, o.input, o.output, &img, &rpl, &rep))) {
+            static struct compare_table tab;
+            struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, o.device };
+            double tc = timing_now_ms();
+            st = compare_run(&rpl, &co, &img, &rep, &tab);
+            if (tab.nrows)
+                timing_print_compare(strcmp(o.output, "-") ? stdout : stderr, &rep);
+            fflush(stdout);
+            rep.process_ms = timing_now_ms() - tc;
+            rep.backend = "compare";
+            rep.nsteps = 0;
+            if (!st)
+                st = run_save(&ctx, o.output, &img, &rep);
+            image_free(&img);
+        }
+        rep.total_ms = timing_now_ms() - t0;
+    }
+    if (st)
+        return fail(st);
+    rep.peak_rss_kb = timing_peak_rss_kb();
+    if (rep.note[0])   /* the GPU had no room: said even with -q */
+        fprintf(stderr, "gpuimg: %s\n", rep.note);
+
+    if (!o.quiet)
+        timing_print_line(stderr, &rep, o.verbose);
+    if (o.json && (st = timing_json_to(o.json, &rep, NULL)))
+        return fail(st);
+    return 0;
+}

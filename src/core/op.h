@@ -1,0 +1,142 @@
+/* gpuimg: an operation's descriptor and the registry of them. Each operation lives in two folders:
+ * src/ops/NAME/ (parameters, checks, exact definition, OpenMP and SIMD code, GPU host side) and
+ * cuda/NAME/ (its kernel families and the plain-C header of their launchers). Its descriptor is
+ * read by the pipeline parser, --help, --list, the man page's OPERATIONS section, fusion, tune,
+ * the benchmarks and the tests: adding an operation is its two folders, one line in Makefile.am's
+ * operation list and its reference (HACKING.md). */
+#ifndef GPUIMG_CORE_OP_H
+#define GPUIMG_CORE_OP_H
+#include "cuda/gpu.h"     /* plain C: kernel variant ids, gpu_image, gpu_tables */
+#include "core/image.h"
+
+enum param_type {
+    PARAM_NUMBER,   /* a real number in [min, max] (or (min, max] when min_open) */
+    PARAM_CHOICE,   /* one of the '|'-separated words in choices */
+    PARAM_SIZE      /* "P%", "WxH", "Wx" or "xH" */
+};
+
+struct op_param {
+    const char *name;
+    enum param_type type;
+    double min, max;
+    int min_open;
+    const char *choices;
+    const char *dflt;     /* NULL: the parameter must be given */
+    const char *help;
+};
+
+enum size_kind { SIZE_PERCENT, SIZE_PIXELS };
+struct size_spec {
+    enum size_kind kind;
+    double pct;           /* SIZE_PERCENT */
+    int w, h;             /* SIZE_PIXELS; 0 keeps the aspect ratio on that axis */
+};
+
+struct param_value {
+    int set;
+    double num;           /* PARAM_NUMBER */
+    int choice;           /* PARAM_CHOICE: index into choices */
+    struct size_spec size;/* PARAM_SIZE */
+};
+
+#define OP_MAX_PARAMS 4
+struct op_args {
+    struct param_value v[OP_MAX_PARAMS];
+};
+
+
+struct op_desc {
+    const char *name;
+    const char *summary;      /* one line for --help */
+    const char *definition;   /* the exact definition, plain text, for the man page and --list */
+    const struct op_param *params;   /* params[0] is the one "name=VALUE" sets */
+    int nparams;
+    /* Check the parameters against the input, fill in derived values (e.g. resize's automatic
+     * filter) and compute the output geometry. Returns a gpuimg_status. */
+    int (*resolve)(struct op_args *a, const struct geom *in, struct geom *out);
+    /* The OpenMP reference: out is allocated by the caller with the resolved geometry. */
+    int (*cpu)(const struct op_args *a, const struct image *in, struct image *out);
+    /* The GPU: the kernel variants it has (bits 1 << KV_*), the one --kernel=auto takes (the
+     * fastest measured, bench/RESULTS.md), and in CUDA builds the host side that builds and
+     * uploads the step's tables for a variant (NULL: none needed) and the launch of a variant on
+     * device images (NULL in CPU-only builds). Both return a gpuimg_status. */
+    unsigned gpu_variants;
+    int gpu_auto;
+    int (*gpu_prepare)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                       struct gpu_tables *t);
+    int (*gpu_launch)(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                      const struct gpu_image *out);
+    /* Fusion, by roles (FUSE_* bits). fuses_as: how this step can run inside a neighbour:
+     * FUSE_GRAY_IN, read through by the next step (fuse_read says whether it can be on this input
+     * and, given a gpu_image, sets the form the next step's input takes: gpu_image.gray_from and
+     * gray_w); FUSE_TRANSPOSE_OUT, written by the step before (gpu_image.transposed). gpu_fuse:
+     * the fused forms the launch of a variant takes for this step, given the tables gpu_prepare
+     * built for it (so that the choice is the launch's); NULL: none. The pipeline then skips the
+     * neighbour's own launch. */
+    unsigned fuses_as;
+    int (*fuse_read)(const struct op_args *a, const struct geom *in, struct gpu_image *next_in);
+    unsigned (*gpu_fuse)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                         const struct gpu_tables *t);
+    /* The largest difference from the OpenMP result a variant may give for this step, in levels;
+     * NULL: 0, every variant exact. */
+    long (*gpu_tolerance)(const struct op_args *a, const struct geom *in, int variant);
+    /* The built-in automatic variant per layout when it differs from gpu_auto (NULL: gpu_auto
+     * always), and the words --list prints for it. A tune cache entry overrides both. */
+    int (*gpu_auto_for)(const struct geom *in);
+    const char *gpu_auto_text;
+    /* What the launch of each variant honours of gpu_set_shape (SHAPE_*; gpuimg tune sweeps it),
+     * SHAPE_USUAL where it is the variant's usual: perpixel and texture 2D blocks, coalesced 1D
+     * blocks and pixels a thread, tiled rows a block, the others fixed by their shared memory. */
+    unsigned char gpu_shape[KV_COUNT];
+    /* Channel counts (bit c) on which the step only copies its input (gray on grey): tune and the
+     * benchmarks skip them. */
+    unsigned copies_on;
+    /* One-step pipelines, NULL-terminated, that tune, the benchmarks and the tests run on every
+     * layout; the first is the operation's typical use. */
+    const char *const *examples;
+    /* Tiling (tile.h): for the rectangle *want of the output, the rectangle of the input the
+     * step needs (*need, clipped to the input) and the rectangle of the output that running the
+     * step on *need as a whole image gives (*yields, which contains *want, every pixel of *want
+     * in it exact). NULL: the operation cannot run in tiles. */
+    void (*region)(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                   struct rect *need, struct rect *yields);
+};
+/* region for operations that map each pixel to the same place (gray). */
+void op_region_point(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                     struct rect *need, struct rect *yields);
+/* op->gpu_tolerance, or 0. */
+long op_gpu_tolerance(const struct op_desc *op, const struct op_args *a, const struct geom *in, int variant);
+enum { SHAPE_USUAL, SHAPE_FIXED, SHAPE_2D, SHAPE_1D, SHAPE_ROWS };
+#define EXAMPLES(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define FUSE_GRAY_IN 1u        /* reads RGB through the gray step before it */
+#define FUSE_TRANSPOSE_OUT 2u  /* writes transposed for the transpose step after it */
+
+#ifdef HAVE_CUDA
+#define GPU_FIELDS(mask, auto_, prepare, launch) \
+    .gpu_variants = (mask), .gpu_auto = (auto_), .gpu_prepare = (prepare), .gpu_launch = (launch)
+#else   /* the variants are still listed (docs are the same for every build); no functions */
+#define GPU_FIELDS(mask, auto_, prepare, launch) .gpu_variants = (mask), .gpu_auto = (auto_)
+#endif
+#define KV_BIT(v) (1u << (v))
+#ifdef HAVE_CUDA
+#define GPU_FUSE(fn) .gpu_fuse = (fn)
+#else
+#define GPU_FUSE(fn) .gpu_fuse = NULL
+#endif
+
+extern const char *const kernel_names[KV_COUNT];
+/* "perpixel, coalesced" for a mask; "none in this build" for 0 */
+void kernel_list(unsigned mask, char *buf, size_t n);
+/* A CUDA failure inside an operation, as a gpuimg error naming the operation and the variant. */
+int op_cuda_fail(const struct op_desc *op, int variant, const char *msg);
+/* gpu_tables_upload() with the failure reported as op_cuda_fail(). */
+int op_tables_upload(const struct op_desc *op, int variant, struct gpu_tables *t, int nparts, const void *const *host,
+                     const size_t *bytes);
+
+extern const struct op_desc *const gpuimg_ops[];
+extern const int gpuimg_nops;
+
+const struct op_desc *op_find(const char *name);
+
+
+#endif

@@ -1,0 +1,147 @@
+/* gpuimg: pipeline parsing and geometry resolution (see plan.h). */
+#include <config.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/params.h"
+#include "core/plan.h"
+
+static const struct op_param *find_param(const struct op_desc *op, const char *name, size_t len, int *idx)
+{
+    for (int i = 0; i < op->nparams; i++)
+        if (strlen(op->params[i].name) == len && strncmp(op->params[i].name, name, len) == 0) {
+            *idx = i;
+            return &op->params[i];
+        }
+    return NULL;
+}
+
+static int parse_step(const char *s, size_t len, struct step *st)
+{
+    char buf[256];
+    if (len == 0)
+        return gpuimg_fail(GPUIMG_EPARAM, "empty operation in the pipeline (two commas, or a comma at an end?)");
+    if (len >= sizeof buf)
+        return gpuimg_fail(GPUIMG_EPARAM, "operation '%.40s...' is too long", s);
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    snprintf(st->text, sizeof st->text, "%.95s", buf);
+
+    size_t nlen = strcspn(buf, "=:");
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(nlen < 63 ? nlen : 63), buf);
+    st->op = op_find(name);
+    if (!st->op)
+        return gpuimg_fail(GPUIMG_EPARAM, "unknown operation '%s' (gpuimg --list shows them)", name);
+    const struct op_desc *op = st->op;
+    memset(&st->args, 0, sizeof st->args);
+
+    char *p = buf + nlen;
+    if (*p == '=') {   /* name=VALUE sets the first parameter */
+        p++;
+        size_t vl = strcspn(p, ":");
+        char save = p[vl];
+        p[vl] = 0;
+        if (op->nparams == 0)
+            return gpuimg_fail(GPUIMG_EPARAM, "%s takes no value (got '%s')", op->name, p);
+        int r = param_parse(op, &op->params[0], p, &st->args.v[0]);
+        if (r)
+            return r;
+        p[vl] = save;
+        p += vl;
+    }
+    while (*p == ':') {
+        p++;
+        size_t kl = strcspn(p, "=:");
+        if (p[kl] != '=')
+            return gpuimg_fail(GPUIMG_EPARAM, "%s: '%.*s' needs a value (key=value)", op->name, (int)kl, p);
+        int idx;
+        const struct op_param *pp = find_param(op, p, kl, &idx);
+        if (!pp) {
+            char names[128] = "";
+            for (int i = 0; i < op->nparams; i++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", op->params[i].name);
+            return gpuimg_fail(GPUIMG_EPARAM, "%s has no parameter '%.*s' (it has: %s)", op->name, (int)kl, p,
+                               op->nparams ? names : "none");
+        }
+        if (st->args.v[idx].set)
+            return gpuimg_fail(GPUIMG_EPARAM, "%s: %s is given twice", op->name, pp->name);
+        char *val = p + kl + 1;
+        size_t vl = strcspn(val, ":");
+        char save = val[vl];
+        val[vl] = 0;
+        int r = param_parse(op, pp, val, &st->args.v[idx]);
+        if (r)
+            return r;
+        val[vl] = save;
+        p = val + vl;
+    }
+    if (*p)
+        return gpuimg_fail(GPUIMG_EPARAM, "%s: cannot parse '%s'", op->name, p);
+    for (int i = 0; i < op->nparams; i++) {
+        if (st->args.v[i].set)
+            continue;
+        const struct op_param *pp = &op->params[i];
+        if (!pp->dflt) {
+            char what[160];
+            param_describe(pp, what, sizeof what);
+            return gpuimg_fail(GPUIMG_EPARAM, "%s needs its %s: %s%s (%s)", op->name, pp->name, op->name,
+                               i == 0 ? "=VALUE" : ":KEY=VALUE", what);
+        }
+        int r = param_parse(op, pp, pp->dflt, &st->args.v[i]);
+        if (r)
+            return gpuimg_fail(GPUIMG_EINTERNAL, "%s: bad default for %s", op->name, pp->name);
+    }
+    return GPUIMG_OK;
+}
+
+int plan_parse(const char *text, struct plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    const char *s = text;
+    if (!*s)
+        return gpuimg_fail(GPUIMG_EPARAM, "the pipeline is empty");
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        if (pl->nsteps == PLAN_MAX_STEPS)
+            return gpuimg_fail(GPUIMG_EPARAM, "more than %d operations in one pipeline", PLAN_MAX_STEPS);
+        int r = parse_step(s, len, &pl->steps[pl->nsteps]);
+        if (r)
+            return r;
+        pl->nsteps++;
+        if (!s[len])
+            break;
+        s += len + 1;
+    }
+    return GPUIMG_OK;
+}
+
+int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)
+{
+    struct geom cur = *in;
+    size_t bytes;
+    int r = geom_bytes(&cur, &bytes);
+    if (r)
+        return r;
+    pl->in = cur;
+    pl->max_bytes = bytes;
+    for (int i = 0; i < pl->nsteps; i++) {
+        struct step *st = &pl->steps[i];
+        st->in = cur;
+        r = st->op->resolve(&st->args, &cur, &st->out);
+        if (r)
+            return r;
+        uint64_t px = (uint64_t)st->out.w * (uint64_t)st->out.h;
+        if (max_pixels && px > max_pixels)
+            return gpuimg_fail(GPUIMG_ETOOBIG, "%s: the result would be %dx%d (%llu pixels), over the limit of %llu (--max-pixels)",
+                               st->text, st->out.w, st->out.h, (unsigned long long)px, (unsigned long long)max_pixels);
+        r = geom_bytes(&st->out, &bytes);
+        if (r)
+            return r;
+        if (bytes > pl->max_bytes)
+            pl->max_bytes = bytes;
+        cur = st->out;
+    }
+    pl->out = cur;
+    return GPUIMG_OK;
+}

@@ -1,0 +1,29 @@
+/* gpuimg: a parsed pipeline. plan_parse() turns "gray,resize=50%:filter=area,blur=2" into
+ * steps (operation + arguments) and reports syntax and parameter errors before any file is
+ * read; plan_resolve() then fixes each step's input and output geometry for a given input. */
+#ifndef GPUIMG_PLAN_H
+#define GPUIMG_PLAN_H
+#include <stdint.h>
+#include "core/op.h"
+
+#define PLAN_MAX_STEPS 32
+
+struct step {
+    const struct op_desc *op;
+    struct op_args args;
+    struct geom in, out;
+    char text[96];        /* the step as written, for reports */
+};
+
+struct plan {
+    int nsteps;
+    struct step steps[PLAN_MAX_STEPS];
+    struct geom in, out;
+    uint64_t max_bytes;   /* the largest buffer any step needs (input or output) */
+};
+
+int plan_parse(const char *text, struct plan *pl);
+/* max_pixels (0: none) also bounds every intermediate and the output. */
+int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels);
+
+#endif

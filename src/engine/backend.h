@@ -1,0 +1,85 @@
+/* gpuimg: backends run a whole resolved plan on an image. The CPU backend (OpenMP) is the
+ * reference; the GPU backend uploads once, runs every step on the device and downloads once.
+ * backend_select() makes the auto/cpu/gpu decision and says why. */
+#ifndef GPUIMG_BACKEND_H
+#define GPUIMG_BACKEND_H
+#include "core/image.h"
+#include "io/io.h"
+#include "core/plan.h"
+#include "core/timing.h"
+
+enum backend_kind { BACKEND_AUTO, BACKEND_CPU, BACKEND_GPU };
+#define GPU_MAX_DEVICES 16   /* devices a batch can spread over (--devices) */
+
+struct backend_choice {
+    enum backend_kind kind;   /* CPU or GPU after selection */
+    char note[256];           /* why auto chose the CPU (printed with -v) */
+    int note_is_fallback;     /* the reason is that no GPU could be used (said in the timing line) */
+};
+
+int backend_select(enum backend_kind want, const struct plan *pl, int device, struct backend_choice *out);
+
+struct gpu_run_opts {
+    int device;
+    int variant;   /* KV_* for every step, or -1: each operation's automatic choice */
+    int pin;       /* page-lock the host image around the copies */
+    int nofuse;    /* run every step as its own kernel (fusion needs variant -1) */
+    int stage;     /* copy through this thread's pinned staging buffers (a batch's workers) */
+    int keep;      /* keep this thread's device memory between files (a batch's workers) */
+};
+/* A worker thread that ran GPU work is done: free its staging buffers. */
+void backend_gpu_thread_done(void);
+
+/* Run pl on *img: on success *img is replaced by the result (the input is freed). Stage and
+ * per-step times go into r. */
+int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r);
+int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r);
+/* The same from a JPEG's bytes, decoded on the GPU by nvJPEG (adds its time to r->decode_ms);
+ * *out receives the result. GPUIMG_EUNSUPPORTED with no message recorded: this build has no
+ * nvJPEG or it does not take this file (CMYK): decode it on the CPU instead. */
+int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+                         struct image *out, struct run_report *r);
+
+/* 1 if every step of pl has a GPU implementation. */
+int backend_gpu_supports(const struct plan *pl, const char **missing);
+/* Whether a GPU is usable (0, with a description in name), else a status and the reason in why.
+ * The first call makes the context; its cost is kept for the report (backend_gpu_init_ms). */
+int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen);
+const char *backend_gpu_name(void);
+int backend_gpu_count(void);   /* devices the runtime shows, once one has been probed; else 0 */
+int backend_gpu_cc(void);   /* compute capability of the probed GPU as 10 * major + minor, or 0 */
+double backend_gpu_init_ms(void);
+/* --gpu-mem-limit: the device memory one image's pipeline may use (0: all there is). Past it
+ * (or past what the device has) the pipeline runs in tiles (tile.h) or, where a step cannot be
+ * tiled, fails with GPUIMG_ENODEVMEM, and run_file() runs it on the CPU with a note. */
+void backend_gpu_set_mem_limit(uint64_t bytes);
+/* The pinning default: GPUIMG_PIN=0/1 in the environment, else the measured choice. */
+int backend_gpu_pin_default(void);
+
+/* A plan resident on the device: two buffers of the plan's largest size, every step's tables.
+ * run() executes all steps from buf[0] (already uploaded), timing each step (step_ms, may be
+ * NULL) and the whole chain; *out_buf is the buffer holding the result. */
+struct gpu_pipeline {
+    void *buf[2];
+    struct gpu_tables tables[PLAN_MAX_STEPS];
+    int variant[PLAN_MAX_STEPS];
+    /* fusion: skip[i] when step i runs inside a neighbour; fuse[i]: the FUSE_* forms step i takes */
+    int skip[PLAN_MAX_STEPS];
+    unsigned fuse[PLAN_MAX_STEPS];
+    struct gpu_shape shape[PLAN_MAX_STEPS];   /* launch shapes (auto with a tune cache), else defaults */
+    struct gpu_timer *timer, *step_timer;
+};
+/* variant -1: each operation's automatic kernel, and neighbouring steps fused where an operation
+ * offers it (a gray step read through by the next step, a transpose written by the step before),
+ * unless nofuse. */
+int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant, int nofuse);
+/* The label of step i as run ("gray+resize=50%" when fused) and the bytes its kernel reads and
+ * writes; 0 for a step that runs inside a neighbour. */
+int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int i, char *label, size_t n,
+                      double *bytes);
+int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf);
+void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl);
+/* One step's launch on device images in/out (the pipeline's tables for that step). */
+int gpu_step_launch(const struct step *st, const struct gpu_tables *t, int variant, void *in, void *out);
+
+#endif

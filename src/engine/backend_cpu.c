@@ -1,0 +1,35 @@
+/* gpuimg: the OpenMP backend. Steps run one after another, each into a freshly allocated
+ * output; the previous image is freed as soon as it has been read, so at most two images are
+ * alive at once. */
+#include <config.h>
+#include <stdio.h>
+#include "engine/backend.h"
+#include "core/error.h"
+
+int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r)
+{
+    r->backend = "cpu";
+    double t0 = timing_now_ms();
+    for (int i = 0; i < pl->nsteps; i++) {
+        const struct step *st = &pl->steps[i];
+        struct image out;
+        int rc = image_alloc(&out, &st->out);
+        if (rc)
+            return rc;
+        double ts = timing_now_ms();
+        rc = st->op->cpu(&st->args, img, &out);
+        double te = timing_now_ms();
+        if (rc) {
+            image_free(&out);
+            return rc;
+        }
+        if (r->nsteps < REPORT_MAX_STEPS) {
+            snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%s", st->text);
+            r->steps[r->nsteps++].ms = te - ts;
+        }
+        image_free(img);
+        *img = out;
+    }
+    r->process_ms = timing_now_ms() - t0;
+    return GPUIMG_OK;
+}

@@ -1,0 +1,526 @@
+/* gpuimg: the GPU backend's host side. It talks to cuda/ only through cuda/gpu.h (no CUDA types
+ * outside cuda/). A run uploads the image once, runs every step on the device between two
+ * buffers sized once for the whole plan, and downloads once; the context is made by the probe,
+ * whose cost is reported apart and never inside an operation's time. */
+#include <config.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/backend.h"
+#include "core/error.h"
+#include "cuda/gpu.h"
+#include "core/op.h"
+#include "engine/tile.h"
+#include "engine/tune_cache.h"
+
+int backend_gpu_supports(const struct plan *pl, const char **missing)
+{
+    for (int i = 0; i < pl->nsteps; i++)
+        if (!pl->steps[i].op->gpu_launch) {
+            if (missing)
+                *missing = pl->steps[i].op->name;
+            return 0;
+        }
+    return 1;
+}
+
+#ifdef HAVE_CUDA
+
+/* One probe per device, made once and then read by every worker thread of a batch. */
+static struct probe {
+    int done, status;
+    struct gpu_info info;
+    char why[256];
+} probes[GPU_MAX_DEVICES];
+static int last_probed = -1;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
+{
+    if (device < 0 || device >= GPU_MAX_DEVICES) {
+        snprintf(why, whylen, "device %d: gpuimg uses devices 0 to %d", device, GPU_MAX_DEVICES - 1);
+        return GPUIMG_ENOGPU;
+    }
+    pthread_mutex_lock(&probe_lock);
+    struct probe *p = &probes[device];
+    if (!p->done) {
+        p->status = gpu_probe(device, &p->info, p->why, sizeof p->why) ? GPUIMG_ENOGPU : GPUIMG_OK;
+        p->done = 1;
+    }
+    if (last_probed < 0 || !p->status)
+        last_probed = device;
+    pthread_mutex_unlock(&probe_lock);
+    if (p->status) {
+        snprintf(why, whylen, "%s", p->why);
+        return p->status;
+    }
+    const struct gpu_info *i = &p->info;
+    snprintf(name, namelen, "device %d of %d: %s (sm_%d%d, %.1f GiB), context and first launch %.1f ms", i->device,
+             i->count, i->name, i->cc_major, i->cc_minor, i->mem_total / 1073741824.0, i->init_ms);
+    return GPUIMG_OK;
+}
+
+static const struct probe *last_ok(void)
+{
+    return last_probed >= 0 && probes[last_probed].done && !probes[last_probed].status ? &probes[last_probed] : NULL;
+}
+const char *backend_gpu_name(void) { return last_ok() ? last_ok()->info.name : NULL; }
+int backend_gpu_cc(void) { return last_ok() ? 10 * last_ok()->info.cc_major + last_ok()->info.cc_minor : 0; }
+double backend_gpu_init_ms(void) { return last_ok() ? last_ok()->info.init_ms : -1; }
+int backend_gpu_count(void) { return last_ok() ? last_ok()->info.count : 0; }
+
+void backend_gpu_set_mem_limit(uint64_t bytes) { gpu_set_mem_limit((size_t)bytes); }
+void backend_gpu_thread_done(void) { gpu_thread_release(); }
+
+int backend_gpu_pin_default(void)
+{
+    const char *e = getenv("GPUIMG_PIN");
+    return e ? atoi(e) != 0 : 0;   /* pageable: see bench/RESULTS.md for the measurement */
+}
+
+static struct gpu_image dev_image(void *p, const struct geom *g)
+{
+    struct gpu_image d = { .data = p, .w = g->w, .h = g->h, .c = g->c, .depth = g->depth };
+    return d;
+}
+
+static int cuda_fail(const char *what, const char *err)
+{
+    return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err);
+}
+
+int gpu_step_launch(const struct step *st, const struct gpu_tables *t, int variant, void *in, void *out)
+{
+    struct gpu_image gi = dev_image(in, &st->in), go = dev_image(out, &st->out);
+    return st->op->gpu_launch(&st->args, t, variant, &gi, &go);
+}
+
+/* Step i of a fused pipeline: its input may be read through the gray step before it, its output
+ * written transposed for the transpose step after it. */
+static int fused_launch(const struct gpu_pipeline *gp, const struct plan *pl, int i, void *in, void *out)
+{
+    const struct step *st = &pl->steps[i];
+    struct gpu_image gi = dev_image(in, &st->in), go = dev_image(out, &st->out);
+    if (gp->fuse[i] & FUSE_GRAY_IN) {
+        const struct step *r = &pl->steps[i - 1];
+        r->op->fuse_read(&r->args, &r->in, &gi);
+    }
+    if (gp->fuse[i] & FUSE_TRANSPOSE_OUT)
+        go.transposed = 1;
+    gpu_set_shape(&gp->shape[i]);
+    int r = st->op->gpu_launch(&st->args, &gp->tables[i], gp->variant[i], &gi, &go);
+    gpu_set_shape(NULL);
+    return r;
+}
+
+int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int i, char *label, size_t n,
+                      double *bytes)
+{
+    *bytes = 0;
+    if (gp->skip[i]) {
+        snprintf(label, n, "%s", pl->steps[i].text);
+        return 0;
+    }
+    const struct step *first = gp->fuse[i] & FUSE_GRAY_IN ? &pl->steps[i - 1] : &pl->steps[i];
+    const struct step *last = gp->fuse[i] & FUSE_TRANSPOSE_OUT ? &pl->steps[i + 1] : &pl->steps[i];
+    snprintf(label, n, "%s%s%s%s%s", first != &pl->steps[i] ? first->text : "", first != &pl->steps[i] ? "+" : "",
+             pl->steps[i].text, last != &pl->steps[i] ? "+" : "", last != &pl->steps[i] ? last->text : "");
+    *bytes = geom_size(&first->in) + geom_size(&last->out);
+    return 1;
+}
+
+/* Which neighbours run inside which step (gp->variant and gp->tables are set): a step whose role
+ * is FUSE_GRAY_IN runs inside the next one, FUSE_TRANSPOSE_OUT inside the one before, where that
+ * step's gpu_fuse takes the form. */
+static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
+{
+    for (int i = 0; i + 1 < pl->nsteps; i++) {
+        const struct step *a = &pl->steps[i], *b = &pl->steps[i + 1];
+        if (gp->skip[i])
+            continue;
+        if ((a->op->fuses_as & FUSE_GRAY_IN) && a->op->fuse_read(&a->args, &a->in, NULL) && b->op->gpu_fuse
+            && !gp->fuse[i + 1]
+            && (b->op->gpu_fuse(&b->args, &b->in, &b->out, gp->variant[i + 1], &gp->tables[i + 1]) & FUSE_GRAY_IN)) {
+            gp->skip[i] = 1;
+            gp->fuse[i + 1] |= FUSE_GRAY_IN;
+        } else if ((b->op->fuses_as & FUSE_TRANSPOSE_OUT) && a->op->gpu_fuse
+                   && (a->op->gpu_fuse(&a->args, &a->in, &a->out, gp->variant[i], &gp->tables[i]) & FUSE_TRANSPOSE_OUT)) {
+            gp->skip[i + 1] = 1;
+            gp->fuse[i] |= FUSE_TRANSPOSE_OUT;
+            i++;
+        }
+    }
+}
+
+void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
+{
+    for (int i = 0; i < pl->nsteps; i++)
+        gpu_tables_free(&gp->tables[i]);
+    gpu_free(gp->buf[0]);
+    gpu_free(gp->buf[1]);
+    gpu_timer_destroy(gp->timer);
+    gpu_timer_destroy(gp->step_timer);
+    memset(gp, 0, sizeof *gp);
+}
+
+/* The kernel step st runs: --kernel's (variant >= 0), else the one gpuimg tune stored for this
+ * GPU, else the operation's own choice; *shape: a tuned launch shape or zeros. */
+static int step_variant(const struct step *st, int variant, int *v, struct gpu_shape *shape)
+{
+    memset(shape, 0, sizeof *shape);
+    *v = variant >= 0 ? variant : st->op->gpu_auto_for ? st->op->gpu_auto_for(&st->in) : st->op->gpu_auto;
+    int tv;
+    struct gpu_shape sh;
+    if (variant < 0 && tune_lookup(backend_gpu_name(), backend_gpu_cc(), st->op->name, st->in.c, st->in.depth, &tv, &sh)
+        && (st->op->gpu_variants & KV_BIT(tv))) {
+        *v = tv;
+        *shape = sh;
+    }
+    if (!(st->op->gpu_variants & KV_BIT(*v)))
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s has no %s kernel", st->op->name, kernel_names[*v]);
+    return GPUIMG_OK;
+}
+
+/* Two image buffers of bytes each, poisoned (0xA5): a pixel no kernel writes is never silently
+ * zero. GPUIMG_ENODEVMEM when the device (or --gpu-mem-limit) has no room for them. */
+static int alloc_buffers(void *buf[2], size_t bytes)
+{
+    char err[256];
+    int rc = 0;
+    buf[0] = buf[1] = NULL;
+    if ((rc = gpu_malloc(&buf[0], bytes, err, sizeof err)) || (rc = gpu_malloc(&buf[1], bytes, err, sizeof err))
+        || (rc = gpu_fill(buf[0], 0xA5, bytes, err, sizeof err)) || (rc = gpu_fill(buf[1], 0xA5, bytes, err, sizeof err))) {
+        gpu_free(buf[0]);
+        gpu_free(buf[1]);
+        buf[0] = buf[1] = NULL;
+        return rc == GPU_ERR_NOMEM ? (int)gpuimg_fail(GPUIMG_ENODEVMEM, "two buffers of %zu bytes: %s", bytes, err)
+                                   : cuda_fail("allocating the device pipeline", err);
+    }
+    return GPUIMG_OK;
+}
+
+int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int variant, int nofuse)
+{
+    char err[256];
+    memset(gp, 0, sizeof *gp);
+    int r = alloc_buffers(gp->buf, pl->max_bytes);
+    if (!r && (gpu_timer_create(&gp->timer, err, sizeof err) || gpu_timer_create(&gp->step_timer, err, sizeof err)))
+        r = cuda_fail("creating timers", err);
+    for (int i = 0; !r && i < pl->nsteps; i++) {
+        const struct step *st = &pl->steps[i];
+        if (!(r = step_variant(st, variant, &gp->variant[i], &gp->shape[i])) && st->op->gpu_prepare)
+            r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->variant[i], &gp->tables[i]);
+    }
+    if (!r && variant < 0 && !nofuse)
+        plan_fusion(gp, pl);
+    if (r)
+        gpu_pipeline_close(gp, pl);
+    return r;
+}
+
+int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf)
+{
+    char err[256];
+    int cur = 0;
+    if (gpu_timer_start(gp->timer, err, sizeof err))
+        return cuda_fail("timer", err);
+    for (int i = 0; i < pl->nsteps; i++) {
+        if (gp->skip[i]) {
+            if (step_ms)
+                step_ms[i] = 0;
+            continue;
+        }
+        if (step_ms && gpu_timer_start(gp->step_timer, err, sizeof err))
+            return cuda_fail("timer", err);
+        int r = fused_launch(gp, pl, i, gp->buf[cur], gp->buf[cur ^ 1]);
+        if (r)
+            return r;
+        if (step_ms && gpu_timer_stop(gp->step_timer, &step_ms[i], err, sizeof err))
+            return op_cuda_fail(pl->steps[i].op, gp->variant[i], err);
+        cur ^= 1;
+    }
+    float ms;
+    if (gpu_timer_stop(gp->timer, &ms, err, sizeof err))
+        return cuda_fail("running the pipeline", err);
+    if (total_ms)
+        *total_ms = ms;
+    *out_buf = cur;
+    return GPUIMG_OK;
+}
+
+/* One output tile t: upload its source rectangle, run each step on it (with that step's tables
+ * made for the tile) keeping what the next step needs, download into out. Step times add into
+ * step_ms. */
+static int run_tile(const struct plan *pl, const struct tile_chain *tc, const int *variant, const struct gpu_shape *shape,
+                    void *buf[2], const struct image *img, struct image *out, const struct rect *t,
+                    struct gpu_timer *timer, float *step_ms, struct run_report *r)
+{
+    char err[256];
+    const size_t ibpp = image_bpp(img), obpp = image_bpp(out);
+    double t0 = timing_now_ms();
+    if (gpu_copy2d(buf[0], tc->src.w * ibpp, img->data + (size_t)tc->src.y * img->stride + (size_t)tc->src.x * ibpp,
+                   img->stride, tc->src.w * ibpp, tc->src.h, GPU_H2D, err, sizeof err))
+        return cuda_fail("uploading a tile", err);
+    r->upload_ms += timing_now_ms() - t0;
+    int cur = 0, st = GPUIMG_OK;
+    for (int k = 0; !st && k < tc->nsteps; k++) {
+        const struct step *s = &tc->steps[k];
+        struct gpu_tables tables;
+        memset(&tables, 0, sizeof tables);
+        if (s->op->gpu_prepare && (st = s->op->gpu_prepare(&s->args, &s->in, &s->out, variant[k], &tables)))
+            break;
+        float ms = 0;
+        if (gpu_timer_start(timer, err, sizeof err))
+            st = cuda_fail("timer", err);
+        gpu_set_shape(&shape[k]);
+        if (!st)
+            st = gpu_step_launch(s, &tables, variant[k], buf[cur], buf[cur ^ 1]);
+        gpu_set_shape(NULL);
+        cur ^= 1;
+        /* keep the part the next step needs, packed, in the other buffer */
+        const struct rect *kp = &tc->keep[k];
+        const size_t bpp = geom_bpp(&s->out);
+        if (!st && (kp->w != s->out.w || kp->h != s->out.h)) {
+            if (gpu_copy2d(buf[cur ^ 1], kp->w * bpp, (char *)buf[cur] + ((size_t)kp->y * s->out.w + kp->x) * bpp,
+                           s->out.w * bpp, kp->w * bpp, kp->h, GPU_D2D, err, sizeof err))
+                st = cuda_fail("cropping a tile", err);
+            else
+                cur ^= 1;
+        }
+        if (!st && gpu_timer_stop(timer, &ms, err, sizeof err))
+            st = op_cuda_fail(s->op, variant[k], err);
+        step_ms[k] += ms;
+        gpu_tables_free(&tables);
+    }
+    if (st)
+        return st;
+    t0 = timing_now_ms();
+    if (gpu_copy2d(out->data + (size_t)t->y * out->stride + (size_t)t->x * obpp, out->stride, buf[cur], t->w * obpp,
+                   t->w * obpp, t->h, GPU_D2H, err, sizeof err))
+        return cuda_fail("downloading a tile", err);
+    r->download_ms += timing_now_ms() - t0;
+    return GPUIMG_OK;
+}
+
+#define TILE_MIN_PIXELS 4096
+
+/* The pipeline in tiles, after the whole image did not fit: the tile's longer side is halved
+ * until its buffers and tables fit (tile.h). Each operation's kernel is the one it would run on
+ * the whole image, so the result is the same byte for byte. */
+static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+{
+    const char *which;
+    if (!tile_supported(pl, &which))
+        return gpuimg_fail(GPUIMG_ENODEVMEM, "the pipeline does not fit in device memory and %s cannot run in tiles",
+                           which);
+    int variant[PLAN_MAX_STEPS];
+    struct gpu_shape shape[PLAN_MAX_STEPS];
+    for (int i = 0; i < pl->nsteps; i++) {
+        int st = step_variant(&pl->steps[i], o->variant, &variant[i], &shape[i]);
+        if (st)
+            return st;
+    }
+    static _Thread_local struct tile_chain tc;
+    char err[256];
+    struct gpu_timer *timer = NULL;
+    struct image out = { 0 };
+    int st = image_alloc(&out, &pl->out);
+    if (!st && gpu_timer_create(&timer, err, sizeof err))
+        st = cuda_fail("creating a timer", err);
+    int tw = pl->out.w, th = pl->out.h, done = 0;
+    float step_ms[PLAN_MAX_STEPS];
+    while (!st && !done) {
+        /* below 64x64 pixels a tile costs more in launches and halo than the CPU takes */
+        const int pw = tw, ph = th;
+        if (!tile_shrink(&tw, &th) || (int64_t)tw * th < TILE_MIN_PIXELS) {
+            st = gpuimg_fail(GPUIMG_ENODEVMEM, "the pipeline does not fit in device memory even in tiles of %dx%d pixels",
+                             pw, ph);
+            break;
+        }
+        uint64_t bytes;
+        int count;
+        void *buf[2];
+        if ((st = tile_grid_bytes(pl, tw, th, &bytes, &count)))
+            break;
+        if ((st = alloc_buffers(buf, bytes)) == GPUIMG_ENODEVMEM) {
+            gpuimg_clear_error();
+            st = GPUIMG_OK;
+            continue;
+        }
+        if (st)
+            break;
+        r->upload_ms = r->download_ms = 0;
+        memset(step_ms, 0, sizeof step_ms);
+        for (int y = 0; !st && y < pl->out.h; y += th)
+            for (int x = 0; !st && x < pl->out.w; x += tw) {
+                const struct rect t = tile_at(pl, x, y, tw, th);
+                if (!(st = tile_chain(pl, &t, &tc)))
+                    st = run_tile(pl, &tc, variant, shape, buf, img, &out, &t, timer, step_ms, r);
+            }
+        gpu_free(buf[0]);
+        gpu_free(buf[1]);
+        if (st == GPUIMG_ENODEVMEM) {   /* a step's tables did not fit beside the buffers: smaller tiles */
+            gpuimg_clear_error();
+            st = GPUIMG_OK;
+            continue;
+        }
+        done = 1;
+        r->tiles = count;
+        r->tile_w = tw;
+        r->tile_h = th;
+    }
+    gpu_timer_destroy(timer);
+    if (st) {
+        image_free(&out);
+        return st;
+    }
+    r->process_ms = 0;
+    r->nsteps = 0;
+    for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
+        snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.60s [%s, tiles]", pl->steps[i].text,
+                 kernel_names[variant[i]]);
+        r->steps[r->nsteps++].ms = step_ms[i];
+        r->process_ms += step_ms[i];
+    }
+    image_free(img);
+    *img = out;
+    return GPUIMG_OK;
+}
+
+/* From the host image img, or (jpeg not NULL) from a JPEG's bytes decoded by nvJPEG straight
+ * into the first device buffer; *img becomes the result. */
+static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg, struct image *img,
+                   struct run_report *r)
+{
+    char err[256], desc[512], why[256];
+    if (backend_gpu_probe(o->device, desc, sizeof desc, why, sizeof why))
+        return gpuimg_fail(GPUIMG_ENOGPU, "no usable GPU: %s", why);
+    if (gpu_use_device(o->device, err, sizeof err))   /* the current device is per thread */
+        return cuda_fail("selecting the GPU", err);
+    gpu_thread_keep_memory(o->keep);
+    r->backend = "gpu";
+    r->device = backend_gpu_name();
+    r->gpu_init_ms = backend_gpu_init_ms();
+
+    double t0 = timing_now_ms();
+    struct gpu_pipeline gp;
+    int st = gpu_pipeline_open(&gp, pl, o->variant, o->nofuse);
+    if (st == GPUIMG_ENODEVMEM) {   /* the whole image does not fit: in tiles, from a decoded image */
+        gpuimg_clear_error();
+        return jpeg ? GPUIMG_EUNSUPPORTED : gpu_run_tiled(pl, o, img, r);
+    }
+    if (st)
+        return st;
+    size_t in_bytes, out_bytes;
+    geom_bytes(&pl->in, &in_bytes);
+    geom_bytes(&pl->out, &out_bytes);
+    if (jpeg) {   /* upload: the pipeline's buffers and tables; decode: nvJPEG, the bytes' copy included */
+        r->upload_ms = timing_now_ms() - t0;
+        const double td = timing_now_ms();
+#ifdef HAVE_NVJPEG
+        int jr = gpu_jpeg_decode(jpeg->buf, jpeg->len, gp.buf[0], jpeg->g.w, jpeg->g.h, jpeg->g.c, err, sizeof err);
+#else
+        int jr = -1;
+#endif
+        r->decode_ms += timing_now_ms() - td;
+        if (jr) {
+            gpu_pipeline_close(&gp, pl);
+            return jr < 0 ? GPUIMG_EUNSUPPORTED : gpuimg_fail(GPUIMG_EDECODE, "%s: nvJPEG: %s", jpeg->name, err);
+        }
+    } else {
+        int pinned = o->pin && gpu_pin(img->data, in_bytes, err, sizeof err) == 0;
+        if ((o->stage && !pinned ? gpu_upload_staged : gpu_upload)(gp.buf[0], img->data, in_bytes, err, sizeof err))
+            st = cuda_fail("uploading the image", err);
+        if (pinned)
+            gpu_unpin(img->data);
+        r->upload_ms = timing_now_ms() - t0;
+    }
+
+    float step_ms[PLAN_MAX_STEPS], total = 0;
+    int cur = 0;
+    if (!st)
+        st = gpu_pipeline_run(&gp, pl, step_ms, &total, &cur);
+    if (!st) {
+        for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
+            double b;
+            char label[200];
+            if (!gpu_pipeline_step(&gp, pl, i, label, sizeof label, &b))
+                continue;
+            /* what ran: "blur=2+transpose [tiled]", "transpose [perpixel 32x2]" with a tuned shape */
+            char shape[48] = "";
+            if (gp.shape[i].bx)
+                snprintf(shape, sizeof shape, " %dx%d%s%.0d", gp.shape[i].bx, gp.shape[i].by,
+                         gp.shape[i].ppt ? "/" : "", gp.shape[i].ppt);
+            snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.60s [%s%s]", label,
+                     kernel_names[gp.variant[i]], shape);
+            r->steps[r->nsteps++].ms = step_ms[i];
+        }
+        r->process_ms = 0;
+        for (int i = 0; i < pl->nsteps; i++)
+            r->process_ms += step_ms[i];
+    }
+
+    struct image out = { 0 };
+    double t1 = timing_now_ms();
+    if (!st)
+        st = image_alloc(&out, &pl->out);
+    if (!st) {
+        const int pinned = o->pin && gpu_pin(out.data, out_bytes, err, sizeof err) == 0;
+        if ((o->stage && !pinned ? gpu_download_staged : gpu_download)(out.data, gp.buf[cur], out_bytes, err, sizeof err))
+            st = cuda_fail("downloading the result", err);
+        if (pinned)
+            gpu_unpin(out.data);
+    }
+    r->download_ms = timing_now_ms() - t1;
+    gpu_pipeline_close(&gp, pl);
+    if (st) {
+        image_free(&out);
+        return st;
+    }
+    image_free(img);
+    *img = out;
+    return GPUIMG_OK;
+}
+
+int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+{
+    return gpu_run(pl, o, NULL, img, r);
+}
+
+int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+                         struct image *out, struct run_report *r)
+{
+#ifdef HAVE_NVJPEG
+    memset(out, 0, sizeof *out);
+    return gpu_run(pl, o, jpeg, out, r);
+#else
+    return GPUIMG_EUNSUPPORTED;
+#endif
+}
+
+#else /* CPU-only build */
+
+int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
+{
+    snprintf(why, whylen, "this gpuimg was built without CUDA");
+    return GPUIMG_ENOGPU;
+}
+const char *backend_gpu_name(void) { return NULL; }
+int backend_gpu_count(void) { return 0; }
+int backend_gpu_cc(void) { return 0; }
+double backend_gpu_init_ms(void) { return -1; }
+int backend_gpu_pin_default(void) { return 0; }
+void backend_gpu_set_mem_limit(uint64_t bytes) {}
+void backend_gpu_thread_done(void) {}
+int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+{
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");
+}
+int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+                         struct image *out, struct run_report *r)
+{
+    return GPUIMG_EUNSUPPORTED;
+}
+
+#endif

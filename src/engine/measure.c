@@ -1,0 +1,124 @@
+/* gpuimg: measuring on the GPU (see measure.h): used by --compare, gpuimg tune and the benchmarks. */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "engine/measure.h"
+
+int measure_check_text(char *buf, size_t n, long diff, long tol)
+{
+    if (diff == 0)
+        snprintf(buf, n, "exact");
+    else if (diff <= tol)
+        snprintf(buf, n, "within %ld (tolerance %ld)", diff, tol);
+    else
+        snprintf(buf, n, "MISMATCH max %ld", diff);
+    return diff > tol;
+}
+
+long measure_max_diff(const uint8_t *a, const uint8_t *b, size_t bytes, int depth)
+{
+    long worst = 0;
+    if (depth == 16) {
+        const uint16_t *x = (const uint16_t *)a, *y = (const uint16_t *)b;
+        for (size_t i = 0; i < bytes / 2; i++)
+            worst = labs((long)x[i] - y[i]) > worst ? labs((long)x[i] - y[i]) : worst;
+    } else
+        for (size_t i = 0; i < bytes; i++)
+            worst = labs((long)a[i] - b[i]) > worst ? labs((long)a[i] - b[i]) : worst;
+    return worst;
+}
+
+#ifdef HAVE_CUDA
+
+static int cuda_err(const char *what, const char *err) { return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err); }
+
+int measure_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct gpu_timer *timer, double *ms)
+{
+    char err[256];
+    double *t = malloc(sizeof *t * repeat);
+    int r = t ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    for (int k = 0; k < repeat + 3 && !r; k++) {
+        float m;
+        if (gpu_timer_start(timer, err, sizeof err) || gpu_copy_d2d(dst, src, bytes, err, sizeof err)
+            || gpu_timer_stop(timer, &m, err, sizeof err))
+            r = cuda_err("device copy", err);
+        else if (k >= 3)
+            t[k - 3] = m;
+    }
+    if (!r)
+        *ms = timing_median(t, repeat);
+    free(t);
+    return r;
+}
+
+int measure_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in, int repeat,
+                             void *host_out, double *ms)
+{
+    char err[256];
+    size_t ib, ob;
+    geom_bytes(&pl->in, &ib);
+    geom_bytes(&pl->out, &ob);
+    double *t = malloc(sizeof *t * repeat);
+    int cur = 0, r = t ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    if (!r && gpu_upload(gp->buf[0], in->data, ib, err, sizeof err))
+        r = cuda_err("upload", err);
+    if (!r)
+        r = gpu_pipeline_run(gp, pl, NULL, NULL, &cur);
+    if (!r && host_out && gpu_download(host_out, gp->buf[cur], ob, err, sizeof err))
+        r = cuda_err("download", err);
+    for (int k = 0; k < repeat + 3 && !r; k++) {
+        float m;
+        if (!(r = gpu_pipeline_run(gp, pl, NULL, &m, &cur)) && k >= 3)
+            t[k - 3] = m;
+    }
+    if (!r)
+        *ms = timing_median(t, repeat);
+    free(t);
+    return r;
+}
+
+
+int measure_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
+                        struct gpu_timer *timer, double *ms_out, long *diff, long *tol)
+{
+    char err[256];
+    size_t ob;
+    geom_bytes(&st->out, &ob);
+    double *t = malloc(sizeof *t * repeat);
+    uint8_t *host = malloc(ob);
+    struct gpu_tables tb = { 0 };
+    int r = !t || !host ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory") : GPUIMG_OK;
+    if (!r && st->op->gpu_prepare)
+        r = st->op->gpu_prepare(&st->args, &st->in, &st->out, v, &tb);
+    /* poison the output so that a pixel no thread writes shows up in the check */
+    if (!r && gpu_fill(dout, 0xA5, ob, err, sizeof err))
+        r = cuda_err("fill", err);
+    if (!r)
+        r = gpu_step_launch(st, &tb, v, din, dout);
+    if (!r && gpu_download(host, dout, ob, err, sizeof err))
+        r = op_cuda_fail(st->op, v, err);
+    if (!r)
+        *diff = measure_max_diff(host, ref->data, ob, st->out.depth);
+    *tol = op_gpu_tolerance(st->op, &st->args, &st->in, v);
+    for (int k = 0; k < 3 && !r; k++)   /* warm-up */
+        r = gpu_step_launch(st, &tb, v, din, dout);
+    for (int k = 0; k < repeat && !r; k++) {
+        float ms;
+        if (gpu_timer_start(timer, err, sizeof err))
+            r = cuda_err("timer", err);
+        if (!r)
+            r = gpu_step_launch(st, &tb, v, din, dout);
+        if (!r && gpu_timer_stop(timer, &ms, err, sizeof err))
+            r = op_cuda_fail(st->op, v, err);
+        t[k] = ms;
+    }
+    if (!r)
+        *ms_out = timing_median(t, repeat);
+    gpu_tables_free(&tb);
+    free(t);
+    free(host);
+    return r;
+}
+#endif

@@ -1,0 +1,90 @@
+/* gpuimg: one file through the chain (see run.h). */
+#include <config.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/error.h"
+#include "engine/run.h"
+
+/* Read and check in (nothing decoded yet) and resolve the plan for its geometry. */
+static int load_header(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
+                       struct run_report *r)
+{
+    r->input = in;
+    r->output = out;
+    r->fallback = c->fallback;
+    double t0 = timing_now_ms();
+    struct load_opts lo = { c->max_pixels };
+    int st = io_read(in, &lo, raw);
+    if (st)
+        return st;
+    r->decode_ms = timing_now_ms() - t0;
+    r->in = raw->g;
+    *pl = *c->plan;
+    if ((st = plan_resolve(pl, &r->in, c->max_pixels)))
+        io_input_free(raw);
+    return st;
+}
+
+static int decode(struct io_input *raw, struct image *img, struct run_report *r)
+{
+    double t0 = timing_now_ms();
+    int st = io_decode(raw, img);
+    r->decode_ms += timing_now_ms() - t0;
+    return st;
+}
+
+int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
+             struct run_report *r)
+{
+    struct io_input raw;
+    int st = load_header(c, in, out, &raw, pl, r);
+    return st ? st : decode(&raw, img, r);
+}
+
+int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r)
+{
+    struct save_opts so = c->save;
+    if (c->per_file_format && io_format_from_path(out, &so.fmt))
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
+                           out);
+    r->out = image_geom(img);
+    double t0 = timing_now_ms();
+    int st = io_save(out, img, &so);
+    r->encode_ms = timing_now_ms() - t0;
+    return st;
+}
+
+int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
+{
+    double t0 = timing_now_ms();
+    struct io_input raw;
+    struct plan pl;
+    int st = load_header(c, in, out, &raw, &pl, r);
+    if (st)
+        return st;
+    struct image img = { 0 };
+    int done = 0;
+    if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
+        st = backend_gpu_run_jpeg(&pl, &c->gpu, &raw, &img, r);
+        done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: stb_image below */
+        if (done)
+            io_input_free(&raw);
+        else
+            st = GPUIMG_OK;
+    }
+    if (!done && !(st = decode(&raw, &img, r)))
+        st = c->kind == BACKEND_GPU ? backend_gpu_run(&pl, &c->gpu, &img, r) : backend_cpu_run(&pl, &img, r);
+    if (st == GPUIMG_ENODEVMEM && img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */
+        snprintf(r->note, sizeof r->note, "%s: %s; ran on the CPU", in, gpuimg_errmsg() ? gpuimg_errmsg() : "no device memory");
+        gpuimg_clear_error();
+        r->device = NULL;
+        r->upload_ms = r->download_ms = -1;
+        r->nsteps = 0;
+        st = backend_cpu_run(&pl, &img, r);
+    }
+    if (!st)
+        st = run_save(c, out, &img, r);
+    image_free(&img);
+    r->total_ms = timing_now_ms() - t0;
+    return st;
+}

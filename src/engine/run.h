@@ -1,0 +1,32 @@
+/* gpuimg: one file through the whole chain, decode -> plan -> backend -> encode, with every
+ * stage timed into a run_report. The single-file command and each worker of a batch call it;
+ * it records errors (naming the file) and never prints. */
+#ifndef GPUIMG_RUN_H
+#define GPUIMG_RUN_H
+#include "engine/backend.h"
+#include "io/io.h"
+#include "core/plan.h"
+#include "core/timing.h"
+
+struct run_ctx {
+    const struct plan *plan;      /* parsed; resolved afresh for each input */
+    enum backend_kind kind;       /* BACKEND_CPU or BACKEND_GPU, already selected */
+    struct gpu_run_opts gpu;
+    uint64_t max_pixels;
+    struct save_opts save;        /* save.fmt is the format of every output unless per_file_format */
+    int per_file_format;          /* take each output's format from its extension */
+    const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
+    int gpu_jpeg;                 /* on the GPU, decode 8-bit grey/RGB JPEGs there with nvJPEG */
+};
+
+/* Decode in and resolve the plan for it (into *pl), timing the decode. The input is read whole
+ * before anything is written, so with save.force an output may be the input itself (an existing
+ * output is refused earlier without it: io_check_output, the batch's checks). */
+int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
+             struct run_report *r);
+/* Encode img to out (into a temporary file renamed into place), timing it. */
+int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r);
+/* run_load, the selected backend, run_save: on success the report is complete. */
+int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r);
+
+#endif

@@ -1,0 +1,208 @@
+/* gpuimg: PNG chunk and JPEG marker walks (see formats.h). They read only the container
+ * structure; pixel decoding stays with stb_image. */
+#include <config.h>
+#include <string.h>
+#include <zlib.h>
+#include "core/error.h"
+#include "io/formats.h"
+
+static const uint8_t png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+enum file_kind sniff_kind(const uint8_t *buf, size_t len)
+{
+    if (len >= 8 && memcmp(buf, png_sig, 8) == 0)
+        return KIND_PNG;
+    /* as stb_image finds the start of image: 0xFF, any fill bytes 0xFF, then 0xD8 */
+    if (len >= 2 && buf[0] == 0xFF) {
+        size_t i = 1;
+        while (i < len && buf[i] == 0xFF)
+            i++;
+        if (i < len && buf[i] == 0xD8)
+            return KIND_JPEG;
+    }
+    if (len >= 2 && buf[0] == 'P' && (buf[1] == '5' || buf[1] == '6'))
+        return KIND_PNM;
+    return KIND_UNKNOWN;
+}
+
+static void chunk_name(char out[5], const uint8_t *p)
+{
+    for (int i = 0; i < 4; i++)
+        out[i] = (p[i] >= 32 && p[i] < 127) ? (char)p[i] : '?';
+    out[4] = 0;
+}
+
+int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
+{
+    size_t pos = 8;
+    int nchunk = 0;
+    for (;;) {
+        if (len - pos < 8)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated PNG: file ends at byte %zu, before the IEND chunk",
+                               name, len);
+        uint32_t clen = be32(buf + pos);
+        char cname[5];
+        chunk_name(cname, buf + pos + 4);
+        if (clen > 0x7fffffffu)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt PNG: chunk '%s' at byte %zu claims %u bytes",
+                               name, cname, pos, clen);
+        if ((size_t)clen + 12 > len - pos)
+            return gpuimg_fail(GPUIMG_EDECODE,
+                               "%s: truncated PNG: chunk '%s' at byte %zu needs %u bytes, the file ends after %zu",
+                               name, cname, pos, clen + 12, len - pos);
+        uint32_t want = be32(buf + pos + 8 + clen);
+        uint32_t got = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf + pos + 4, clen + 4);
+        if (want != got)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt PNG: bad CRC in chunk '%s' at byte %zu", name, cname, pos);
+        if (nchunk == 0) {
+            if (memcmp(cname, "IHDR", 4) != 0 || clen != 13)
+                return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt PNG: first chunk is '%s', not IHDR", name, cname);
+            uint32_t w = be32(buf + pos + 8), h = be32(buf + pos + 12);
+            if (w == 0 || h == 0)
+                return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid PNG: image has zero %s", name, w == 0 ? "width" : "height");
+            *pw = w;
+            *ph = h;
+        }
+        nchunk++;
+        if (memcmp(cname, "IEND", 4) == 0)
+            return GPUIMG_OK;
+        pos += (size_t)clen + 12;
+    }
+}
+
+/* A DHT segment's tables: stb_image writes a table's code lengths and symbols into arrays of
+ * 257 and 256 entries without checking that the 16 counts sum to at most 256 (found by
+ * tests/fuzz; tests/crashers/load/jpeg-dht-overflow.jpg). */
+static int dht_check(const char *name, const uint8_t *p, size_t n, size_t at, unsigned defined[2])
+{
+    size_t i = 0;
+    while (i < n) {
+        if (n - i < 17 || (p[i] >> 4) > 1 || (p[i] & 15) > 3)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: bad Huffman table in the segment at byte %zu", name, at);
+        size_t count = 0;
+        for (int k = 1; k <= 16; k++)
+            count += p[i + k];
+        if (count > 256 || count > n - i - 17)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: Huffman table with %zu codes in the segment at byte %zu",
+                               name, count, at);
+        defined[p[i] >> 4] |= 1u << (p[i] & 15);
+        i += 17 + count;
+    }
+    return GPUIMG_OK;
+}
+
+/* A scan (SOS) must use only Huffman tables defined before it: stb_image allocates its decoder
+ * without clearing it and would decode with whatever the memory held (found by tests/fuzz).
+ * Baseline scans use both tables of each component; a progressive DC scan its DC table (none
+ * when refining), an AC scan its AC table. */
+static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, int progressive, const unsigned defined[2])
+{
+    if (n < 1 || n < 1 + 2 * (size_t)p[0] + 3)
+        return GPUIMG_OK;   /* stb refuses a short scan header itself */
+    const int ns = p[0];
+    const uint8_t ss = p[1 + 2 * ns], ah = p[3 + 2 * ns] >> 4;
+    for (int i = 0; i < ns; i++) {
+        const int td = p[2 + 2 * i] >> 4, ta = p[2 + 2 * i] & 15;
+        const int need_dc = !progressive || (ss == 0 && ah == 0), need_ac = !progressive || ss != 0;
+        if ((need_dc && td < 4 && !(defined[0] >> td & 1)) || (need_ac && ta < 4 && !(defined[1] >> ta & 1)))
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: the scan at byte %zu uses a Huffman table never defined",
+                               name, at);
+    }
+    return GPUIMG_OK;
+}
+
+/* Walk JPEG markers from SOI to EOI, skipping entropy-coded data after each SOS. A file without
+ * EOI was cut short: stb would fill the missing rows with grey and report success. */
+int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
+{
+    size_t pos = 1;
+    int st, progressive = 0;
+    unsigned defined[2] = { 0, 0 };   /* Huffman tables seen: DC, AC (bit = table id) */
+    while (pos < len && buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
+        pos++;
+    pos++;
+    for (;;) {
+        if (pos >= len)
+            break;
+        if (buf[pos] != 0xFF)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: expected a marker at byte %zu", name, pos);
+        while (pos < len && buf[pos] == 0xFF)
+            pos++;
+        if (pos >= len)
+            break;
+        uint8_t m = buf[pos++];
+        if (m == 0xD9)
+            return GPUIMG_OK;
+        if ((m >= 0xD0 && m <= 0xD7) || m == 0x01)
+            continue;
+        if (m == 0xD8 || m == 0x00)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: unexpected marker 0x%02X at byte %zu", name, m, pos - 1);
+        if (len - pos < 2)
+            break;
+        size_t seg = (size_t)buf[pos] << 8 | buf[pos + 1];
+        if (seg < 2)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: segment 0x%02X at byte %zu has length %zu",
+                               name, m, pos - 2, seg);
+        if (seg > len - pos)
+            break;
+        /* SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC): precision, height, width */
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && seg >= 7 && !*pw) {
+            *ph = (uint32_t)buf[pos + 3] << 8 | buf[pos + 4];
+            *pw = (uint32_t)buf[pos + 5] << 8 | buf[pos + 6];
+        }
+        if (m == 0xC2)
+            progressive = 1;
+        if (m == 0xC4 && (st = dht_check(name, buf + pos + 2, seg - 2, pos - 2, defined)))
+            return st;
+        if (m == 0xDA && (st = sos_check(name, buf + pos + 2, seg - 2, pos - 2, progressive, defined)))
+            return st;
+        pos += seg;
+        if (m == 0xDA) { /* entropy-coded data runs to the next marker that is not RSTn or a stuffed 0 */
+            while (pos + 1 < len) {
+                if (buf[pos] == 0xFF && buf[pos + 1] != 0x00 && !(buf[pos + 1] >= 0xD0 && buf[pos + 1] <= 0xD7)
+                    && buf[pos + 1] != 0xFF)
+                    break;
+                pos++;
+            }
+            if (pos + 1 >= len)
+                break;
+        }
+    }
+    return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated JPEG: the file ends at byte %zu without an end-of-image marker",
+                       name, len);
+}
+
+/* Binary PGM/PPM: stb_image reads the width, height and maximum value as ints with no overflow
+ * check (undefined behaviour past 2^31, found by tests/fuzz). The same tokens, read here first:
+ * whitespace and '#' comments, then digits. */
+int pnm_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
+{
+    static const char *const what[3] = { "width", "height", "maximum value" };
+    uint64_t v[3] = { 0, 0, 0 };
+    size_t pos = 2;
+    for (int k = 0; k < 3; k++) {
+        for (;;) {
+            while (pos < len && (buf[pos] == ' ' || (buf[pos] >= '\t' && buf[pos] <= '\r')))
+                pos++;
+            if (pos >= len || buf[pos] != '#')
+                break;
+            while (pos < len && buf[pos] != '\n' && buf[pos] != '\r')
+                pos++;
+        }
+        size_t digits = 0;
+        for (; pos < len && buf[pos] >= '0' && buf[pos] <= '9'; pos++, digits++)
+            if (digits < 12)
+                v[k] = v[k] * 10 + (uint64_t)(buf[pos] - '0');
+        if (digits > 9 || v[k] > (k < 2 ? (uint64_t)1 << 24 : 65535))
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid PNM header: the %s (%s%llu) is out of range", name, what[k],
+                               digits > 12 ? "more than " : "", (unsigned long long)v[k]);
+    }
+    *pw = (uint32_t)v[0];
+    *ph = (uint32_t)v[1];
+    return GPUIMG_OK;
+}

@@ -1,0 +1,297 @@
+/* gpuimg: PNG encoding on several threads. The rows are cut into strips; every strip's rows are
+ * filtered (the five PNG filters, the one with the smallest sum of absolute values kept, as libpng
+ * chooses) and then deflated on its own thread into raw deflate data that ends on a byte boundary
+ * (a sync flush), primed with the last 32 KiB of the strip before it as a dictionary so that the
+ * file is as small as one serial stream. The pieces, one zlib header and the Adler-32 of the
+ * whole combined from the strips' make one ordinary zlib stream: libpng writes the signature,
+ * IHDR, the IDAT chunks carrying it and IEND, so any PNG reader takes the file. */
+#include <config.h>
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "core/error.h"
+#include "io/pngenc.h"
+
+#define STRIP_MIN_BYTES (256u << 10)   /* below this a strip's fixed cost (dictionary, flush) shows */
+#define DICT_BYTES 32768u
+#define IDAT_MAX (1u << 20)
+
+static inline unsigned sabs(uint8_t v) { return v < 128 ? v : 256u - v; }
+
+static inline uint8_t paeth(int a, int b, int c)
+{
+    const int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+    return (uint8_t)(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+}
+
+/* Filter one row x (previous row p, NULL for the first) of n bytes, bpp bytes a pixel, into
+ * out[0] (the filter type) and out[1..n]; cand is scratch of 4 * n bytes. */
+static void filter_row(uint8_t *restrict out, const uint8_t *restrict x, const uint8_t *restrict p, size_t n,
+                       size_t bpp, uint8_t *restrict cand)
+{
+    uint8_t *sub = cand, *up = cand + n, *avg = cand + 2 * n, *pae = cand + 3 * n;
+    unsigned long s[5] = { 0, 0, 0, 0, 0 };
+    for (size_t i = 0; i < n; i++)
+        s[0] += sabs(x[i]);
+    for (size_t i = 0; i < bpp && i < n; i++) {
+        const int b = p ? p[i] : 0;
+        sub[i] = x[i];
+        up[i] = (uint8_t)(x[i] - b);
+        avg[i] = (uint8_t)(x[i] - (b >> 1));
+        pae[i] = (uint8_t)(x[i] - b);   /* a = c = 0: the predictor is b */
+    }
+    if (p) {
+        for (size_t i = bpp; i < n; i++) {
+            sub[i] = (uint8_t)(x[i] - x[i - bpp]);
+            up[i] = (uint8_t)(x[i] - p[i]);
+            avg[i] = (uint8_t)(x[i] - ((x[i - bpp] + p[i]) >> 1));
+            pae[i] = (uint8_t)(x[i] - paeth(x[i - bpp], p[i], p[i - bpp]));
+        }
+    } else {
+        for (size_t i = bpp; i < n; i++) {
+            sub[i] = (uint8_t)(x[i] - x[i - bpp]);
+            up[i] = x[i];
+            avg[i] = (uint8_t)(x[i] - (x[i - bpp] >> 1));
+            pae[i] = sub[i];   /* b = c = 0: the predictor is a */
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        s[1] += sabs(sub[i]);
+        s[2] += sabs(up[i]);
+        s[3] += sabs(avg[i]);
+        s[4] += sabs(pae[i]);
+    }
+    int best = 0;
+    for (int f = 1; f < 5; f++)
+        if (s[f] < s[best])
+            best = f;
+    out[0] = (uint8_t)best;
+    memcpy(out + 1, best ? cand + (size_t)(best - 1) * n : x, n);
+}
+
+/* The row's bytes as PNG stores them: 16-bit samples big-endian. */
+static const uint8_t *png_row(const struct image *im, int y, uint8_t *swap, size_t n)
+{
+    const uint8_t *r = im->data + (size_t)y * im->stride;
+    if (im->depth == 8)
+        return r;
+    const uint16_t one = 1;
+    if (*(const uint8_t *)&one == 0)
+        return r;   /* big-endian host */
+    for (size_t i = 0; i < n; i += 2) {
+        swap[i] = r[i + 1];
+        swap[i + 1] = r[i];
+    }
+    return swap;
+}
+
+struct strip {
+    int y0, y1;
+    uint8_t *z;        /* compressed bytes */
+    size_t zlen;
+    uLong adler;
+    int status;
+};
+
+/* Filter rows y0..y1 of im into f (1 + n bytes a row). */
+static int filter_strip(const struct image *im, int y0, int y1, uint8_t *f, size_t n, size_t bpp)
+{
+    uint8_t *buf = malloc(6 * n + 2);
+    if (!buf)
+        return GPUIMG_ENOMEM;
+    uint8_t *cand = buf, *sw[2] = { buf + 4 * n, buf + 5 * n };
+    const uint8_t *prev = y0 > 0 ? png_row(im, y0 - 1, sw[(y0 - 1) & 1], n) : NULL;   /* never row y0's buffer */
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *x = png_row(im, y, sw[y & 1], n);
+        filter_row(f + (size_t)(y - y0) * (n + 1), x, prev, n, bpp, cand);
+        prev = x;
+    }
+    free(buf);
+    return GPUIMG_OK;
+}
+
+static uLong adler_of(const uint8_t *p, size_t len)
+{
+    uLong a = adler32(0L, Z_NULL, 0);
+    for (size_t off = 0; off < len;) {   /* zlib counts in uInt: at most 1 GiB a call */
+        const size_t step = len - off < (1u << 30) ? len - off : (1u << 30);
+        a = adler32(a, p + off, (uInt)step);
+        off += step;
+    }
+    return a;
+}
+
+/* Deflate in[0..len) (dictionary: the dict bytes before in) into s->z, ending with a sync flush
+ * (byte-aligned, not final) or, for the last strip, the final block. */
+static int deflate_strip(struct strip *s, const uint8_t *in, size_t len, size_t dict, int level, int last)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_FILTERED) != Z_OK)
+        return GPUIMG_ENOMEM;
+    int st = GPUIMG_OK;
+    if (dict && deflateSetDictionary(&z, in - dict, (uInt)dict) != Z_OK)
+        st = GPUIMG_EINTERNAL;
+    size_t cap = deflateBound(&z, len) + 4096, done = 0;
+    if (!st && !(s->z = malloc(cap)))
+        st = GPUIMG_ENOMEM;
+    while (!st) {
+        if (z.avail_in == 0 && done < len) {
+            const size_t step = len - done < (1u << 30) ? len - done : (1u << 30);
+            z.next_in = (Bytef *)(in + done);
+            z.avail_in = (uInt)step;
+            done += step;
+        }
+        const int flush = done < len || z.avail_in ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH;
+        if (cap - s->zlen < 4096) {
+            uint8_t *nz = realloc(s->z, cap * 2);
+            if (!nz) {
+                st = GPUIMG_ENOMEM;
+                break;
+            }
+            s->z = nz;
+            cap *= 2;
+        }
+        const size_t room = cap - s->zlen < (1u << 30) ? cap - s->zlen : (1u << 30);
+        z.next_out = s->z + s->zlen;
+        z.avail_out = (uInt)room;
+        const int rc = deflate(&z, flush);
+        s->zlen += room - z.avail_out;
+        if (rc == Z_STREAM_ERROR)
+            st = GPUIMG_EINTERNAL;
+        else if ((flush == Z_FINISH && rc == Z_STREAM_END) || (flush == Z_SYNC_FLUSH && z.avail_out > 0))
+            break;   /* a sync flush is complete when it left output room unused */
+    }
+    deflateEnd(&z);
+    s->adler = adler_of(in, len);
+    return st;
+}
+
+struct png_err { jmp_buf jb; char msg[200]; };
+
+static void on_error(png_structp png, png_const_charp msg)
+{
+    struct png_err *e = png_get_error_ptr(png);
+    snprintf(e->msg, sizeof e->msg, "%s", msg);
+    longjmp(e->jb, 1);
+}
+static void on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
+
+/* Write the container with libpng around the zlib stream made of header + strips + adler. */
+static int write_container(FILE *fp, const char *name, const struct image *im, const uint8_t zhead[2],
+                           const struct strip *s, int ns, const uint8_t ztail[4])
+{
+    static const int ctype[5] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                  PNG_COLOR_TYPE_RGB_ALPHA };
+    struct png_err err = { .msg = "" };
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &err, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot start the PNG encoder", name);
+    }
+    uint8_t *chunk = NULL;
+    if (setjmp(err.jb)) {
+        int e = errno;
+        free(chunk);
+        png_destroy_write_struct(&png, &info);
+        if (ferror(fp))
+            return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(e));
+        return gpuimg_fail(GPUIMG_EENCODE, "%s: PNG encoder: %s", name, err.msg);
+    }
+    png_init_io(png, fp);
+    png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, im->depth, ctype[im->c], PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    /* IDAT chunks of up to 1 MiB, filled across the pieces */
+    chunk = malloc(IDAT_MAX);
+    if (!chunk)
+        png_error(png, "out of memory");
+    size_t fill = 0;
+    for (int k = -1; k <= ns; k++) {
+        const uint8_t *p = k < 0 ? zhead : k == ns ? ztail : s[k].z;
+        size_t len = k < 0 ? 2 : k == ns ? 4 : s[k].zlen;
+        while (len) {
+            size_t take = IDAT_MAX - fill < len ? IDAT_MAX - fill : len;
+            memcpy(chunk + fill, p, take);
+            fill += take;
+            p += take;
+            len -= take;
+            if (fill == IDAT_MAX || (k == ns && len == 0)) {
+                png_write_chunk(png, (png_const_bytep) "IDAT", chunk, fill);
+                fill = 0;
+            }
+        }
+    }
+    png_write_chunk(png, (png_const_bytep) "IEND", NULL, 0);
+    free(chunk);
+    chunk = NULL;
+    png_destroy_write_struct(&png, &info);
+    return GPUIMG_OK;
+}
+
+int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads)
+{
+    const size_t bpp = image_bpp(im), n = (size_t)im->w * bpp, rowf = n + 1;
+    const size_t total = rowf * (size_t)im->h;
+    int ns = threads > 1 ? 4 * threads : 1;   /* a few strips a thread evens out their costs */
+    if ((size_t)ns > total / STRIP_MIN_BYTES)
+        ns = (int)(total / STRIP_MIN_BYTES);
+    if (ns > im->h)
+        ns = im->h;
+    if (ns < 1)
+        ns = 1;
+    uint8_t *f = malloc(total);
+    struct strip *s = calloc((size_t)ns, sizeof *s);
+    if (!f || !s) {
+        free(f);
+        free(s);
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the PNG encoder", name);
+    }
+    for (int k = 0; k < ns; k++) {
+        s[k].y0 = (int)((long long)im->h * k / ns);
+        s[k].y1 = (int)((long long)im->h * (k + 1) / ns);
+    }
+    const int nthreads = threads < 1 ? 1 : threads > ns ? ns : threads;
+    (void)nthreads;   /* unused without OpenMP */
+    /* Two phases: the dictionary of a strip is the filtered end of the one before it. */
+    #pragma omp parallel num_threads(nthreads)
+    {
+        #pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < ns; k++)
+            s[k].status = filter_strip(im, s[k].y0, s[k].y1, f + (size_t)s[k].y0 * rowf, n, bpp);
+        #pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < ns; k++) {
+            if (s[k].status)
+                continue;
+            const size_t off = (size_t)s[k].y0 * rowf, len = (size_t)(s[k].y1 - s[k].y0) * rowf;
+            const size_t dict = off < DICT_BYTES ? off : DICT_BYTES;
+            s[k].status = deflate_strip(&s[k], f + off, len, dict, level, k == ns - 1);
+        }
+    }
+    int st = GPUIMG_OK;
+    uLong adler = adler32(0L, Z_NULL, 0);
+    for (int k = 0; k < ns && !st; k++) {
+        if (s[k].status)
+            st = gpuimg_fail(s[k].status, "%s: PNG encoder: %s", name,
+                             s[k].status == GPUIMG_ENOMEM ? "out of memory" : "zlib failed");
+        else
+            adler = adler32_combine(adler, s[k].adler, (z_off_t)((size_t)(s[k].y1 - s[k].y0) * rowf));
+    }
+    free(f);
+    if (!st) {
+        const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+        uint8_t zhead[2] = { 0x78, (uint8_t)(flevel << 6) };
+        zhead[1] += (uint8_t)((31 - (zhead[0] * 256 + zhead[1]) % 31) % 31);
+        const uint8_t ztail[4] = { (uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8),
+                                   (uint8_t)adler };
+        st = write_container(fp, name, im, zhead, s, ns, ztail);
+    }
+    for (int k = 0; k < ns; k++)
+        free(s[k].z);
+    free(s);
+    return st;
+}

@@ -1,0 +1,10 @@
+/* gpuimg: the PNG encoder that uses several threads for one image (see pngenc.c). */
+#ifndef GPUIMG_PNGENC_H
+#define GPUIMG_PNGENC_H
+#include <stdio.h>
+#include "core/image.h"
+
+/* Write im as PNG to fp at zlib level 0..9 on up to threads threads. name is for messages. */
+int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads);
+
+#endif

@@ -1,0 +1,282 @@
+/* gpuimg: gaussian blur. A separable kernel of size round(6 sigma + 1) | 1 taps for 8 bits and
+ * round(8 sigma + 1) | 1 for 16 bits (OpenCV's choice), with OpenCV's fixed-point weights (Q8 for
+ * 8 bits, Q16 for 16), run by the shared separable engine (premultiplied alpha): bit-exact with
+ * cv2.GaussianBlur without alpha. Borders: reflect101 (dcb|abcd|cba, folded again for kernels wider than the image),
+ * replicate, or constant 0. */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include "core/error.h"
+#include "core/op.h"
+#include "ops/common/sepfilter.h"
+#include "cuda/blur/kernels.h"
+#include "cuda/sepfilter/kernels.h"
+
+extern const struct op_desc op_blur;   /* this operation, defined at the end */
+
+enum { P_SIGMA, P_BORDER };
+enum { B_REFLECT101, B_REPLICATE, B_CONSTANT };
+static const struct op_param params[] = {
+    { "sigma", PARAM_NUMBER, 0, 100, 1, NULL, NULL, "standard deviation of the gaussian in pixels" },
+    { "border", PARAM_CHOICE, 0, 0, 0, "reflect101|replicate|constant", "reflect101",
+      "what lies beyond the edges: mirror without repeating the edge, repeat the edge, or 0" },
+};
+
+static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
+{
+    *out = *in;
+    return GPUIMG_OK;
+}
+
+int blur_kernel_size(double sigma, int depth)
+{
+    return (int)lround(sigma * (depth == 8 ? 6 : 8) + 1) | 1;
+}
+
+/* Source index for p under the border rule, or -1 for "outside, value 0". */
+static int border_index(int p, int n, int mode)
+{
+    if (p >= 0 && p < n)
+        return p;
+    if (mode == B_CONSTANT)
+        return -1;
+    if (mode == B_REPLICATE || n == 1)
+        return p < 0 ? 0 : n - 1;
+    while (p < 0 || p >= n)   /* reflect101, repeated for kernels wider than the image */
+        p = p < 0 ? -p : 2 * (n - 1) - p;
+    return p;
+}
+
+static int blur_taps(struct taps *t, int n, const uint32_t *kern, int ksize, int mode)
+{
+    int r = taps_alloc(t, n, ksize);
+    if (r)
+        return r;
+    const int rad = ksize / 2;
+    t->kern = kern;   /* away from the borders every output has the same taps */
+    t->lo = rad;
+    t->hi = n - rad;
+    for (int o = 0; o < n; o++)
+        for (int k = 0; k < ksize; k++) {
+            int p = border_index(o - rad + k, n, mode);
+            t->idx[(size_t)o * ksize + k] = p < 0 ? 0 : p;
+            t->w[(size_t)o * ksize + k] = p < 0 ? 0 : kern[k];
+        }
+    return GPUIMG_OK;
+}
+
+/* The Q16 kernel for sigma at depth: ksize weights (caller frees), or NULL. OpenCV's bit-exact
+ * construction: g_i = exp(-(i - ksize/2)^2 / (2 sigma^2)) / sum, quantised from the outside in
+ * with the rounding error carried to the next tap, the centre taking what makes the sum exact.
+ * 8 bits: Q8 (OpenCV's ufixedpoint16), scaled to Q16 so the engine's one rounding gives
+ * (sum + 2^15) >> 16; every weight is then a multiple of 256, which the fast paths rely on
+ * (blur_is_q8). 16 bits: Q16. */
+static uint32_t *make_kernel(double sigma, int depth, int *ksize_out)
+{
+    const int ksize = blur_kernel_size(sigma, depth), rad = ksize / 2, bits = depth == 8 ? 8 : 16;
+    double *g = malloc(sizeof *g * ksize);
+    uint32_t *kern = malloc(sizeof *kern * ksize);
+    if (!g || !kern) {
+        free(g);
+        free(kern);
+        gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur kernel");
+        return NULL;
+    }
+    const double scale = -0.125 / (sigma * sigma);   /* in OpenCV's form: x = 2k, x^2 / 8 sigma^2 */
+    double sum = 1;
+    for (int k = 0; k < rad; k++) {
+        const double x = 2.0 * (k - rad);
+        sum += 2 * (g[k] = exp(x * x * scale));
+    }
+    const double one = (double)(1 << bits), mul = 1 / sum;
+    double err = 0;
+    int64_t placed = 0;
+    for (int k = 0; k < rad; k++) {
+        const double v = g[k] * mul * one + err, q = nearbyint(v);
+        err = v - q;
+        kern[k] = kern[ksize - 1 - k] = (uint32_t)q << (16 - bits);
+        placed += 2 * (int64_t)q;
+    }
+    kern[rad] = (uint32_t)((int64_t)(1 << bits) - placed) << (16 - bits);
+    free(g);
+    *ksize_out = ksize;
+    return kern;
+}
+
+static int cpu(const struct op_args *a, const struct image *in, struct image *out)
+{
+    const int mode = a->v[P_BORDER].choice;
+    int ksize;
+    uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
+    if (!kern)
+        return GPUIMG_ENOMEM;
+    struct taps tx = { 0 }, ty = { 0 };
+    int r = blur_taps(&tx, in->w, kern, ksize, mode);
+    if (!r)
+        r = blur_taps(&ty, in->h, kern, ksize, mode);
+    if (!r)
+        r = sepfilter_run(in, out, &tx, &ty);
+    taps_free(&tx);
+    taps_free(&ty);
+    free(kern);
+    return r;
+}
+
+#ifdef HAVE_CUDA
+/* Border map for the separable kernels: source index of positions -r .. n+r-1, or -1. */
+static int32_t *border_map(int n, int rad, int mode)
+{
+    int32_t *m = malloc(sizeof *m * ((size_t)n + 2 * rad));
+    if (m)
+        for (int p = -rad; p < n + rad; p++)
+            m[p + rad] = border_index(p, n, mode);
+    return m;
+}
+
+/* perpixel, coalesced: the tap tables the CPU uses. separable, tiled and tensor: the kernel, the
+ * two border maps and, for separable, scratch for the exact column sums (gpu_blur_scratch);
+ * tensor also whether every Q8 weight fits a byte (n[1]). */
+static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                       struct gpu_tables *t)
+{
+    const int mode = a->v[P_BORDER].choice;
+    int ksize, r;
+    uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
+    if (!kern)
+        return GPUIMG_ENOMEM;
+    if (variant == KV_SEPARABLE || variant == KV_TILED || variant == KV_TENSOR) {
+        const int rad = ksize / 2;
+        int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
+        const void *host[4] = { kern, bx, by, NULL };
+        t->n[0] = ksize;
+        t->n[1] = 1;   /* a weight of 256 (a tiny sigma's centre) does not fit the tensor kernel's bytes */
+        for (int k = 0; k < ksize; k++)
+            if (kern[k] > 255u << 8)
+                t->n[1] = 0;
+        /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
+        const int scratch = variant == KV_SEPARABLE
+                            || (!gpu_blur_tiled_scratchless(in->c, in->depth, ksize)
+                                && !(variant == KV_TENSOR
+                                     && gpu_blur_tensor_applies(in->c, in->depth, ksize, t->n[1], in->w, in->h) == 1));
+        const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
+                                  scratch ? gpu_blur_scratch(in->w, in->h, in->c, in->depth) : 0 };
+        r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
+                     : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
+        free(bx);
+        free(by);
+    } else {
+        struct taps tx = { 0 }, ty = { 0 };
+        r = blur_taps(&tx, in->w, kern, ksize, mode);
+        if (!r)
+            r = blur_taps(&ty, in->h, kern, ksize, mode);
+        if (!r) {
+            const void *host[4] = { tx.idx, tx.w, ty.idx, ty.w };
+            const size_t nx = (size_t)tx.count * ksize * 4, ny = (size_t)ty.count * ksize * 4;
+            const size_t bytes[4] = { nx, nx, ny, ny };
+            r = op_tables_upload(&op_blur, variant, t, 4, host, bytes);
+            t->n[0] = t->n[1] = ksize;
+        }
+        taps_free(&tx);
+        taps_free(&ty);
+    }
+    free(kern);
+    return r;
+}
+
+static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
+                      const struct gpu_image *out)
+{
+    char err[256];
+    int rc = variant == KV_SEPARABLE
+                 ? gpu_blur_separable(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
+             : variant == KV_TILED
+                 ? gpu_blur_tiled(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
+             : variant == KV_TENSOR ? gpu_blur_tensor(in, out, t->part[0], t->n[0], t->n[1], t->part[1], t->part[2],
+                                                      t->part[3], err, sizeof err)
+                 : gpu_sepfilter(variant, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3], t->n[1],
+                                 err, sizeof err);
+    return rc ? op_cuda_fail(&op_blur, variant, err) : GPUIMG_OK;
+}
+
+/* The one-pass and tensor kernels write their tile transposed as easily as straight; the tensor
+ * kernel only up to 64 MiB of image, where it measured faster so (H200, 21st session:
+ * blur=2,transpose of 5000x3400 RGB, 51 MB, 0.095-0.097 fused against 0.102-0.105 ms apart; grey
+ * 0.054-0.055 against 0.058-0.059), not above (10109x4542 RGB, 138 MB, 0.267 against 0.241; grey,
+ * 46 MB, level): each tile writes its transposed rows TH pixels at a time. The tensor kernel takes
+ * it wherever it runs itself (grey+alpha too, which no one-pass kernel writes transposed, and past
+ * the one-pass kernels' taps) and where it falls back to the one-pass kernel
+ * (gpu_blur_tensor_transposes). */
+#define TENSOR_FUSE_MAX (64u << 20)
+static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                         const struct gpu_tables *t)
+{
+    (void)a;
+    size_t bytes = 0;
+    geom_bytes(in, &bytes);
+    return (variant == KV_TILED && gpu_blur_onepass_applies(in->c, in->depth, t->n[0]))
+                   || (variant == KV_TENSOR && bytes <= TENSOR_FUSE_MAX
+                       && gpu_blur_tensor_transposes(in->c, in->depth, t->n[0], t->n[1], in->w, in->h))
+               ? FUSE_TRANSPOSE_OUT
+               : 0;
+}
+#endif
+
+/* auto: the tensor-core kernel where it measured fastest, 8-bit images of 256 KiB and more
+ * (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured from
+ * 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB; 28th session:
+ * RGBA 0.032 against 0.053 ms at 1920x1080, 0.41 against 0.96 at 45.9 Mpx, H100; 29th: RGBA level
+ * at 320x240 and 480x360), grey+alpha from 1.5 MiB (29th session: its one-pass kernel, blur_alpha,
+ * measured faster at 960x540, 0.0133 against 0.0170 ms on the H200, and at sigma 2 up to 1024x768,
+ * 0.0148 against 0.0160 on the H100, where at sigma 5 the tensor kernel is, 0.0232 against 0.0249;
+ * the tensor kernel at 1280x720 both ways, 0.0154 against 0.0168, and beyond); below that the
+ * one-pass kernel runs. Each runs the next kernel (one-pass, then two passes) for the sizes it does
+ * not take. */
+#define TENSOR_MIN_BYTES (256u << 10)
+#define TENSOR_MIN_BYTES_GA (3u << 19)
+static int blur_auto_for(const struct geom *in)
+{
+    return in->depth == 8
+                   && (size_t)in->w * in->h * in->c >= (in->c == 2 ? TENSOR_MIN_BYTES_GA : TENSOR_MIN_BYTES)
+               ? KV_TENSOR
+               : KV_TILED;
+}
+
+/* A tile needs its halo of ksize / 2 pixels, clipped at the image's edges: where it is clipped
+ * the tile's edge is the image's, so the border rule gives what it gives without tiles. */
+static void region(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                   struct rect *need, struct rect *yields)
+{
+    const int rad = blur_kernel_size(a->v[P_SIGMA].num, in->depth) / 2;
+    const int x0 = want->x - rad < 0 ? 0 : want->x - rad, y0 = want->y - rad < 0 ? 0 : want->y - rad;
+    const int x1 = want->x + want->w + rad > in->w ? in->w : want->x + want->w + rad;
+    const int y1 = want->y + want->h + rad > in->h ? in->h : want->y + want->h + rad;
+    *need = (struct rect){ x0, y0, x1 - x0, y1 - y0 };
+    *yields = *need;
+}
+
+const struct op_desc op_blur = {
+    .name = "blur",
+    .summary = "gaussian blur with standard deviation sigma (blur=2, blur=2:border=replicate)",
+    .definition =
+        "Separable gaussian of ksize = round(6*sigma+1)|1 taps for 8-bit images and round(8*sigma+1)|1 for "
+        "16-bit, with OpenCV's fixed-point weights (Q8 for 8 bits, Q16 for 16: exp(-k^2/(2 sigma^2)) "
+        "normalised, quantised from the outside in with the error carried inward, the centre making the sum "
+        "exact), summed exactly and rounded once. border=reflect101 (default) mirrors without repeating the "
+        "edge pixel (dcb|abcd|cba), replicate repeats it, constant uses 0. Without alpha the result equals "
+        "cv2.GaussianBlur(img, (0,0), sigma) with the same border bit for bit, 8 and 16 bits. With alpha, "
+        "colour is filtered premultiplied (within 1 level of OpenCV on premultiplied float planes; 4 of 65535).",
+    .params = params,
+    .nparams = 2,
+    .resolve = resolve,
+    .cpu = cpu,
+    .region = region,
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE) | KV_BIT(KV_TENSOR),
+               KV_TILED,
+               gpu_prepare, gpu_launch),
+    GPU_FUSE(gpu_fuse),
+    .gpu_auto_for = blur_auto_for,
+    .gpu_auto_text = "tensor for 8-bit images of 256 KiB and more (grey+alpha from 1.5 MiB; with alpha up to 49 "
+                     "taps), tiled otherwise (two passes, as separable, past 21 to 33 taps by layout)",
+    .gpu_shape = { [KV_TILED] = SHAPE_FIXED },
+    .examples = EXAMPLES("blur=2"),
+};
