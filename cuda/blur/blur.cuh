@@ -155,13 +155,13 @@ __device__ __forceinline__ void sums4_sym(const E *p, const uint32_t (&wk)[KS], 
 
 /* The families' entries, one instantiation per layout in its own file: a launch of ksize taps
  * through the border maps bx, by (blur_q8: 8-bit grey, RGB, RGBA, straight or transposed; blur16:
- * 16-bit grey, RGB; blur_alpha: grey+alpha and 16-bit RGBA; tensor: 8-bit, T uint8_t). -1: no
+ * 16-bit grey, RGB; blur_alpha: grey+alpha and 16-bit RGBA; tensor: 8-bit, written transposed or not). -1: no
  * compiled size holds ksize taps. */
 #define BLUR_ENTRY_ARGS const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize, \
                         const int32_t *bx, const int32_t *by, char *err, size_t errlen
 template <int C> int blur_q8_dispatch(BLUR_ENTRY_ARGS);
 template <int C> int blur16_dispatch(BLUR_ENTRY_ARGS);
 template <typename T, int C> int blur_alpha_dispatch(BLUR_ENTRY_ARGS);
-template <typename T, int C> int blur_tensor_dispatch(BLUR_ENTRY_ARGS);
+template <int C, bool TR> int blur_tensor_run(BLUR_ENTRY_ARGS);
 
 #endif

@@ -1,11 +1,18 @@
 /* gpuimg: blur, the tensor-core kernel's entry: which blurs it takes, RGB as planes past TN_MAXK3 taps. */
 #include "cuda/blur/tensor.cuh"
 
-/* compiled in tensor_c1.cu .. tensor_c4.cu, one channel count each, side by side under make -j */
-extern template int blur_tensor_dispatch<uint8_t, 1>(BLUR_ENTRY_ARGS);
-extern template int blur_tensor_dispatch<uint8_t, 2>(BLUR_ENTRY_ARGS);
-extern template int blur_tensor_dispatch<uint8_t, 3>(BLUR_ENTRY_ARGS);
-extern template int blur_tensor_dispatch<uint8_t, 4>(BLUR_ENTRY_ARGS);
+/* compiled in tensor_c1.cu .. tensor_c4t.cu, side by side under make -j */
+#define TN_EXTERN(C) extern template int blur_tensor_run<C, false>(BLUR_ENTRY_ARGS); \
+                     extern template int blur_tensor_run<C, true>(BLUR_ENTRY_ARGS);
+TN_EXTERN(1) TN_EXTERN(2) TN_EXTERN(3) TN_EXTERN(4)
+
+/* (T: the sample type, uint8_t, for DISPATCH_C) */
+template <typename T, int C> static int blur_tensor_dispatch(BLUR_ENTRY_ARGS)
+{
+    static_assert(sizeof(T) == 1, "the tensor blur takes 8-bit samples");
+    return out->transposed ? blur_tensor_run<C, true>(in, out, kern, ksize, bx, by, err, errlen)
+                           : blur_tensor_run<C, false>(in, out, kern, ksize, bx, by, err, errlen);
+}
 
 /* RGB past TN_MAXK3 taps (its tiles fill an SM alone, grey's fit up to TN_MAXK1): three grey
  * planes through the grey kernel. rgb_planes<false> (split) writes the n interleaved pixels of src

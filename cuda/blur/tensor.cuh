@@ -1,5 +1,5 @@
-/* gpuimg: blur, the tensor-core kernel (blur_tensor) and its launch, instantiated per channel
- * count by tensor_c1.cu .. tensor_c4.cu. */
+/* gpuimg: blur, the tensor-core kernel (blur_tensor) and its launch, instantiated one channel count
+ * and output form a file (tensor_c1.cu .. tensor_c4t.cu). */
 #ifndef GPUIMG_CUDA_BLUR_TENSOR_CUH
 #define GPUIMG_CUDA_BLUR_TENSOR_CUH
 #include "cuda/blur/blur.cuh"
@@ -640,18 +640,14 @@ template <int C, typename R, typename F> static R by_tensor_size(int ksize, R no
     return none;
 }
 
-/* (T: the sample type, uint8_t, for DISPATCH_C) */
-template <typename T, int C>
-int blur_tensor_dispatch(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,
-                           const int32_t *bx, const int32_t *by, char *err, size_t errlen)
+/* The launch for the smallest compiled size K that holds ksize taps of C channels, written
+ * straight or transposed (TR); -1 where no size holds them. Instantiated one (C, TR) a file:
+ * tensor_cN.cu and tensor_cNt.cu, so that make -j compiles them side by side. */
+template <int C, bool TR> int blur_tensor_run(BLUR_ENTRY_ARGS)
 {
-    static_assert(sizeof(T) == 1, "the tensor blur takes 8-bit samples");
     return by_tensor_size<C>(ksize, -1, [&](auto K) {
-        constexpr int k = decltype(K)::value;
-        return out->transposed ? launch_tall<C, k, true>(in, out, kern, ksize, bx, by, err, errlen)
-                               : launch_tall<C, k, false>(in, out, kern, ksize, bx, by, err, errlen);
+        return launch_tall<C, decltype(K)::value, TR>(in, out, kern, ksize, bx, by, err, errlen);
     });
 }
-
 
 #endif

@@ -1,4 +1,4 @@
-/* gpuimg: blur, the tensor-core kernel for 1-channel images (tensor.cuh). */
+/* gpuimg: blur, the tensor-core kernel (tensor.cuh) for grey images, written straight. */
 #include "cuda/blur/tensor.cuh"
 
-template int blur_tensor_dispatch<uint8_t, 1>(BLUR_ENTRY_ARGS);
+template int blur_tensor_run<1, false>(BLUR_ENTRY_ARGS);

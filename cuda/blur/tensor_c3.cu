@@ -1,4 +1,4 @@
-/* gpuimg: blur, the tensor-core kernel for 3-channel images (tensor.cuh). */
+/* gpuimg: blur, the tensor-core kernel (tensor.cuh) for RGB images, written straight. */
 #include "cuda/blur/tensor.cuh"
 
-template int blur_tensor_dispatch<uint8_t, 3>(BLUR_ENTRY_ARGS);
+template int blur_tensor_run<3, false>(BLUR_ENTRY_ARGS);

@@ -1,4 +1,4 @@
-/* gpuimg: blur, the tensor-core kernel for 4-channel images (tensor.cuh). */
+/* gpuimg: blur, the tensor-core kernel (tensor.cuh) for RGBA images, written straight. */
 #include "cuda/blur/tensor.cuh"
 
-template int blur_tensor_dispatch<uint8_t, 4>(BLUR_ENTRY_ARGS);
+template int blur_tensor_run<4, false>(BLUR_ENTRY_ARGS);

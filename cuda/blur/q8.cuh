@@ -1,4 +1,7 @@
-/* gpuimg: blur, the one-pass kernel of 8-bit grey, RGB and RGBA (blur_q8). Exact. */
+/* gpuimg: blur, the one-pass kernel of 8-bit grey, RGB and RGBA (blur_q8). Exact. Instantiated one
+ * channel count a file (q8_c1.cu, q8_c3.cu, q8_c4.cu). */
+#ifndef GPUIMG_CUDA_BLUR_Q8_CUH
+#define GPUIMG_CUDA_BLUR_Q8_CUH
 #include "cuda/blur/blur.cuh"
 
 /* tiled (q8): the one-pass kernel for 8-bit grey, RGB and RGBA, whose weights are Q8 (multiples of
@@ -268,6 +271,4 @@ int blur_q8_dispatch(const gpu_image *in, const gpu_image *out, const uint32_t *
     });
 }
 
-template int blur_q8_dispatch<1>(BLUR_ENTRY_ARGS);
-template int blur_q8_dispatch<3>(BLUR_ENTRY_ARGS);
-template int blur_q8_dispatch<4>(BLUR_ENTRY_ARGS);
+#endif
