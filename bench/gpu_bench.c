@@ -4,8 +4,9 @@
  * one process on the GPU. Fresh synthetic inputs for every size and layout; every GPU output is
  * checked against the OpenMP reference before it is timed (bench stops on a mismatch); 3 warm-up
  * launches, then the median of --repeat (default 30) CUDA-event timings. GB/s counts the bytes
- * an operation must read and write (its input and output images). resize=200% takes a half-size
- * input so that its output is the full size, as NPP's anchor does.
+ * an operation must read and write (its input and output images). The operations are each one's
+ * examples from the registry; one that enlarges (resize=200%) takes a half-size input so that its
+ * output is the full size, as NPP's anchor does.
  *   bench/gpu_bench [--repeat N] [--csv FILE] [--quick] [--op NAME] [--size WxH] [--channels N]
  *                   [--depth D] [--pipeline P]... [--sigma S]... [--no-npp]
  * --quick: grey and RGB 8-bit only; --channels, --depth: only that layout (--channels 2, grey+alpha,
@@ -32,10 +33,9 @@ int bench_npp(const char *op, int c, int depth, int w, int h, const void *in, vo
               char *err, size_t errlen);
 #endif
 
-static struct { const char *pipe; int half; } cases[8] = {
-    { "gray", 0 }, { "resize=50%", 0 }, { "resize=200%", 1 }, { "blur=2", 0 }, { "transpose", 0 }, { "rotate=90", 0 },
-    { "flip=h", 0 },
-};
+/* the cases: every operation's examples (the registry), or the --sigma sweep; half: the example
+ * enlarges, so it takes a half-size input and makes an output of the full size */
+static struct { const char *pipe; int half; } cases[32];
 
 static FILE *csv;
 
@@ -107,7 +107,14 @@ int main(int argc, char **argv)
     int repeat = 30, quick = 0, no_npp = 0, nsizes = 2, npipes = 0, only_c = 0, only_d = 0;
     const char *only = NULL, *pipes[8] = { "gray,resize=50%,blur=2,transpose" };
     static char sweep[8][32];
-    size_t ncases = 7, nsweep = 0;
+    const char *examples[32];
+    size_t ncases = (size_t)test_examples(examples, 32, 0), nsweep = 0;
+    for (size_t k = 0; k < ncases; k++) {
+        struct plan pl;
+        const struct geom g1 = { 1000, 1000, 3, 8 };
+        cases[k].pipe = examples[k];
+        cases[k].half = !plan_parse(examples[k], &pl) && !plan_resolve(&pl, &g1, 0) && pl.out.w * pl.out.h > 1000 * 1000;
+    }
     int sizes[2][2] = { { 10109, 4542 }, { 1920, 1080 } };
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)

@@ -1,7 +1,9 @@
 /* gpuimg tests: the tiling (src/engine/tile.c) that the GPU uses when a pipeline does not fit in device
  * memory, checked on the OpenMP path: every tileable pipeline, run in tiles of many shapes (1x1,
  * thin strips, odd sizes, tiles smaller than the blur's halo, one tile), equals the same
- * pipeline run whole, byte for byte, for every layout, both depths and the odd sizes. Also: a
+ * pipeline run whole, byte for byte, for every layout, both depths and the odd sizes: every
+ * tileable operation's examples from the registry, then more. Also: every operation has examples,
+ * a
  * pipeline with a step that cannot be tiled (resize) is named, and tile_shrink halves. */
 #include <config.h>
 #include <stdio.h>
@@ -47,11 +49,32 @@ static void check(const char *pipeline, const struct image *src, int tw, int th)
 
 int main(void)
 {
-    static const char *const pipes[] = {
+    /* every tileable operation's examples (the registry), then other parameters and pipelines */
+    static const char *const more[] = {
         "gray", "blur=2", "blur=0.6:border=replicate", "blur=3:border=constant", "blur=9", "transpose", "rotate=90",
         "rotate=180", "rotate=270", "flip=h", "flip=v", "gray,blur=2,transpose", "blur=1.5,rotate=90,blur=1,flip=h",
         "rotate=270,blur=2:border=replicate,transpose,gray",
     };
+    const char *pipes[64];
+    size_t npipes = (size_t)test_examples(pipes, 64 - (int)(sizeof more / sizeof *more), 1);
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        pipes[npipes++] = more[i];
+    /* the registry: every operation has examples, each a pipeline of that operation alone */
+    for (int i = 0; i < gpuimg_nops; i++) {
+        static struct plan ex;
+        checks++;
+        const char *const *e = gpuimg_ops[i]->examples;
+        if (!e || !*e) {
+            failures++;
+            fprintf(stderr, "FAIL operation %s has no examples\n", gpuimg_ops[i]->name);
+        }
+        for (; e && *e; e++)
+            if (plan_parse(*e, &ex) || ex.nsteps != 1 || ex.steps[0].op != gpuimg_ops[i]) {
+                failures++;
+                fprintf(stderr, "FAIL %s's example '%s' is not a pipeline of it alone\n", gpuimg_ops[i]->name, *e);
+                gpuimg_clear_error();
+            }
+    }
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 } };
     static const int tiles[][2] = { { 1, 1 }, { 3, 2 }, { 5, 17 }, { 64, 1 }, { 1, 64 }, { 100, 37 }, { 256, 256 }, { 4096, 4096 } };
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -63,7 +86,7 @@ int main(void)
                     failures++;
                     continue;
                 }
-                for (size_t p = 0; p < sizeof pipes / sizeof pipes[0]; p++)
+                for (size_t p = 0; p < npipes; p++)
                     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
                         /* small tiles of the large image would take minutes: blocks there */
                         if (g.w * g.h > 100000 && (tiles[t][0] * tiles[t][1] < 3000 || tiles[t][0] > g.w))

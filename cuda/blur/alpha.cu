@@ -12,9 +12,9 @@
  * channel (sums4, sums4_sym), and a pixel's C channels lie on neighbouring lanes: across, a warp's
  * lanes are the channels of 32 / C rows, whose pitch (NS = C mod 32 words) puts them on distinct
  * banks; down, a warp's lanes are 32 neighbouring samples, the colour lanes taking S_a from their
- * pixel's alpha lane by a shuffle. The two-pass kernel moved the column sums through global memory
- * as uint64 (bench/RESULTS.md, 23rd session: at 45.9 Mpx RGBA16 4.09 -> 2.25 ms, grey+alpha 1.18 ->
- * 0.45 and 1.91 -> 1.16; the integer multiply-adds are the bound). */
+ * pixel's alpha lane by a shuffle. The integer multiply-adds are the bound; the two-pass kernel,
+ * which moves the column sums through global memory, is 1.6-2.6x slower up to onepass_max's taps
+ * (bench/RESULTS.md, "Kernel choices": blur one pass). */
 template <typename T, int C, int KS> struct BA {
     /* 8-bit: Q8 weights (the 8-bit kernels' are multiples of 256, as blur_q8 takes them), so
      * H < 2^24 and S < 2^32, all 32-bit; 16-bit: H < 2^48 in two uint32 planes (H >> 16 and

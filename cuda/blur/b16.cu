@@ -6,12 +6,9 @@
  * rounded once). The tile's input (halo and border maps applied) is staged as samples, a thread a
  * sample column (its source offset worked out once for all rows) of every RG-th row, the rows'
  * byte offsets worked out once a tile; H of every staged row is made once into shared memory,
- * then down; both ways a thread makes 4 neighbouring sums from KS + 3 loads. The two-pass kernel
- * wrote and read H through global scratch with a tap loop of run-time bounds: at 45.9 Mpx grey16
- * 0.97 -> 0.30 ms, RGB16 1.95 -> 0.90 (a sample a thread, staged a sample at a time with its
- * index arithmetic: 0.45 and 1.76; bench/RESULTS.md, 20th session). Staging by row offsets and
- * row groups took grey16 sigma 2 0.296 -> 0.283 ms and RGB16 0.91 -> 0.88 (H100, 30th session);
- * the profile: 131 instructions a sample, a quarter of them staging, issue-bound. */
+ * then down; both ways a thread makes 4 neighbouring sums from KS + 3 loads. The staging by row
+ * offsets and row groups keeps every thread busy; the kernel is issue-bound, a quarter of its
+ * instructions staging (bench/RESULTS.md, "Kernel choices": blur one pass). */
 template <int C> struct B16 {
     static constexpr int TP = C == 1 ? 128 : 64;   /* output pixels a tile row */
 };

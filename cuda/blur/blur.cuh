@@ -43,8 +43,8 @@ __device__ __forceinline__ void put_partial(uint8_t *row, int j0, uint32_t v, in
  * funnel shift of two staged words; bytes one by one only in the words shared with neighbouring
  * tiles: the span's two ends, a short last tile, and a pixel split between two tile columns (of
  * its channels only those in the tile's image-row bytes [blo, bhi) are written). Byte by byte, this
- * copy-out was half of the tensor kernel's instructions (bench/RESULTS.md, 14th session); the
- * one-pass kernel's tiles (fused at small sizes) still go out byte by byte. */
+ * copy-out was half of the tensor kernel's instructions; the one-pass kernel's tiles (fused at
+ * small sizes) still go out byte by byte. */
 template <int C, int TH>
 __device__ __forceinline__ void put_transposed(const uint8_t *OS, int PT, uint8_t *out, int h, long long p0, int np,
                                                int y0, int nr, long long blo, long long bhi)
@@ -94,17 +94,6 @@ template <typename F> static int by_tap_count(int ksize, F f)
     return -1;
 }
 
-/* (blur16.cu) tiled for 16-bit grey and RGB: one pass over tiles of TP pixels x B16_TH rows, the separable
- * engine's integers (Q16 weights: across H = sum w * in < 2^32 in uint32, down sum w * H in uint64,
- * rounded once). The tile's input (halo and border maps applied) is staged as samples, a thread a
- * sample column (its source offset worked out once for all rows) of every RG-th row, the rows'
- * byte offsets worked out once a tile; H of every staged row is made once into shared memory,
- * then down; both ways a thread makes 4 neighbouring sums from KS + 3 loads. The two-pass kernel
- * wrote and read H through global scratch with a tap loop of run-time bounds: at 45.9 Mpx grey16
- * 0.97 -> 0.30 ms, RGB16 1.95 -> 0.90 (a sample a thread, staged a sample at a time with its
- * index arithmetic: 0.45 and 1.76; bench/RESULTS.md, 20th session). Staging by row offsets and
- * row groups took grey16 sigma 2 0.296 -> 0.283 ms and RGB16 0.91 -> 0.88 (H100, 30th session);
- * the profile: 131 instructions a sample, a quarter of them staging, issue-bound. */
 #define B16_TH 32   /* output rows a tile of blur16 and blur_alpha */
 /* The byte offset in the image of staged rows y .. y + n - 1 (taken through the border map, rows
  * rowbytes apart), -1 for none, worked out by the block's threads once a tile so that a load adds

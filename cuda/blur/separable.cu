@@ -10,7 +10,7 @@
  * each step of R inputs needs (2R - 1) come from a zero-padded copy in shared memory, so the loop
  * does not depend on the tap count. Each sum is exact in the cheapest arithmetic that holds it
  * (SP); the result is the CPU's bit for bit. Time grows with the taps, K + R multiply-adds an output
- * and pass, not with anything else (bench/RESULTS.md, 27th session). */
+ * and pass, not with anything else. */
 #define SP_NW1 4   /* pass 1: warps a block, each R rows of the tile (8 measured 12% slower) */
 
 template <typename T, int C> struct SP {

@@ -28,14 +28,11 @@
  * each pixel's c a (< 2^16) as two byte planes, IN (low bytes and alpha) and IN2 (high bytes and
  * 0); across runs on both, H = H_lo + 256 H_hi < 2^24, and down on H's three bytes gives the exact
  * sums S < 2^32 that the epilogue divides by alpha's (the CPU's integers, so the same bits).
- * Against the one-pass kernels at 10109x4542: RGBA 0.96 -> 0.40 ms (blur_q8; H100, bench/
- * RESULTS.md, 28th session), grey+alpha 0.45 -> 0.18 (blur_alpha; 29th session).
  * Blocks are persistent (the A fragments are built once a block, while the kernel before it in the
  * stream finishes: launch_early) and the next tile's rows are copied asynchronously while this
  * tile is computed: on sm_90 a bulk copy (the copy engine) a row, counted on an mbarrier, before
  * that 16-byte cp.async; the realignment to the tile's byte columns is a shared-to-shared step.
- * About 0.5 instructions a warp per output byte against the one-pass kernel's 2.8 (bench/
- * RESULTS.md, eighth and 21st sessions). */
+ * About 0.5 instructions a warp per output byte against the one-pass kernel's 2.8. */
 #define TN_W 256
 #define TN_THREADS 256
 
@@ -135,8 +132,8 @@ __device__ __forceinline__ void ldsm_x2(uint32_t (&r)[4], const void *p)
 }
 
 /* Bytes [a, b) of v, the value of the aligned 16-byte word at d (0 <= a < b <= 16, b - a < 16), in
- * the widest aligned pieces: at most 8 stores where a byte loop took up to 15 (the tensor blur's
- * row ends were 8% of its instructions, 21st session). */
+ * the widest aligned pieces: at most 8 stores where a byte loop took up to 15 (byte by byte, the
+ * tensor blur's row ends were 8% of its instructions). */
 __device__ __forceinline__ void put_part16(uint8_t *d, const uint4 &v, int a, int b)
 {
     auto wd = [&](int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; };
@@ -267,7 +264,7 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
     };
     /* the raw rows into RAW: on sm_90 one bulk copy a row by the thread that filled it in, its bytes
      * counted on bar[b] (all ROWS threads arrive), so the block issues 80 copies, not 1600 16-byte
-     * ones (those were 9% of the instructions, 21st session); before sm_90, 16-byte copies by the
+     * ones (those were 9% of the instructions); before sm_90, 16-byte copies by the
      * whole block */
     auto issue = [&](int b) {
 #if __CUDA_ARCH__ >= 900
@@ -300,9 +297,8 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
     }
 #endif
     /* launched early (launch_early): the fragments and barriers above are made while the kernel
-     * before finishes; nothing global is read or written before this wait. After the warp resize
-     * (gray,resize=50%,blur=2 at 45.9 Mpx) 0.079 -> 0.074 ms, at 1080p 0.020 -> 0.014 (bench/
-     * RESULTS.md, 24th session). */
+     * before finishes; nothing global is read or written before this wait (bench/RESULTS.md,
+     * "Kernel choices": early launch). */
     griddep_wait();
     if (ty < nrow) {
         fill_row(0, tx * TN_W, map_row(ty * TH));
@@ -360,7 +356,7 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
          * border map's bytes at the HB columns before byte 0 and after the row's last, where they
          * fall inside the staging (the rest past the ends is read by no output). Byte by byte
          * through the border map, whole edge tiles were 5% of the instructions and made their
-         * blocks the stragglers (21st session). */
+         * blocks the stragglers. */
         if (xb0 < G::HB || xb0 + nbytes + G::HB > rowbytes) {
             __syncthreads();
             /* a byte at a time (PM: a pixel, premultiplied as above): NU units each side of a row */
@@ -400,7 +396,7 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
         /* not transposed, the outputs leave the down step as pairs of bytes (2t, 2t + 1 of a row's
          * 8-byte half), one 2-byte store each: a row is staged at its global address mod 16
          * rounded down to 4 bytes (the same 16 rows apart) and the copy-out shifts the rest. Byte
-         * stores were 35% of the shared-memory wavefronts, 2.3-way conflicted (21st session). */
+         * stores were 35% of the shared-memory wavefronts, 2.3-way conflicted. */
         const unsigned ob = (unsigned)(size_t)out + (unsigned)xb0, rb = (unsigned)rowbytes;
         uint8_t *const ost0 = OS + g * G::PO + (int)((ob + (unsigned)(y0 + g) * rb) & 12u) + 2 * t;
         uint8_t *const ost1 = OS + (g + 8) * G::PO + (int)((ob + (unsigned)(y0 + g + 8) * rb) & 12u) + 2 * t;
@@ -491,8 +487,8 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
                          * pixels (rows g and g + 8; t even channels 0, 1, t odd 2 and alpha), swapped so
                          * that each holds one whole pixel (even lanes row g, odd ones g + 8), whose three
                          * colours share one reciprocal of A: alpha (A + 2^15) >> 16, colour
-                         * round(S / A). Dividing two channels a lane, as they come, took 0.487 ms
-                         * against 0.404 at 10109x4542 (H100; bench/RESULTS.md, 28th session). */
+                         * round(S / A). Dividing two channels a lane, as they come, measured 1.2x
+                         * slower. */
                         const bool odd = t & 1;
                         const uint32_t y0 = __shfl_xor_sync(0xffffffffu, odd ? sb[0] : sb[2], 1);
                         const uint32_t y1 = __shfl_xor_sync(0xffffffffu, odd ? sb[1] : sb[3], 1);
@@ -581,11 +577,9 @@ static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32
 
 /* Tiles of 64 rows where they are at least TN_WAVES times the blocks resident at once, 32 below.
  * A 64-row tile stages and filters across 76 rows for 64 outputs (80 rows staged, against 96 for two
- * 32-row tiles) and has half the barriers an output: RGB 10109x4542 0.218 -> 0.187 ms, grey 0.081
- * -> 0.073 (sixteenth session). Its 70 KiB of shared memory leave 3 blocks an SM, not 4, and it
- * makes half the tiles, which once made the waves uneven where they are few; since the 21st
- * session's kernel one wave is enough (RGB 2560x1440 0.030 -> 0.025 ms, 3840x2160 0.045 -> 0.038,
- * grey 5055x2271 0.025 -> 0.023; grey 2560x1440 and 3840x2160 level; 4 and 2 waves measured). */
+ * 32-row tiles) and has half the barriers an output. Its 70 KiB of shared memory leave 3 blocks an
+ * SM, not 4, and it makes half the tiles; one wave of them is enough (bench/RESULTS.md, "Kernel
+ * choices": blur tensor tiles). */
 #define TN_WAVES 1
 template <int C, int KS, bool TR>
 static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,

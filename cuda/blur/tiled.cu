@@ -1,16 +1,13 @@
 /* gpuimg: blur, tiled: which one-pass kernel takes a blur, two passes past it. Exact. */
 #include "cuda/blur/blur.cuh"
 
-/* blur_alpha's layouts (8-bit RGBA through it measured level with blur_q8, 0.93-0.94 ms against
- * 0.96 at 45.9 Mpx, and blur_q8 also writes transposed: bench/RESULTS.md, 23rd session) */
+/* blur_alpha's layouts (8-bit RGBA through it measured level with blur_q8, which also writes
+ * transposed) */
 static int alpha_onepass(int c, int depth) { return c == 2 || (c == 4 && depth == 16); }
 
 /* The most taps a layout blurs in one pass (blur_q8 for 8-bit grey, RGB, RGBA; blur16 for 16-bit
- * grey, RGB; blur_alpha), past which the two-pass kernel measured faster (H200, 10109x4542, ms,
- * bench/RESULTS.md, 27th session): 8-bit RGBA 1.25 against 1.65 at 19 taps, 2.09 against 1.65 at 25
- * (1920x1080: 0.103 against 0.099); 16-bit RGB 1.41 / 1.72 at 25, 2.26 / 2.04 at 33; 16-bit RGBA
- * 3.22 / 3.55 and 5.25 / 4.24; 16-bit grey+alpha 1.68 / 1.75 and 2.77 / 2.06. 8-bit grey+alpha is
- * level at 33 (1.01 / 1.00), 16-bit grey 0.57 / 0.66 there. */
+ * grey, RGB; blur_alpha), past which the two-pass kernel measured faster (bench/RESULTS.md,
+ * "Kernel choices": blur one pass). */
 static int onepass_max(int c, int depth)
 {
     return depth == 8 ? (c == 4 ? 21 : Q8_MAXK) : (c == 1 ? Q8_MAXK : 25);

@@ -76,10 +76,9 @@ __global__ void remap_tiled(const typename PixT<BPP>::type *in, typename PixT<BP
  *    the row's offset modulo 16). A word runs up to 15 bytes into the next tile, so a tile stages
  *    E more source rows than its N (output columns x0 + N ..); only words at an output row's two
  *    ends, shared with the rows before and after, go in pieces.
- * Earlier versions were bound by instruction issue: the copy-out's index arithmetic per 4-byte
- * word, then every tile writing its row segments' two end words in pieces (half of all
- * instructions, bench/RESULTS.md). Flips come free: IN rows are staged in output order, OS rows
- * are picked in output order. */
+ * Bound by instruction issue otherwise: the copy-out's index arithmetic per 4-byte word, and every
+ * tile writing its row segments' two end words in pieces (half of all instructions). Flips come
+ * free: IN rows are staged in output order, OS rows are picked in output order. */
 template <int BPP> struct SW {
     static constexpr int N = BPP == 1 ? 128 : 64;                    /* output pixels a tile side */
     static constexpr int E = ((15 + BPP - 1) / BPP + 7) / 8 * 8;     /* extra IN rows: 15 bytes, whole 8s */
@@ -314,12 +313,9 @@ __global__ void __launch_bounds__(SW<BPP>::T)
  * the 4 columns past TH, which the tile loads for that); only the row's two ends, shared with the
  * rows before and after, go in bytes. One tile a block, tiles numbered down the output columns
  * first, so the blocks resident at once write whole output rows (numbered the other way, each
- * output row was written in pieces far apart in time: RGB 0.113 ms against 0.097).
- * `vector` takes it for 2- to 6-byte pixels from WORDS_MIN_TILES tiles (bench/RESULTS.md, fifteenth
- * session: at 10109x4542 RGB 0.091 ms against remap_swap's 0.107, RGBA 0.116 against 0.132, grey
- * 16-bit 0.066 against 0.077, RGB 16-bit 0.173 against 0.186). Below that remap_swap is faster:
- * 7680x4320 RGB (2100 tiles, rows aligned) 0.073 against 0.069, 5120x2880 0.041 against 0.035,
- * 1920x1080 0.021 against 0.011; and for grey at every size (0.045-0.048 against 0.043). */
+ * output row was written in pieces far apart in time, 1.16x slower).
+ * `vector` takes it for 2- to 6-byte pixels from WORDS_MIN_TILES tiles; below that, and for grey at
+ * every size, remap_swap is faster (bench/RESULTS.md, "Kernel choices": transpose words). */
 template <int BPP> struct WT {
     static constexpr int WARPS = 8;              /* a warp's rows: 16 */
     static constexpr int RP = 8;                 /* rows a load phase (registers: RP (BPP + 2) words) */

@@ -36,9 +36,8 @@ __device__ __forceinline__ void put_bytes(uint8_t *g, const uint32_t *w, int nw,
  * 16 (k + 8) < 2^16 in one more, so each result is its lane's high byte, and byte permutes
  * interleave the lo and hi results into output order. A thread takes DG_NB source pixels of a row
  * (a window of DG_NW words: one of halo each side) and writes 2 DG_NB bytes of two output rows
- * in words. About half the byte-wise kernel's instructions; grey 10109x4542 0.037 -> 0.029 ms.
- * For RGB the same arithmetic with 4-byte loads and stores measured slower than byte-wise
- * (bench/RESULTS.md, eleventh session): double_rgb moves 16-byte words instead. */
+ * in words: about half the byte-wise kernel's instructions. For RGB the same arithmetic with
+ * 4-byte loads and stores measured slower than byte-wise: double_rgb moves 16-byte words instead. */
 #define DG_NB 8
 #define DG_NW (DG_NB / 4 + 2)
 
@@ -131,16 +130,14 @@ __global__ void double_grey(const uint8_t *__restrict__ in, int iw, int ih, uint
  *    4-byte and, at 2 mod 4, halfword stores), and the warp writes the row out in aligned 16-byte
  *    words, consecutive lanes on consecutive words. Written straight from each lane (16 bytes of a
  *    32-byte sector per store, lanes 96 bytes apart) the L2 took twice the sector writes and the
- *    kernel ran at 0.130 ms against the byte-wise kernel's 0.069 (10109x4542 output, H200);
- *    staged, 0.061 (bench/RESULTS.md, eighteenth session);
+ *    kernel was slower than a byte-wise one;
  *  - lanes at a row's two ends (a halo pixel outside the row, a partial last chunk) and any whose
  *    loads would pass the buffer's end are computed by the whole warp, a byte a lane with clamped
  *    reads, into the same staged row: one lane doing them alone (as a byte-wise kernel) was a
  *    quarter of all instructions. */
 #define DR_PX 16
 #define DR_WARPS 4   /* a block: DR_WARPS warps, each a row of 32 lanes */
-#define DR_MINB 10   /* blocks an SM at least: 48 registers, no spills; 40 warps an SM, not 32 (64 registers):
-                      * 10109x4542 0.062 -> 0.056 ms (bench/RESULTS.md, 19th session) */
+#define DR_MINB 10   /* blocks an SM at least: 48 registers, no spills; 40 warps an SM (faster than 32) */
 
 /* W[0 .. N) to the address g, which is A mod 16 (A a multiple of 4): the widest aligned stores. */
 template <int A, int N, int U = 0>

@@ -15,8 +15,8 @@
  *    wx1 b for each row, wy0 I0 + wy1 I1 + 2^31 in two 64-bit multiply-adds (the rounding term
  *    their first addend), the CPU's integers, the result the high word; grey reads a byte a tap,
  *    RGB a pixel's two taps of a row as three words and gets I by 16-bit dot products (rgb_pairs:
- *    half the shared loads, 0.067 -> 0.063 ms at 2:1, 17th session), a lane's two pixels whose
- *    taps lie 6 bytes apart as four words (rgb_pair2, 22nd session); at an exact 2:1 down (VH)
+ *    half the shared loads), a lane's two pixels whose taps lie 6 bytes apart as four words
+ *    (rgb_pair2); at an exact 2:1 down (VH)
  *    the rows' sums round in 32 bits (rgb_out); the bytes go into a shared output row placed at
  *    the global row's alignment (RGB pixel pairs as halfwords);
  *  - the row leaves in aligned 16-byte words, each written whole by the segment its first byte
@@ -26,13 +26,10 @@
  * last pixel, its weight is 0, so the byte it reads (staged past the row, or zero) counts nothing.
  * The grid is what fits the GPU at once. Its warps go in groups of one warp a segment, and each
  * group takes an even share of the rows, so that warps running side by side read whole source
- * rows between them (each warp a run of rows of one segment: RGB at 45.9 Mpx 0.064 -> 0.060 ms
- * against runs of tasks split in segment-major order, 17th session). gpu_resize_warp_fits
- * checks on the host that every span fits SPAN.
- * 128-pixel segments spent half their instructions on the per-row work (staging, the copy-out's
- * partial words at both ends): 256 and whole-word ownership took RGB near 2:1 from 0.076 to 0.069
- * ms at 10109x4542, the lane layout K = 2 (ws_pixel) to 0.067 (bench/RESULTS.md, 13th session).
- * (It read RGB through a gray step too, 14th to 30th sessions: resize_rows does that faster.) */
+ * rows between them (faster than runs of tasks split in segment-major order). gpu_resize_warp_fits
+ * checks on the host that every span fits SPAN. 128-pixel segments spent half their instructions
+ * on the per-row work (staging, the copy-out's partial words at both ends): hence 256 and
+ * whole-word ownership. (resize_rows, not this kernel, reads RGB through a gray step.) */
 #define WS_WARPS 8
 /* pixels a lane (PL: 8, placed by ws_pixel; 4 measured slower), a segment (SP), pixels
  * past it that its last word may take (XP: lanes 0 .. XP - 1 take one more); 16-byte chunks a lane
@@ -41,8 +38,8 @@
 template <int C> struct WS {
     static constexpr int PL = 8, XP = (15 + C - 1) / C;
     /* RGB: a segment 8 pixels short of the lanes' 32 PL, so that the XP past it come from the
-     * last pass of the lanes rather than a pass of their own (XPASS; for 5 lanes, 7% of the RGB
-     * 2:1 kernel's instructions, 22nd session) */
+     * last pass of the lanes rather than a pass of their own (XPASS: for 5 lanes, 7% of the RGB
+     * 2:1 kernel's instructions) */
     static constexpr int SP = 32 * PL - (C == 3 ? 8 : 0);
     static constexpr bool XPASS = SP + XP > 32 * PL;
     static constexpr int SPAN = C == 1 ? 1024 : 2048, CH = (SPAN + 511) / 512;
@@ -193,8 +190,8 @@ __global__ void __launch_bounds__(32 * WS<C>::W, WS<C>::MINB)
      * into sh, the bytes read from the first tap's into nd. The segment's first source column and
      * span are read when the segment changes. A span inside the image comes as aligned 16-byte
      * chunks: RGB rows on sm_90 by one bulk copy a row from lane 0, counted on BAR[wid][b] (no
-     * 16-byte copies through L1 by every lane: RGB 2:1 at 45.9 Mpx 0.057 -> 0.056 ms, grey slower,
-     * bench/RESULTS.md, 22nd session), else by cp.async. */
+     * 16-byte copies through L1 by every lane; for grey the bulk copy measured slower), else by
+     * cp.async. */
     int iseg = -1, c0 = 0, need = 0;
     auto issue = [&](int s, int2 r, int b, int (&sh)[2], int &nd) {
         if (s != iseg) {

@@ -237,9 +237,9 @@ static void *worker(void *arg)
     if (sh->ndevices)
         ctx.gpu.device = sh->devices[w % sh->ndevices];
     /* On one GPU, copies go through this worker's own pinned buffers: the driver's staging of
-     * pageable copies is shared by the device's workers, measured as the bottleneck of 32 jobs on
-     * one H200 (1.4x with our staging). Spread over two, the driver's copies were the faster
-     * (our staging's extra memcpy costs more there): bench/RESULTS.md. */
+     * pageable copies is shared by the device's workers and bounds many jobs. Spread over two,
+     * the driver's copies were the faster: our staging's extra memcpy costs more there
+     * (bench/RESULTS.md, "Kernel choices": batch staging). */
     const char *ns = getenv("GPUIMG_NO_STAGE");
     ctx.gpu.stage = ns ? atoi(ns) == 0 : sh->ndevices <= 1;
     ctx.gpu.keep = !getenv("GPUIMG_NO_KEEP");   /* and keeps its device memory: cudaFree waits for the device */

@@ -12,6 +12,7 @@ premultiplied in float64, OpenCV filters the float64 planes, colour is divided b
 filtered alpha and both are rounded (colour 0 where the filtered alpha is 0).
 """
 import os
+import re
 import struct
 import zlib
 
@@ -116,14 +117,15 @@ def cases_for(w, h, c, depth, big):
     return [k for k in all_cases(w, h, c, depth) if not big or k[0] in BIG_CASES]
 
 
-def all_cases(w, h, c, depth):
-    alpha = c in (2, 4)
-    run = (lambda fn: (lambda a: cv_filter(a, fn))) if alpha else (lambda fn: (lambda a: cv_plain(a, fn)))
-    tol = 1
-    out = []
-    out.append(("gray", lambda a: gray(a, 601), 0))
+def gray_cases(w, h, c, depth, run):
+    out = [("gray", lambda a: gray(a, 601), 0)]
     if c >= 3:
         out.append(("gray=709", lambda a: gray(a, 709), 0))
+    return out
+
+
+def resize_cases(w, h, c, depth, run):
+    out = []
     for pct, filt in [(50, None), (200, None), (30, None), (50, 'nearest'), (300, 'nearest'),
                       (200, 'area'), (75, 'area')]:
         ow, oh = out_size(w, h, pct)
@@ -137,7 +139,13 @@ def all_cases(w, h, c, depth):
         if f == 'nearest':
             out.append((name, fn, 0))
         else:
-            out.append((name, run(fn), tol))
+            out.append((name, run(fn), 1))
+    return out
+
+
+def blur_cases(w, h, c, depth, run):
+    alpha = c in (2, 4)
+    out = []
     for sigma, border in [(0.8, None), (2, None), (2, 'replicate'), (2, 'constant'), (3.3, None)]:
         bt = {None: cv2.BORDER_REFLECT_101, 'replicate': cv2.BORDER_REPLICATE, 'constant': cv2.BORDER_CONSTANT}[border]
         name = "blur=%g" % sigma + (":border=" + border if border else "")
@@ -147,13 +155,41 @@ def all_cases(w, h, c, depth):
         fn = (lambda s=sigma, bt=bt, k=k: (lambda a: cv2.GaussianBlur(a, (k, k), s, borderType=bt)))()
         # Without alpha gpuimg builds OpenCV's fixed-point kernel (Q8 for 8 bits, Q16 for 16) and
         # sums exactly as OpenCV does: bit for bit. With alpha the reference is float64 planes.
-        out.append((name, run(fn), (tol if depth == 8 else 4) if alpha else 0))
-    out.append(("transpose", lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1)), 0))
-    out.append(("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0))
-    out.append(("rotate=180", lambda a: cv2.rotate(a, cv2.ROTATE_180), 0))
-    out.append(("rotate=270", lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE), 0))
-    out.append(("flip=h", lambda a: cv2.flip(a, 1), 0))
-    out.append(("flip=v", lambda a: cv2.flip(a, 0), 0))
+        out.append((name, run(fn), (1 if depth == 8 else 4) if alpha else 0))
+    return out
+
+
+# Each operation's reference (the registry's names): cases (pipeline, function of the input,
+# tolerance in levels) for one input. Adding an operation adds its entry here.
+REFERENCES = {
+    'gray': gray_cases,
+    'resize': resize_cases,
+    'blur': blur_cases,
+    'transpose': lambda w, h, c, d, run: [("transpose", lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1)), 0)],
+    'rotate': lambda w, h, c, d, run: [("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0),
+                                       ("rotate=180", lambda a: cv2.rotate(a, cv2.ROTATE_180), 0),
+                                       ("rotate=270", lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE), 0)],
+    'flip': lambda w, h, c, d, run: [("flip=h", lambda a: cv2.flip(a, 1), 0), ("flip=v", lambda a: cv2.flip(a, 0), 0)],
+}
+
+
+def registry():
+    """The operations in registry order: Makefile.am's include lines of src/ops/NAME/local.mk."""
+    top = os.path.dirname(os.path.dirname(HERE))
+    names = re.findall(r'^include src/ops/(\w+)/local\.mk$', open(os.path.join(top, 'Makefile.am')).read(), re.M)
+    ops = [n for n in names if n != 'common']
+    missing = [n for n in ops if n not in REFERENCES]
+    if missing:
+        raise SystemExit("make_goldens.py: no OpenCV reference for: " + " ".join(missing))
+    return ops
+
+
+def all_cases(w, h, c, depth):
+    alpha = c in (2, 4)
+    run = (lambda fn: (lambda a: cv_filter(a, fn))) if alpha else (lambda fn: (lambda a: cv_plain(a, fn)))
+    out = []
+    for op in registry():
+        out += REFERENCES[op](w, h, c, depth, run)
     return out
 
 

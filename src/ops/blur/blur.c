@@ -199,10 +199,9 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 }
 
 /* The one-pass and tensor kernels write their tile transposed as easily as straight; the tensor
- * kernel only up to 64 MiB of image, where it measured faster so (H200, 21st session:
- * blur=2,transpose of 5000x3400 RGB, 51 MB, 0.095-0.097 fused against 0.102-0.105 ms apart; grey
- * 0.054-0.055 against 0.058-0.059), not above (10109x4542 RGB, 138 MB, 0.267 against 0.241; grey,
- * 46 MB, level): each tile writes its transposed rows TH pixels at a time. The tensor kernel takes
+ * kernel only up to 64 MiB of image, where it measured faster so, not above (bench/RESULTS.md,
+ * "Kernel choices": blur fused with transpose): each tile writes its transposed rows TH pixels at
+ * a time. The tensor kernel takes
  * it wherever it runs itself (grey+alpha too, which no one-pass kernel writes transposed, and past
  * the one-pass kernels' taps) and where it falls back to the one-pass kernel
  * (gpu_blur_tensor_transposes). */
@@ -221,14 +220,8 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 }
 #endif
 
-/* auto: the tensor-core kernel where it measured fastest, 8-bit images of 256 KiB and more
- * (bench/RESULTS.md, 21st session: faster than the one-pass kernel at every size measured from
- * 640x480 grey, 0.011-0.013 ms against 0.014, to 45.9 Mpx; level at 960x540 RGB; 28th session:
- * RGBA 0.032 against 0.053 ms at 1920x1080, 0.41 against 0.96 at 45.9 Mpx, H100; 29th: RGBA level
- * at 320x240 and 480x360), grey+alpha from 1.5 MiB (29th session: its one-pass kernel, blur_alpha,
- * measured faster at 960x540, 0.0133 against 0.0170 ms on the H200, and at sigma 2 up to 1024x768,
- * 0.0148 against 0.0160 on the H100, where at sigma 5 the tensor kernel is, 0.0232 against 0.0249;
- * the tensor kernel at 1280x720 both ways, 0.0154 against 0.0168, and beyond); below that the
+/* auto: the tensor-core kernel where it measured fastest, 8-bit images of 256 KiB and more,
+ * grey+alpha from 1.5 MiB (bench/RESULTS.md, "Kernel choices": blur tensor from); below that the
  * one-pass kernel runs. Each runs the next kernel (one-pass, then two passes) for the sizes it does
  * not take. */
 #define TENSOR_MIN_BYTES (256u << 10)

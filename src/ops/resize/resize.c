@@ -341,8 +341,8 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
  * for 8-bit grey of ROWS_GREY_MIN bytes and more shrinking 1.6 times or more where its span fits
  * (rfit), else the exact 2:1 kernel for grey, the exact 1:2 one (K_DOUBLE), else the warp-segment
  * two-tap kernel for 8-bit grey and RGB (K_WARP) where its source span fits (wfit): RGB at exact
- * 2:1 too, where it measured 3x faster than the 2:1 kernel (H200, 10108x4542: 0.067 against 0.195
- * ms; bench/RESULTS.md, 13th session); bilinear 8-bit with alpha and every 16-bit layout: the
+ * 2:1 too, where it measured 3x faster than the 2:1 kernel (bench/RESULTS.md, "Kernel choices":
+ * resize RGB 2:1); bilinear 8-bit with alpha and every 16-bit layout: the
  * separable engine's gathering kernels (K_BILERP). tiled takes the 2:1 kernel for an exact 2:1
  * (measured faster than its own) and needs its tile to fit (fit). fit, wfit and rfit come from
  * gpu_prepare (0 where not known: perpixel is assumed). */
@@ -357,11 +357,10 @@ static int shrinks(const struct geom *in, const struct geom *out)
 {
     return 5 * (long)in->w >= 8L * out->w && 5 * (long)in->h >= 8L * out->h;
 }
-/* Grey images smaller than this keep the exact 2:1 and warp kernels: on an H200 the rows kernel's
- * start (its ring of row copies filled before the first row) made it slower up to 5120x2880
- * (0.0143-0.0151 ms against the 2:1 kernel's 0.0111-0.0120 at 50%, 3841x2161 0.0129-0.0142
- * against the warp kernel's 0.0127) and faster at 10109x4542 (0.0266-0.0290 against
- * 0.0298-0.0316; bench/RESULTS.md, 31st session). Read through gray it was never slower. */
+/* Grey images smaller than this keep the exact 2:1 and warp kernels: the rows kernel's start (its
+ * ring of row copies filled before the first row) made it slower up to 5120x2880 and faster at
+ * 10109x4542 (bench/RESULTS.md, "Kernel choices": resize rows, grey). Read through gray it was
+ * never slower. */
 #define ROWS_GREY_MIN (32u << 20)
 static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
                       const struct geom *out, int fit, int wfit, int rfit)
@@ -386,11 +385,9 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
 /* The kernel that reads RGB through a gray step before it: vector's rows kernel where its span
  * fits (rfit, from gpu_prepare: vector, two taps, 8-bit grey) and both axes shrink by 1.6 or more;
  * K_NONE elsewhere. A kernel that makes the Y of every source row it reads, for each output row,
- * wins only where each source row serves about one output row: at 77% the warp kernel's reading
- * through gray cost more than the separate gray step saves (H200, 10109x4542: 0.120 fused against
- * 0.108 ms; 150%: 0.363 against 0.271), at 50% it won (0.063 against 0.078). The rows kernel
- * replaced it (0.0569-0.0589 -> 0.0508-0.0520 ms at 50%, 0.084 -> 0.066 at 62%, and 3.3:1, which
- * the warp kernel's span did not fit, 0.062 unfused -> 0.035; bench/RESULTS.md, 31st session). */
+ * wins only where each source row serves about one output row: at 77% and 150% reading through
+ * gray cost more than the separate gray step saves, at 50% to 3.3:1 it won (bench/RESULTS.md,
+ * "Kernel choices": gray read through). */
 static int gray_in_kernel(int variant, const struct geom *in, const struct geom *out, int rfit)
 {
     return variant == KV_VECTOR && rfit && shrinks(in, out) ? K_ROWS : K_NONE;
@@ -509,7 +506,7 @@ const struct op_desc op_resize = {
     .resolve = resolve,
     .cpu = cpu,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR) | KV_BIT(KV_TEXTURE),
-               KV_VECTOR,   /* measured (bench/RESULTS.md): beside perpixel, tiled and texture, the fastest */
+               KV_VECTOR,   /* the fastest beside perpixel, tiled and texture (bench/RESULTS.md, "Kernels") */
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
 #ifdef HAVE_CUDA
