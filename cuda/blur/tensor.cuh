@@ -37,18 +37,20 @@
 #define TN_THREADS 256
 
 /* The compiled tap counts. The work of a tile steps with TN's KH and KV (32-byte and 32-row k
- * steps), not with the taps: a kernel compiled for KS runs a smaller kernel centred in zeros with
- * the same staging, the same matrix products and the same shared memory wherever KH and KV are
- * the same, so no two sizes of a list share a (KH, KV) (checked below; bench/
- * RESULTS.md, "Build": the sizes this dropped measured level). Grey goes up to where a block's
- * shared memory still fits an SM. Grey+alpha and RGBA stop at 49 taps (sigma 8; RGBA's KH 7):
- * RGBA's 64-row tiles use 255 registers from 29 taps and spill 108 bytes at 49, one block an SM,
- * and are still 2.2x the two-pass kernel there, grey+alpha's 3.0x. RGB past 81 taps runs as three
- * grey planes (tensor_planes): its own tiles past 81, one block an SM with 255 registers, measured
- * slower than the planes, and at 65 and 81 faster (bench/RESULTS.md, "Blur"). */
-#define TN_SIZES1(X) X(17) X(49) X(81) X(113) X(145) X(177)
+ * steps) more than with the taps: a kernel compiled for KS runs a smaller kernel centred in zeros
+ * with the same staging and matrix products wherever KH and KV are the same. For grey+alpha and
+ * RGBA each (KH, KV) is one size (the larger measured level with the smaller ones); grey and RGB
+ * keep every small size, where the larger of a class measured 3-8% slower from 7 taps
+ * (bench/RESULTS.md, "Build"). Past 17 taps every size is the largest of its class. Grey goes up
+ * to where a block's shared memory still fits an SM. Grey+alpha and RGBA stop at 49 taps (sigma
+ * 8; RGBA's KH 7): RGBA's 64-row tiles use 255 registers from 29 taps and spill 108 bytes at 49,
+ * one block an SM, and are still 2.2x the two-pass kernel there, grey+alpha's 3.0x. RGB past 81
+ * taps runs as three grey planes (tensor_planes): its own tiles past 81, one block an SM with 255
+ * registers, measured slower than the planes, and at 65 and 81 faster. */
+#define TN_SMALL(X) X(3) X(5) X(7) X(9) X(11) X(13) X(17)
+#define TN_SIZES1(X) TN_SMALL(X) X(49) X(81) X(113) X(145) X(177)
 #define TN_SIZES2(X) X(9) X(17) X(25) X(41) X(49)
-#define TN_SIZES3(X) X(5) X(17) X(27) X(37) X(49) X(65) X(81)
+#define TN_SIZES3(X) TN_SMALL(X) X(27) X(37) X(49) X(65) X(81)
 #define TN_SIZES4(X) X(5) X(13) X(17) X(21) X(29) X(37) X(49)
 #define TN_MAXK2 49
 #define TN_MAXK4 49
@@ -598,8 +600,8 @@ static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t
     return launch_tensor<C, KS, TR, 32>(in, out, kern, ksize, bx, by, resident, err, errlen);
 }
 
-/* No two compiled sizes of a layout share a (KH, KV): the larger would do the smaller's work at
- * its speed. */
+/* Grey+alpha and RGBA: no two compiled sizes share a (KH, KV), the larger doing the smaller's work
+ * at its speed (measured). */
 template <int C, int... K> constexpr bool tn_distinct()
 {
     constexpr int kh[] = { TN<C, K, 32>::KH... }, kv[] = { TN<C, K, 32>::KV... };
@@ -609,8 +611,7 @@ template <int C, int... K> constexpr bool tn_distinct()
     return true;
 }
 #define TN_LIST(K) K,
-static_assert(tn_distinct<1, TN_SIZES1(TN_LIST) 999>() && tn_distinct<2, TN_SIZES2(TN_LIST) 999>()
-                  && tn_distinct<3, TN_SIZES3(TN_LIST) 999>() && tn_distinct<4, TN_SIZES4(TN_LIST) 999>(),
+static_assert(tn_distinct<2, TN_SIZES2(TN_LIST) 999>() && tn_distinct<4, TN_SIZES4(TN_LIST) 999>(),
               "two compiled tensor sizes with the same work");
 #undef TN_LIST
 
