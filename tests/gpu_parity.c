@@ -744,7 +744,7 @@ int main(void)
     failed += alpha_checks();
     failed += opaque_checks();
     failed += rows_unaligned_checks();
-    if (!quick) {   /* too slow under racecheck: bench/RESULTS.md says how they were sanitized */
+    if (!quick) {   /* too slow under compute-sanitizer: gpu_session.sh sanitizes the quick set */
         failed += separable_checks();
         failed += words_checks();
         failed += tall_checks();
