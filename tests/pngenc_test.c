@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include "core/error.h"
 #include "io/pngenc.h"
 #include "testutil.h"
 
@@ -139,8 +141,49 @@ static void check(const struct geom *g, int level, const int *threads, int nthre
     image_free(&im);
 }
 
+/* A write that fails (a full disk: /dev/full) is an error, and the encoder frees what it held: 64
+ * failed writes of an image whose IDAT chunks fill the encoder's 1 MiB buffer must not grow the
+ * process by a buffer each (the buffer's pointer, set after libpng's setjmp, must survive its
+ * longjmp). */
+static void write_failures(void)
+{
+    FILE *probe = fopen("/dev/full", "w");
+    if (!probe) {
+        printf("pngenc: no /dev/full, write failures not checked\n");
+        return;
+    }
+    fclose(probe);
+    struct image im;
+    const struct geom g = { 1200, 1000, 3, 8 };
+    if (test_make_image(&im, &g, 5)) {
+        failures++;
+        return;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    const long before = ru.ru_maxrss;
+    for (int i = 0; i < 64; i++) {
+        FILE *f = fopen("/dev/full", "w");
+        const int st = pngenc_write(f, "/dev/full", &im, 0, 2);
+        fclose(f);
+        gpuimg_clear_error();
+        if (st != GPUIMG_EWRITE) {
+            fprintf(stderr, "FAIL a write to /dev/full gave status %d, not a write error\n", st);
+            failures++;
+            break;
+        }
+    }
+    getrusage(RUSAGE_SELF, &ru);
+    if (ru.ru_maxrss - before > 24 * 1024) {   /* KiB: a leaked 1 MiB buffer a failure is 64 MiB */
+        fprintf(stderr, "FAIL 64 failed writes grew the process by %ld KiB\n", ru.ru_maxrss - before);
+        failures++;
+    }
+    image_free(&im);
+}
+
 int main(void)
 {
+    write_failures();
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 1600, 1000 } };
     static const int threads[] = { 1, 3, 8 };
     int runs = 0;

@@ -193,7 +193,8 @@ static int write_container(FILE *fp, const char *name, const struct image *im, c
         png_destroy_write_struct(&png, NULL);
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot start the PNG encoder", name);
     }
-    uint8_t *chunk = NULL;
+    /* volatile: set after setjmp, read after libpng's longjmp (otherwise a failed write leaks it) */
+    uint8_t *volatile chunk = NULL;
     if (setjmp(err.jb)) {
         int e = errno;
         free(chunk);
