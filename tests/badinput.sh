@@ -83,6 +83,23 @@ rm -f "$T/self.png" "$T/self-want.png"
 printf 'junk' | "$GPUIMG" -q gray - "$T/out/s.png" 2>"$T/err"
 [ $? -eq 1 ] && grep -q '^gpuimg: <stdin>: not an image' "$T/err" && [ ! -e "$T/out/s.png" ] && ok || bad "junk on stdin: $(cat "$T/err")"
 
+# each encoder's size limit is checked when the plan is made, before any work: one line, exit 1,
+# nothing written (JPEG and TGA once wrote the sides modulo 65536 and exited 0)
+"$MKIMG" 5 4 3 8 "$T/small.png" 3 || exit 99
+for ext in jpg tga; do
+    expect_fail 1 "o\.$ext: (JPEG|TGA) holds at most 65535 pixels a side; the result would be 70000x1" \
+        resize=70000x1 "$T/small.png" "$T/out/o.$ext"
+    expect_fail 1 "o\.$ext: .* the result would be 1x65536" resize=1x65536 "$T/small.png" "$T/out/o.$ext"
+done
+expect_fail 1 "o\.png: PNG \(libpng\) holds at most 1000000 pixels a side" resize=1000001x1 "$T/small.png" "$T/out/o.png"
+run -o "$T/out/%s.jpg" resize=70000x1 "$T/small.png"   # a batch: the file fails, the summary says so
+[ "$RC" -eq 1 ] && head -n 1 "$ERR" | grep -q "small\.jpg: JPEG holds at most 65535" && ok || bad "batch: exit $RC: $(cat "$ERR")"
+expect_ok -q resize=65535x1 "$T/small.png" "$T/out/edge.jpg" && [ "$(dims "$T/out/edge.jpg")" = "65535x1 c3 d8" ] && ok \
+    || bad "a 65535-pixel JPEG: $(dims "$T/out/edge.jpg")"
+rm -f "$T/out/edge.jpg"
+left=$(ls -A "$T/out")
+[ -z "$left" ] && ok || bad "over-size results left: $left"
+
 # a killed run leaves no temporary file: stop a slow encode with SIGTERM (on a fast machine the
 # run may finish first: then its output, and only that, is there)
 "$MKIMG" 2000 2000 4 16 "$T/big.png" 1 0 || exit 99

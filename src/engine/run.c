@@ -5,7 +5,18 @@
 #include "core/error.h"
 #include "engine/run.h"
 
-/* Read and check in (nothing decoded yet) and resolve the plan for its geometry. */
+/* The format out is written in: the extension's (batches), else the command's. */
+static int out_format(const struct run_ctx *c, const char *out, enum out_format *f)
+{
+    *f = c->save.fmt;
+    if (c->per_file_format && io_format_from_path(out, f))
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
+                           out);
+    return GPUIMG_OK;
+}
+
+/* Read and check in (nothing decoded yet), resolve the plan for its geometry and check that the
+ * output's encoder can write the result, before any work. */
 static int load_header(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
                        struct run_report *r)
 {
@@ -20,7 +31,9 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->decode_ms = timing_now_ms() - t0;
     r->in = raw->g;
     *pl = *c->plan;
-    if ((st = plan_resolve(pl, &r->in, c->max_pixels)))
+    enum out_format f;
+    if ((st = plan_resolve(pl, &r->in, c->max_pixels)) || (st = out_format(c, out, &f))
+        || (st = io_check_size(out, f, &pl->out)))
         io_input_free(raw);
     return st;
 }
@@ -44,12 +57,12 @@ int run_load(const struct run_ctx *c, const char *in, const char *out, struct im
 int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r)
 {
     struct save_opts so = c->save;
-    if (c->per_file_format && io_format_from_path(out, &so.fmt))
-        return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
-                           out);
+    int st = out_format(c, out, &so.fmt);
+    if (st)
+        return st;
     r->out = image_geom(img);
     double t0 = timing_now_ms();
-    int st = io_save(out, img, &so);
+    st = io_save(out, img, &so);
     r->encode_ms = timing_now_ms() - t0;
     return st;
 }

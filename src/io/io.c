@@ -209,6 +209,17 @@ int io_format_from_path(const char *path, enum out_format *f)
     return io_format_from_name(dot + 1, f);
 }
 
+int io_check_size(const char *path, enum out_format f, const struct geom *g)
+{
+    static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65535, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535 };
+    static const char *const what[] = { [FMT_PNG] = "PNG (libpng)", [FMT_JPEG] = "JPEG", [FMT_BMP] = "BMP",
+                                        [FMT_TGA] = "TGA" };
+    if (g->w <= max_side[f] && g->h <= max_side[f])
+        return GPUIMG_OK;
+    return gpuimg_fail(GPUIMG_ETOOBIG, "%s: %s holds at most %d pixels a side; the result would be %dx%d",
+                       strcmp(path, "-") ? path : "<stdout>", what[f], max_side[f], g->w, g->h);
+}
+
 const char *io_format_name(enum out_format f)
 {
     static const char *const n[] = { "png", "jpeg", "bmp", "tga" };

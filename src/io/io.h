@@ -46,6 +46,10 @@ int io_save(const char *path, const struct image *im, const struct save_opts *o)
  * exist unless force, it is not a directory. */
 int io_check_output(const char *path, const struct save_opts *o);
 
+/* Whether f's encoder can write an image of g: JPEG and TGA store each side in 16 bits (at most
+ * 65535 pixels), libpng writes at most 1000000 a side. GPUIMG_ETOOBIG, naming path, if not. */
+int io_check_size(const char *path, enum out_format f, const struct geom *g);
+
 /* The format named by a file name's extension or by a name ("png", "jpg", ...). */
 int io_format_from_path(const char *path, enum out_format *f);
 int io_format_from_name(const char *name, enum out_format *f);
