@@ -100,6 +100,11 @@ expect_fail 2 "unknown operation 'sharpen'" sharpen "$T/rgb.png" "$T/x.png"
 expect_fail 2 "blur: sigma must be a number in \(0, 100\], not '0'" blur=0 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "blur: sigma must be a number in \(0, 100\], not 'abc'" blur=abc "$T/rgb.png" "$T/x.png"
 expect_fail 2 "blur needs its sigma" blur "$T/rgb.png" "$T/x.png"
+# white space on either side of a number is refused alike; a tiny sigma is a number like any other
+expect_fail 2 "blur: sigma must be a number in \(0, 100\], not ' 2'" "blur= 2" "$T/rgb.png" "$T/x.png"
+expect_fail 2 "blur: sigma must be a number in \(0, 100\], not '2 '" "blur=2 " "$T/rgb.png" "$T/x.png"
+expect_ok -q --force blur=1e-308 "$T/rgb.png" "$T/tiny.png" && expect_ok -q --force flip=h,flip=h "$T/rgb.png" "$T/same.png" \
+    && cmp -s "$T/tiny.png" "$T/same.png" && ok || bad "blur=1e-308 (one tap) does not give its input back"
 expect_fail 2 "blur: border must be one of reflect101\|replicate\|constant, not 'wrap'" blur=2:border=wrap "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize: size must be" resize=50 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize: size must be" resize=0x0 "$T/rgb.png" "$T/x.png"

@@ -1,6 +1,8 @@
 /* gpuimg: parameter value parsing (see params.h). */
 #include <config.h>
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +73,11 @@ int param_parse(const struct op_desc *op, const struct op_param *p, const char *
         char *end;
         errno = 0;
         double d = strtod(text, &end);
-        if (*end || errno || !isfinite(d) || d > p->max || (p->min_open ? d <= p->min : d < p->min))
+        /* No white space either side (strtod would skip it before the number only); a value too
+         * small for a normal double (1e-308) is that value, not an error. */
+        const int underflow = errno == ERANGE && fabs(d) <= DBL_MIN;
+        if (isspace((unsigned char)text[0]) || *end || (errno && !underflow) || !isfinite(d) || d > p->max
+            || (p->min_open ? d <= p->min : d < p->min))
             return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);
         v->num = d;
         break;
