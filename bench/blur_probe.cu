@@ -1,5 +1,5 @@
 /* gpuimg bench: two ceilings of the tensor blur's design (cuda/blur/tensor.cuh, blur_tensor), measured
- * apart from it (bench/RESULTS.md, "Kernels", note (a)):
+ * apart from it:
  *  1. staging: persistent blocks copying 10109x4542 RGB's tiles of rows into shared memory the way
  *     blur_tensor does (a row a bulk copy from its 16-byte-aligned start, an mbarrier a buffer),
  *     each staged word read once and the tile's bytes written out, with NBUF buffers in flight,

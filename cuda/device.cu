@@ -69,8 +69,7 @@ static size_t g_mem_limit;
 static thread_local size_t t_mem_used;
 static thread_local struct { void *p; size_t bytes; } t_allocs[2 * 32 + 8];
 /* A batch worker keeps the blocks it frees for its next file: cudaFree waits for the whole
- * device, which stalls every other worker's copies and kernels (bench/RESULTS.md, "Kernel
- * choices": batch staging). */
+ * device, which stalls every other worker's copies and kernels. */
 #define KEPT_BLOCKS 8
 static thread_local int t_keep;
 static thread_local struct { void *p; size_t bytes; } t_kept[KEPT_BLOCKS];

@@ -13,8 +13,7 @@
  * lanes are the channels of 32 / C rows, whose pitch (NS = C mod 32 words) puts them on distinct
  * banks; down, a warp's lanes are 32 neighbouring samples, the colour lanes taking S_a from their
  * pixel's alpha lane by a shuffle. The integer multiply-adds are the bound; the two-pass kernel,
- * which moves the column sums through global memory, is 1.6-2.6x slower up to onepass_max's taps
- * (bench/RESULTS.md, "Kernel choices": blur one pass). */
+ * which moves the column sums through global memory, is the slower up to onepass_max's taps. */
 template <typename T, int C, int KS> struct BA {
     /* 8-bit: Q8 weights (the 8-bit kernels' are multiples of 256, as blur_q8 takes them), so
      * H < 2^24 and S < 2^32, all 32-bit; 16-bit: H < 2^48 in two uint32 planes (H >> 16 and

@@ -7,8 +7,7 @@
  * sample column (its source offset worked out once for all rows) of every RG-th row, the rows'
  * byte offsets worked out once a tile; H of every staged row is made once into shared memory,
  * then down; both ways a thread makes 4 neighbouring sums from KS + 3 loads. The staging by row
- * offsets and row groups keeps every thread busy; the kernel is issue-bound, a quarter of its
- * instructions staging (bench/RESULTS.md, "Kernel choices": blur one pass). */
+ * offsets and row groups keeps every thread busy; the kernel is issue-bound. */
 template <int C> struct B16 {
     static constexpr int TP = C == 1 ? 128 : 64;   /* output pixels a tile row */
 };

@@ -39,9 +39,9 @@
 /* The compiled tap counts. The work of a tile steps with TN's KH and KV (32-byte and 32-row k
  * steps) more than with the taps: a kernel compiled for KS runs a smaller kernel centred in zeros
  * with the same staging and matrix products wherever KH and KV are the same. For grey+alpha and
- * RGBA each (KH, KV) is one size (the larger measured level with the smaller ones); grey and RGB
- * keep every small size, where the larger of a class measured 3-8% slower from 7 taps
- * (bench/RESULTS.md, "Build"). Past 17 taps every size is the largest of its class. Grey goes up
+ * RGBA each (KH, KV) is one size (the larger runs the smaller at its speed); grey and RGB keep
+ * every small size, where the larger of a class is slower. Past 17 taps every size is the
+ * largest of its class. Grey goes up
  * to where a block's shared memory still fits an SM. Grey+alpha and RGBA stop at 49 taps (sigma
  * 8; RGBA's KH 7): RGBA's 64-row tiles use 255 registers from 29 taps and spill 108 bytes at 49,
  * one block an SM, and are still 2.2x the two-pass kernel there, grey+alpha's 3.0x. RGB past 81
@@ -299,8 +299,7 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
     }
 #endif
     /* launched early (launch_early): the fragments and barriers above are made while the kernel
-     * before finishes; nothing global is read or written before this wait (bench/RESULTS.md,
-     * "Kernel choices": early launch). */
+     * before finishes; nothing global is read or written before this wait. */
     griddep_wait();
     if (ty < nrow) {
         fill_row(0, tx * TN_W, map_row(ty * TH));
@@ -489,8 +488,7 @@ __global__ void __launch_bounds__(TN_THREADS, TN<C, KS, TH>::MINB)
                          * pixels (rows g and g + 8; t even channels 0, 1, t odd 2 and alpha), swapped so
                          * that each holds one whole pixel (even lanes row g, odd ones g + 8), whose three
                          * colours share one reciprocal of A: alpha (A + 2^15) >> 16, colour
-                         * round(S / A). Dividing two channels a lane, as they come, measured 1.2x
-                         * slower. */
+                         * round(S / A). Dividing two channels a lane, as they come, is slower. */
                         const bool odd = t & 1;
                         const uint32_t y0 = __shfl_xor_sync(0xffffffffu, odd ? sb[0] : sb[2], 1);
                         const uint32_t y1 = __shfl_xor_sync(0xffffffffu, odd ? sb[1] : sb[3], 1);
@@ -580,8 +578,7 @@ static int launch_tensor(const gpu_image *in, const gpu_image *out, const uint32
 /* Tiles of 64 rows where they are at least TN_WAVES times the blocks resident at once, 32 below.
  * A 64-row tile stages and filters across 76 rows for 64 outputs (80 rows staged, against 96 for two
  * 32-row tiles) and has half the barriers an output. Its 70 KiB of shared memory leave 3 blocks an
- * SM, not 4, and it makes half the tiles; one wave of them is enough (bench/RESULTS.md, "Kernel
- * choices": blur tensor tiles). */
+ * SM, not 4, and it makes half the tiles; one wave of them is enough. */
 #define TN_WAVES 1
 template <int C, int KS, bool TR>
 static int launch_tall(const gpu_image *in, const gpu_image *out, const uint32_t *kern, int ksize,

@@ -6,8 +6,7 @@
 static int alpha_onepass(int c, int depth) { return c == 2 || (c == 4 && depth == 16); }
 
 /* The most taps a layout blurs in one pass (blur_q8 for 8-bit grey, RGB, RGBA; blur16 for 16-bit
- * grey, RGB; blur_alpha), past which the two-pass kernel measured faster (bench/RESULTS.md,
- * "Kernel choices": blur one pass). */
+ * grey, RGB; blur_alpha), past which the two-pass kernel is the faster. */
 static int onepass_max(int c, int depth)
 {
     return depth == 8 ? (c == 4 ? 21 : Q8_MAXK) : (c == 1 ? Q8_MAXK : 25);

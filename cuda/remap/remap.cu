@@ -313,9 +313,9 @@ __global__ void __launch_bounds__(SW<BPP>::T)
  * the 4 columns past TH, which the tile loads for that); only the row's two ends, shared with the
  * rows before and after, go in bytes. One tile a block, tiles numbered down the output columns
  * first, so the blocks resident at once write whole output rows (numbered the other way, each
- * output row was written in pieces far apart in time, 1.16x slower).
+ * output row was written in pieces far apart in time, which is slower).
  * `vector` takes it for 2- to 6-byte pixels from WORDS_MIN_TILES tiles; below that, and for grey at
- * every size, remap_swap is faster (bench/RESULTS.md, "Kernel choices": transpose words). */
+ * every size, remap_swap is faster. */
 template <int BPP> struct WT {
     static constexpr int WARPS = 8;              /* a warp's rows: 16 */
     static constexpr int RP = 8;                 /* rows a load phase (registers: RP (BPP + 2) words) */

@@ -10,9 +10,8 @@
  * need them, so that one barrier a row serves both. Each thread then makes RR_PX output pixels
  * x = xa + t + RR_T i of the row (its taps kept in registers for the whole run), a warp's stores
  * 32 consecutive bytes. Unlike the warp kernel reading through gray (a warp a 224-pixel segment,
- * its rows staged whole and turned into Y by the warp; slower: bench/RESULTS.md, "Kernel choices":
- * gray read through), a source byte costs about what it costs the gray kernel, and the taps are
- * grey's. */
+ * its rows staged whole and turned into Y by the warp, which is slower), a source byte costs about
+ * what it costs the gray kernel, and the taps are grey's. */
 #define RR_T 128   /* threads a block */
 #define RR_PX 8    /* output pixels a thread */
 #define RR_GPT 2   /* groups a thread copies (and, RGB, turns into Y) of a row pair */

@@ -2,8 +2,8 @@
 #include "cuda/resize/resize.cuh"
 
 /* warp (two taps an axis, 8-bit grey or RGB, any ratio whose source span fits): what vector runs
- * outside exact 1:2, and outside exact 2:1 for grey (RGB at 2:1 too: 3x faster than half_u8 at
- * 45.9 Mpx). A warp owns a segment of 256 pixels (RGB 248, see WS) of a row and walks down a run
+ * outside exact 1:2, and outside exact 2:1 for grey (RGB at 2:1 too: faster than half_u8
+ * there). A warp owns a segment of 256 pixels (RGB 248, see WS) of a row and walks down a run
  * of rows, so each lane's horizontal taps (the source offsets and weights of its output bytes) are
  * read once and kept in registers. Each row, with no block barrier (barriers with the loads
  * exposed behind them were the staged kernel's cost for RGB):

@@ -96,8 +96,7 @@ __global__ void sep_kernel(const T *in, int iw, T *out, int ow, int oh, Taps t)
  * output rows (up to 8; fewer where the grid would not fill the GPU twice): the BA_PX column taps
  * are read once into registers, and the next row's tap pixels are requested before this row's are
  * used (sep_pixel's chain table -> pixel -> sum keeps one pixel's loads in flight at a time). One
- * output a thread at 8 blocks an SM (32 registers) measured fastest of 1, 2, 4 and 8 outputs a
- * thread (bench/RESULTS.md, "Kernel choices": bilinear with alpha).
+ * output a thread at 8 blocks an SM (32 registers), the fastest of 1, 2, 4 and 8 outputs a thread.
  * Bilinear tables have i1 = min(i0 + 1, n - 1) and w0 = 65536 - w1, so only i0 and w1 are read,
  * and an edge pair (n - 1, n - 1; 65536, 0) is taken as (n - 2, n - 1; 0, 65536), the same sums,
  * so that a tap pair is always two neighbours (images of at least 2x2). Row sums in uint32 (at
@@ -208,8 +207,7 @@ __global__ void __launch_bounds__(256, 8) bilerp_alpha8(const uint8_t *__restric
  * thread. Sums as sep_pixel's: without alpha, row sums in uint32 (at most 65536 * 65535) and
  * column sums in uint64; with alpha, colour times alpha and every sum above it in uint64, colour
  * by div_round. */
-template <int C> struct BH {   /* outputs a thread, blocks an SM: the fastest measured (bench/RESULTS.md,
-                                  * "Kernel choices": bilinear with alpha) */
+template <int C> struct BH {   /* outputs a thread, blocks an SM: the fastest measured */
     static constexpr int PX = C == 1 ? 2 : 1, MINB = C == 1 ? 2 : 4;
 };
 template <int C>
@@ -302,7 +300,7 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
                      (int)(8 * sizeof(T)), t.nx, t.ny);
             return (int)cudaErrorInvalidValue;
         }
-        /* rows a thread: 8 (6% faster than one), fewer on small images */
+        /* rows a thread: 8 (the column taps read once for them), fewer on small images */
         const unsigned th = threads1d();
         int rows;
         dim3 g;

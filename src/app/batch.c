@@ -238,8 +238,7 @@ static void *worker(void *arg)
         ctx.gpu.device = sh->devices[w % sh->ndevices];
     /* On one GPU, copies go through this worker's own pinned buffers: the driver's staging of
      * pageable copies is shared by the device's workers and bounds many jobs. Spread over two,
-     * the driver's copies were the faster: our staging's extra memcpy costs more there
-     * (bench/RESULTS.md, "Kernel choices": batch staging). */
+     * the driver's copies are the faster: our staging's extra memcpy costs more there. */
     const char *ns = getenv("GPUIMG_NO_STAGE");
     ctx.gpu.stage = ns ? atoi(ns) == 0 : sh->ndevices <= 1;
     ctx.gpu.keep = !getenv("GPUIMG_NO_KEEP");   /* and keeps its device memory: cudaFree waits for the device */

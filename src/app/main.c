@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 
     struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0 }, o.max_pixels,
                            { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL, 0 };
-    ctx.gpu_jpeg = o.jpeg_decoder == 2;   /* auto is stb_image (bench/RESULTS.md, "Kernel choices": nvJPEG) */
+    ctx.gpu_jpeg = o.jpeg_decoder == 2;   /* auto: stb_image, faster than nvJPEG's single-image API */
     if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
         return fail(st);
     if (!o.compare) {

@@ -57,7 +57,7 @@ struct op_desc {
     /* The OpenMP reference: out is allocated by the caller with the resolved geometry. */
     int (*cpu)(const struct op_args *a, const struct image *in, struct image *out);
     /* The GPU: the kernel variants it has (bits 1 << KV_*), the one --kernel=auto takes (the
-     * fastest measured, bench/RESULTS.md "Kernels"), and in CUDA builds the host side that builds and
+     * fastest measured), and in CUDA builds the host side that builds and
      * uploads the step's tables for a variant (NULL: none needed) and the launch of a variant on
      * device images (NULL in CPU-only builds). Both return a gpuimg_status. */
     unsigned gpu_variants;

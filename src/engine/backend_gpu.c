@@ -76,7 +76,7 @@ void backend_gpu_thread_done(void) { gpu_thread_release(); }
 int backend_gpu_pin_default(void)
 {
     const char *e = getenv("GPUIMG_PIN");
-    return e ? atoi(e) != 0 : 0;   /* pageable (bench/RESULTS.md, "Kernel choices": pinning) */
+    return e ? atoi(e) != 0 : 0;   /* pageable: locking a fresh image costs more than it saves */
 }
 
 static struct gpu_image dev_image(void *p, const struct geom *g)

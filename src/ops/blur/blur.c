@@ -199,9 +199,8 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
 }
 
 /* The one-pass and tensor kernels write their tile transposed as easily as straight; the tensor
- * kernel only up to 64 MiB of image, where it measured faster so, not above (bench/RESULTS.md,
- * "Kernel choices": blur fused with transpose): each tile writes its transposed rows TH pixels at
- * a time. The tensor kernel takes
+ * kernel only up to 64 MiB of image, where that is faster than a transpose apart; above, where
+ * each tile's transposed rows of TH pixels at a time cost more, not. The tensor kernel takes
  * it wherever it runs itself (grey+alpha too, which no one-pass kernel writes transposed, and past
  * the one-pass kernels' taps) and where it falls back to the one-pass kernel
  * (gpu_blur_tensor_transposes). */
@@ -220,9 +219,8 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 }
 #endif
 
-/* auto: the tensor-core kernel where it measured fastest, 8-bit images of 256 KiB and more,
- * grey+alpha from 1.5 MiB (bench/RESULTS.md, "Kernel choices": blur tensor from); below that the
- * one-pass kernel runs. Each runs the next kernel (one-pass, then two passes) for the sizes it does
+/* auto: the tensor-core kernel where it is the fastest, 8-bit images of 256 KiB and more,
+ * grey+alpha from 1.5 MiB; below that the one-pass kernel runs. Each runs the next kernel (one-pass, then two passes) for the sizes it does
  * not take. */
 #define TENSOR_MIN_BYTES (256u << 10)
 #define TENSOR_MIN_BYTES_GA (3u << 19)

@@ -18,7 +18,7 @@ int remap_gpu(const struct op_desc *op, enum map m, int variant, const struct gp
  * maps that keep rows whole */
 #define REMAP_KERNELS (KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR))
 /* vector is fastest for every pixel size up to 6 bytes, most for rows that are not word-aligned;
- * 8-byte pixels (RGBA 16-bit) move whole through tiled's tile faster (bench/RESULTS.md, "Kernels"). */
+ * 8-byte pixels (RGBA 16-bit) move whole through tiled's tile faster. */
 static inline int remap_swap_auto_for(const struct geom *in)
 {
     return in->c * (in->depth / 8) == 8 ? KV_TILED : KV_VECTOR;

@@ -20,8 +20,8 @@ static void flip_region(const struct op_args *a, const struct geom *in, const st
 {
     remap_region(a->v[0].choice ? M_FLIPV : M_FLIPH, in, want, need, yields);
 }
-/* vector's mirrored chunks run at 82-98% of the device copy where coalesced reaches 33-72%, but
- * are no faster for RGB 16-bit, 6-byte pixels (bench/RESULTS.md, "Kernel choices": flip). */
+/* vector's mirrored chunks, but coalesced for 6-byte pixels (RGB 16-bit), where they are no
+ * faster */
 static int flip_auto_for(const struct geom *in) { return in->c * (in->depth / 8) == 6 ? KV_COALESCED : KV_VECTOR; }
 #ifdef HAVE_CUDA
 static int flip_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,

@@ -67,7 +67,7 @@ AVX2 static inline __m256i rgb8_channel256(__m256i x, __m256i y, __m256i z, int 
 /* RGB 8-bit, 32 pixels at a time: the 96 bytes' 128-bit quarters are paired so that each 256-bit
  * lane holds 16 whole pixels (48 bytes in three registers, as rgb8_channel takes them), byte
  * shuffles split R, G and B out of them, and gray_y16 weighs them; every step keeps the lanes'
- * order, so the 32 bytes come out in pixel order (bench/RESULTS.md, "CPU path": gray). */
+ * order, so the 32 bytes come out in pixel order. */
 AVX2 static void gray_row_rgb8_avx2(const uint8_t *s, uint8_t *d, int w, uint32_t wr, uint32_t wg, uint32_t wb)
 {
     const __m256i wrg = _mm256_set1_epi32((int)(wr | wg << 16)), wb1 = _mm256_set1_epi32((int)(wb | 16384u << 16));

@@ -341,8 +341,8 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
  * for 8-bit grey of ROWS_GREY_MIN bytes and more shrinking 1.6 times or more where its span fits
  * (rfit), else the exact 2:1 kernel for grey, the exact 1:2 one (K_DOUBLE), else the warp-segment
  * two-tap kernel for 8-bit grey and RGB (K_WARP) where its source span fits (wfit): RGB at exact
- * 2:1 too, where it measured 3x faster than the 2:1 kernel (bench/RESULTS.md, "Kernel choices":
- * resize RGB 2:1); bilinear 8-bit with alpha and every 16-bit layout: the
+ * 2:1 too, where it is faster than the 2:1 kernel; bilinear 8-bit with alpha and every 16-bit
+ * layout: the
  * separable engine's gathering kernels (K_BILERP). tiled takes the 2:1 kernel for an exact 2:1
  * (measured faster than its own) and needs its tile to fit (fit). fit, wfit and rfit come from
  * gpu_prepare (0 where not known: perpixel is assumed). */
@@ -358,9 +358,8 @@ static int shrinks(const struct geom *in, const struct geom *out)
     return 5 * (long)in->w >= 8L * out->w && 5 * (long)in->h >= 8L * out->h;
 }
 /* Grey images smaller than this keep the exact 2:1 and warp kernels: the rows kernel's start (its
- * ring of row copies filled before the first row) made it slower up to 5120x2880 and faster at
- * 10109x4542 (bench/RESULTS.md, "Kernel choices": resize rows, grey). Read through gray it was
- * never slower. */
+ * ring of row copies filled before the first row) makes it the slower below it. Read through gray
+ * it is never slower. */
 #define ROWS_GREY_MIN (32u << 20)
 static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
                       const struct geom *out, int fit, int wfit, int rfit)
@@ -385,9 +384,8 @@ static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, co
 /* The kernel that reads RGB through a gray step before it: vector's rows kernel where its span
  * fits (rfit, from gpu_prepare: vector, two taps, 8-bit grey) and both axes shrink by 1.6 or more;
  * K_NONE elsewhere. A kernel that makes the Y of every source row it reads, for each output row,
- * wins only where each source row serves about one output row: at 77% and 150% reading through
- * gray cost more than the separate gray step saves, at 50% to 3.3:1 it won (bench/RESULTS.md,
- * "Kernel choices": gray read through). */
+ * wins only where each source row serves about one output row: shrinking by 1.6 or more, not at
+ * 77% or when enlarging, where the separate gray step costs less. */
 static int gray_in_kernel(int variant, const struct geom *in, const struct geom *out, int rfit)
 {
     return variant == KV_VECTOR && rfit && shrinks(in, out) ? K_ROWS : K_NONE;
@@ -506,7 +504,7 @@ const struct op_desc op_resize = {
     .resolve = resolve,
     .cpu = cpu,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR) | KV_BIT(KV_TEXTURE),
-               KV_VECTOR,   /* the fastest beside perpixel, tiled and texture (bench/RESULTS.md, "Kernels") */
+               KV_VECTOR,   /* the fastest beside perpixel, tiled and texture */
                gpu_prepare, gpu_launch),
     GPU_FUSE(gpu_fuse),
 #ifdef HAVE_CUDA
