@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     const char *only = NULL, *pipes[8] = { "gray,resize=50%,blur=2,transpose" };
     static char sweep[8][32];
     const char *examples[32];
-    size_t ncases = (size_t)test_examples(examples, 32, 0), nsweep = 0;
+    size_t ncases = (size_t)op_examples(examples, 32, 0), nsweep = 0;
     for (size_t k = 0; k < ncases; k++) {
         struct plan pl;
         const struct geom g1 = { 1000, 1000, 3, 8 };

@@ -684,7 +684,7 @@ int main(void)
     printf("GPU: %s\n", desc);
     /* every operation's examples (the registry), then the kernel paths */
     const char *pipelines[192];
-    size_t npipelines = (size_t)test_examples(pipelines, 192 - (int)(sizeof paths / sizeof *paths), 0);
+    size_t npipelines = (size_t)op_examples(pipelines, 192 - (int)(sizeof paths / sizeof *paths), 0);
     for (size_t p = 0; p < sizeof paths / sizeof *paths; p++) {
         int dup = 0;
         for (size_t q = 0; q < npipelines; q++)

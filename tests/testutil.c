@@ -101,13 +101,3 @@ int test_equal(const struct image *a, const struct image *b)
     long over;
     return test_max_diff(a, b, &over, 0) == 0;
 }
-
-int test_examples(const char **out, int max, int tileable)
-{
-    int n = 0;
-    for (int i = 0; i < gpuimg_nops; i++)
-        for (const char *const *ex = gpuimg_ops[i]->examples; ex && *ex && n < max; ex++)
-            if (!tileable || gpuimg_ops[i]->region)
-                out[n++] = *ex;
-    return n;
-}

@@ -18,8 +18,5 @@ int test_copy(struct image *dst, const struct image *src);
 /* Sample i (in samples from the start) of an 8- or 16-bit image. */
 long test_sample(const struct image *im, size_t i);
 int test_equal(const struct image *a, const struct image *b);
-/* Every operation's examples from the registry (op_desc.examples), in --list order, at most max;
- * with tileable set, only those of operations that run in tiles. Returns the count. */
-int test_examples(const char **out, int max, int tileable);
 
 #endif

@@ -56,7 +56,7 @@ int main(void)
         "rotate=270,blur=2:border=replicate,transpose,gray",
     };
     const char *pipes[64];
-    size_t npipes = (size_t)test_examples(pipes, 64 - (int)(sizeof more / sizeof *more), 1);
+    size_t npipes = (size_t)op_examples(pipes, 64 - (int)(sizeof more / sizeof *more), 1);
     for (size_t i = 0; i < sizeof more / sizeof *more; i++)
         pipes[npipes++] = more[i];
     /* the registry: every operation has examples, each a pipeline of that operation alone */

@@ -607,8 +607,8 @@ template <int C, int... K> constexpr bool tn_distinct()
             return false;
     return true;
 }
-#define TN_LIST(K) K,
-static_assert(tn_distinct<2, TN_SIZES2(TN_LIST) 999>() && tn_distinct<4, TN_SIZES4(TN_LIST) 999>(),
+#define TN_LIST(K) , K
+static_assert(tn_distinct<2 TN_SIZES2(TN_LIST)>() && tn_distinct<4 TN_SIZES4(TN_LIST)>(),
               "two compiled tensor sizes with the same work");
 #undef TN_LIST
 

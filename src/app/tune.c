@@ -98,11 +98,8 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
     if ((r = measure_copy_ms(dout, din, bytes, o->repeat, timer, &copy_ms)))
         goto done;
     *copy_gbs = 2.0 * bytes / copy_ms / 1e6;
-    const char *cases[64];   /* every operation's examples (op_desc.examples) */
-    int ncases = 0;
-    for (int k = 0; k < gpuimg_nops; k++)
-        for (const char *const *ex = gpuimg_ops[k]->examples; ex && *ex && ncases < 64; ex++)
-            cases[ncases++] = *ex;
+    const char *cases[64];
+    const int ncases = op_examples(cases, 64, 0);
     for (int k = 0; k < ncases && !r; k++) {
         struct plan pl;
         struct image in = { 0 }, ref = { 0 };

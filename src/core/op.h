@@ -137,6 +137,9 @@ extern const struct op_desc *const gpuimg_ops[];
 extern const int gpuimg_nops;
 
 const struct op_desc *op_find(const char *name);
+/* Every operation's examples (op_desc.examples), in registry order, at most max; with tileable
+ * set, only those of operations that run in tiles. Returns the count. */
+int op_examples(const char **out, int max, int tileable);
 
 
 #endif

@@ -49,6 +49,16 @@ const struct op_desc *op_find(const char *name)
     return NULL;
 }
 
+int op_examples(const char **out, int max, int tileable)
+{
+    int n = 0;
+    for (int i = 0; i < gpuimg_nops; i++)
+        for (const char *const *ex = gpuimg_ops[i]->examples; ex && *ex && n < max; ex++)
+            if (!tileable || gpuimg_ops[i]->region)
+                out[n++] = *ex;
+    return n;
+}
+
 int op_tables_upload(const struct op_desc *op, int variant, struct gpu_tables *t, int nparts, const void *const *host,
                      const size_t *bytes)
 {

@@ -428,6 +428,10 @@ static int publish(const char *tmp, const char *path, int force)
 int io_save(const char *path, const struct image *im, const struct save_opts *o)
 {
     const char *name = display_name(path, 1);
+    const struct geom g = image_geom(im);
+    int sr = io_check_size(path, o->fmt, &g);
+    if (sr)
+        return sr;
     if (strcmp(path, "-") == 0)
         return encode_to(stdout, name, im, o);
 
