@@ -80,9 +80,11 @@ static int bench_pipeline(const char *pipe, const struct image *in, const char *
             char label[200];
             double b;
             if (gpu_pipeline_step(&gp, &pl, i, label, sizeof label, &b)) {
+                char kernel[64];
                 bytes += b;
+                gpu_kernel_label(kernel, sizeof kernel, &gp.call[i], gp.ran[i]);
                 snprintf(what + strlen(what), sizeof what - strlen(what), "%s%.100s[%s]", what[0] ? " " : "", label,
-                         kernel_names[gp.variant[i]]);
+                         kernel);
             }
         }
         *mismatches += measure_check_text(check, sizeof check, memcmp(host, ref.data, ob) ? 1 : 0, 0);
@@ -233,11 +235,15 @@ int main(int argc, char **argv)
                             continue;
                         double ms;
                         long diff, tol;
-                        if (measure_gpu_variant(&pl.steps[0], v, din, dout, &ref, repeat, timer, &ms, &diff, &tol))
+                        const struct gpu_call call = { .variant = v };
+                        const char *ran;
+                        if (measure_gpu_variant(&pl.steps[0], &call, din, dout, &ref, repeat, timer, &ms, &diff, &tol,
+                                                &ran))
                             return fail(cases[k].pipe);
-                        char check[48];
+                        char check[48], kernel[64];
                         mismatches += measure_check_text(check, sizeof check, diff, tol);
-                        row(size, &g, cases[k].pipe, kernel_names[v], ms, (double)(ib + ob), copy_gbs, npp_ms, check);
+                        gpu_kernel_label(kernel, sizeof kernel, &call, ran);
+                        row(size, &g, cases[k].pipe, kernel, ms, (double)(ib + ob), copy_gbs, npp_ms, check);
                     }
                     if (npp_ms > 0)
                         row(size, &g, cases[k].pipe, "npp", npp_ms, (double)(ib + ob), copy_gbs, npp_ms, "(anchor)");

@@ -160,13 +160,12 @@ template <int PPT = GPU_PPT, typename F> __device__ __forceinline__ void for_coa
 }
 
 /* Launch shapes. The defaults (perpixel: 32x8 blocks; coalesced and vector: 256 threads a block,
- * GPU_PPT pixels a thread) are overridden by the shape the host set for this launch (gpu_set_shape:
+ * GPU_PPT pixels a thread) are overridden by the shape the host asks for this launch (gpu_call:
  * gpuimg tune and its cache); launchers record what they launched (note_launch) for the tune's
  * time model. */
-extern thread_local gpu_shape g_shape;
-static inline dim3 perpixel_block() { return g_shape.bx ? dim3(g_shape.bx, g_shape.by) : dim3(32, 8); }
-static inline unsigned threads1d() { return g_shape.bx ? (unsigned)(g_shape.bx * g_shape.by) : 256u; }
-static inline int ppt_choice() { return g_shape.ppt ? g_shape.ppt : GPU_PPT; }
+static inline dim3 perpixel_block(const gpu_shape &s) { return s.bx ? dim3(s.bx, s.by) : dim3(32, 8); }
+static inline unsigned threads1d(const gpu_shape &s) { return s.bx ? (unsigned)(s.bx * s.by) : 256u; }
+static inline int ppt_choice(const gpu_shape &s) { return s.ppt ? s.ppt : GPU_PPT; }
 void note_launch(const void *fn, dim3 grid, dim3 block, size_t smem, int px_per_thread);
 
 /* Launch kernel k (grid g, block b, smem dynamic bytes) and record it for gpu_last_launch: one

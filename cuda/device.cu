@@ -278,29 +278,34 @@ extern "C" int gpu_sync(char *err, size_t errlen)
     return 0;
 }
 
-extern "C" int gpu_tables_upload(struct gpu_tables *t, int nparts, const void *const *host, const size_t *bytes,
-                                 char *err, size_t errlen)
+extern "C" int gpu_upload_parts(void **block, int nparts, const void *const *host, const size_t *bytes, void **part,
+                                char *err, size_t errlen)
 {
-    size_t off[GPU_TABLE_PARTS], total = 0;
+    size_t off[16], total = 0;
+    if (nparts > 16) {
+        snprintf(err, errlen, "gpu_upload_parts: %d parts", nparts);
+        return (int)cudaErrorInvalidValue;
+    }
     for (int i = 0; i < nparts; i++) {
         off[i] = total;
         total += (bytes[i] + 511) & ~(size_t)511;   /* each part 512-byte aligned (textures need it) */
     }
-    t->block = nullptr;
-    if (int r = dev_alloc(&t->block, total, err, errlen))
+    *block = nullptr;
+    if (int r = dev_alloc(block, total, err, errlen))
         return r;
     for (int i = 0; i < nparts; i++) {
-        t->part[i] = (char *)t->block + off[i];
-        if (host[i] && bytes[i])
-            CUDA_TRY(cudaMemcpy(t->part[i], host[i], bytes[i], cudaMemcpyHostToDevice), err, errlen);
+        part[i] = (char *)*block + off[i];
+        if (host[i] && bytes[i]) {
+            const cudaError_t e = cudaMemcpy(part[i], host[i], bytes[i], cudaMemcpyHostToDevice);
+            if (e != cudaSuccess) {
+                snprintf(err, errlen, "%s", cudaGetErrorString(e));
+                dev_free(*block);
+                *block = nullptr;
+                return (int)e;
+            }
+        }
     }
     return 0;
-}
-
-extern "C" void gpu_tables_free(struct gpu_tables *t)
-{
-    dev_free(t->block);
-    t->block = nullptr;
 }
 
 struct gpu_timer { cudaEvent_t a, b; };
@@ -336,20 +341,14 @@ extern "C" int gpu_timer_stop(struct gpu_timer *t, float *ms, char *err, size_t 
     return 0;
 }
 
-/* ---- launch shapes (gpuimg tune) ------------------------------------------------------------ */
+/* ---- what was launched (gpuimg tune's time model) ---------------------------------------------- */
 
-thread_local gpu_shape g_shape = { 0, 0, 0 };
 static thread_local struct {
     const void *fn;
     dim3 grid, block;
     size_t smem;
     int ppt;
 } last;
-
-extern "C" void gpu_set_shape(const struct gpu_shape *s)
-{
-    g_shape = s ? *s : gpu_shape{ 0, 0, 0 };
-}
 
 void note_launch(const void *fn, dim3 grid, dim3 block, size_t smem, int px_per_thread)
 {

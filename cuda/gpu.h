@@ -1,5 +1,5 @@
 /* gpuimg: the CUDA runtime's plain-C face (cuda/device.cu, cuda/jpeg.cu): kernel variant ids,
- * device images, per-step tables, launch shapes, the probe, memory, copies and timers. Plain C
+ * device images, launch requests, the probe, memory, copies and timers. Plain C
  * types only: no CUDA header is included outside cuda/. Each operation's launchers are in its
  * own cuda/NAME/kernels.h. Every function that can fail returns 0 or a CUDA error code, with a
  * one-line message in the caller's err buffer (errlen bytes). */
@@ -49,21 +49,16 @@ struct gpu_image {
     int transposed;
 };
 
-/* Per-step device data built on the host (tap tables, index maps, kernels) and uploaded once
- * into one allocation; part[i] points into it. The last part may be scratch (not uploaded). */
-#define GPU_TABLE_PARTS 8
-struct gpu_tables {
-    void *block;
-    void *part[GPU_TABLE_PARTS];
-    int n[GPU_TABLE_PARTS];      /* caller's counts, kept for the launch */
-};
-
-/* The launch shape of the next launches from this thread (0 fields: the kernel's default):
- * bx x by threads a block for perpixel kernels, bx * by threads for coalesced and vector ones,
- * by rows a block for tiled transposes; ppt pixels a thread for coalesced ones (1, 2, 4, 8). Kernels
- * whose shape is fixed by their shared-memory layout ignore it; gpu_last_launch says what ran. */
+/* What the host asks of one launch: the variant, and its launch shape (0 fields: the kernel's
+ * default): bx x by threads a block for perpixel kernels, bx * by threads for coalesced and vector
+ * ones, by rows a block for tiled transposes; ppt pixels a thread for coalesced ones (1, 2, 4, 8).
+ * Kernels whose shape is fixed by their shared-memory layout ignore it; gpu_last_launch says what
+ * ran. */
 struct gpu_shape { int bx, by, ppt; };
-void gpu_set_shape(const struct gpu_shape *s);   /* NULL: defaults */
+struct gpu_call {
+    int variant;
+    struct gpu_shape shape;
+};
 struct gpu_launch_info {
     unsigned grid, block;        /* blocks and threads a block of the last kernel launched */
     size_t smem;
@@ -110,10 +105,11 @@ void gpu_thread_keep_memory(int on);
 int gpu_pin(void *p, size_t bytes, char *err, size_t errlen);
 void gpu_unpin(void *p);
 int gpu_sync(char *err, size_t errlen);
-/* Upload nparts host arrays (bytes[i] each; host[i] NULL for scratch) into one block. */
-int gpu_tables_upload(struct gpu_tables *t, int nparts, const void *const *host, const size_t *bytes, char *err,
-                      size_t errlen);
-void gpu_tables_free(struct gpu_tables *t);
+/* Upload nparts host arrays (bytes[i] each; host[i] NULL for scratch) into one device allocation
+ * *block (gpu_free frees it; on failure there is none), each part 512-byte aligned (textures need
+ * it): part[i] is where part i starts. */
+int gpu_upload_parts(void **block, int nparts, const void *const *host, const size_t *bytes, void **part, char *err,
+                     size_t errlen);
 
 /* Device-side timing with CUDA events: start, then stop returns the milliseconds between. */
 struct gpu_timer;

@@ -566,6 +566,8 @@ static int rows_unaligned_checks(void)
             size_t ib, ob;
             double ms;
             long diff = 0, tol = 0;
+            const struct gpu_call vector = { .variant = KV_VECTOR };
+            const char *ran = NULL;
             if (test_make_image(&in, &g, (uint32_t)(57 + z)) || test_run_pipeline(pipes[p], &in, &want)
                 || plan_parse(pipes[p], &pl) || plan_resolve(&pl, &g, 0))
                 return 1;
@@ -576,11 +578,11 @@ static int rows_unaligned_checks(void)
                 || gpu_upload((char *)din + 1, in.data, ib, err, sizeof err)) {
                 printf("FAIL rows unaligned %s: %s\n", pipes[p], err);
                 failed++;
-            } else if (measure_gpu_variant(&pl.steps[0], KV_VECTOR, (char *)din + 1, dout, &want, 1, timer, &ms, &diff,
-                                           &tol)
-                       || diff) {
+            } else if (measure_gpu_variant(&pl.steps[0], &vector, (char *)din + 1, dout, &want, 1, timer, &ms, &diff,
+                                           &tol, &ran)
+                       || diff || !ran || strcmp(ran, "rows")) {
                 printf("FAIL rows unaligned %s %dx%d: %s\n", pipes[p], g.w, g.h,
-                       diff ? "differs" : gpuimg_errmsg());
+                       diff ? "differs" : !ran || strcmp(ran, "rows") ? "another kernel than rows ran" : gpuimg_errmsg());
                 failed++;
             } else {
                 failed += last_launch_not(pipes[p], "vector", &g, "the rows resize", 128, 0, 8);

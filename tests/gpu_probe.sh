@@ -41,10 +41,10 @@ cmp -s "$T/k-cpu.png" "$T/k-perpixel.png" && cmp -s "$T/k-cpu.png" "$T/k-coalesc
 # 34x22: exactly 2:1, so the automatic kernels fuse gray into the resize and the transpose into the blur
 "$MKIMG" 34 22 3 8 "$T/even.png" 2 || exit 99
 run --compare --repeat=2 gray,resize=50%,blur=2,transpose "$T/even.png" "$T/cmp.png"
-[ "$RC" -eq 0 ] && grep -q '^blur=2 *separable .* exact$' "$OUT" && grep -q '^pipeline *gpu kernels, fused .* exact' "$OUT" \
+[ "$RC" -eq 0 ] && grep -q '^blur=2 *separable .* exact$' "$OUT" && grep -q '^resize=50% *vector: half .* exact$' "$OUT" && grep -q '^pipeline *gpu kernels, fused .* exact' "$OUT" \
     && grep -q '^pipeline *gpu kernels, unfused .* exact' "$OUT" && ! grep -q MISMATCH "$OUT" && ok || bad "--compare: $(cat "$OUT" "$ERR")"
 run -v --backend=gpu gray,resize=50%,blur=2,transpose "$T/even.png" "$T/fused.png"
-[ "$RC" -eq 0 ] && grep -q 'gray+resize=50% \[vector\] [0-9.]*, blur=2+transpose \[tiled\] [0-9.]*' "$ERR" \
+[ "$RC" -eq 0 ] && grep -q 'gray+resize=50% \[vector: rows\] [0-9.]*, blur=2+transpose \[tiled\] [0-9.]*' "$ERR" \
     && ok || bad "fused steps not reported: $(cat "$ERR")"
 expect_ok -q --backend=cpu gray,resize=50%,blur=2,transpose "$T/even.png" "$T/fused-cpu.png"
 expect_ok -q --backend=gpu --no-fuse gray,resize=50%,blur=2,transpose "$T/even.png" "$T/unfused.png"

@@ -111,14 +111,18 @@ static int tensor_planes(const gpu_image *in, const gpu_image *out, const uint32
 
 extern "C" int gpu_blur_tensor(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern,
                                int ksize, int weights_below_256, const int32_t *bx, const int32_t *by, void *scratch,
-                               char *err, size_t errlen)
+                               const char **ran, char *err, size_t errlen)
 {
     const int how = in->gray_from ? 0 : gpu_blur_tensor_applies(in->c, in->depth, ksize, weights_below_256, in->w,
                                                                 in->h);
-    if (how == 0 || (how == 2 && (!scratch || out->transposed || (((size_t)in->data | (size_t)out->data) & 3))))
-        return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, err, errlen);   /* same bits */
-    if (how == 2)
+    if (how == 0 || (how == 2 && (!scratch || out->transposed || (((size_t)in->data | (size_t)out->data) & 3)))) {
+        *ran = "tiled";
+        return gpu_blur_tiled(in, out, kern, ksize, bx, by, scratch, ran, err, errlen);   /* same bits */
+    }
+    if (how == 2) {
+        *ran = "tensor-planes";
         return tensor_planes(in, out, kern, ksize, bx, by, scratch, err, errlen);
+    }
     return DISPATCH_C(uint8_t, in->c, blur_tensor_dispatch, in, out, kern, ksize, bx, by, err, errlen);
 }
 

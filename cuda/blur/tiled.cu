@@ -23,7 +23,8 @@ extern "C" int gpu_blur_onepass_applies(int c, int depth, int ksize)
 }
 
 extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image *out, const uint32_t *kern, int ksize,
-                              const int32_t *bx, const int32_t *by, void *scratch, char *err, size_t errlen)
+                              const int32_t *bx, const int32_t *by, void *scratch, const char **ran, char *err,
+                              size_t errlen)
 {
     if (in->gray_from || (out->transposed && !gpu_blur_onepass_applies(in->c, in->depth, ksize))) {
         snprintf(err, errlen, "gpu_blur_tiled: no fused kernel for this image");
@@ -38,8 +39,10 @@ extern "C" int gpu_blur_tiled(const struct gpu_image *in, const struct gpu_image
                    : in->c == 2   ? blur_alpha_dispatch<uint16_t, 2>(in, out, kern, ksize, bx, by, err, errlen)
                                   : blur_alpha_dispatch<uint16_t, 4>(in, out, kern, ksize, bx, by, err, errlen);
     }
-    if (!gpu_blur_onepass_applies(in->c, in->depth, ksize))   /* same bits, two passes */
+    if (!gpu_blur_onepass_applies(in->c, in->depth, ksize)) {   /* same bits, two passes */
+        *ran = "separable";
         return gpu_blur_separable(in, out, kern, ksize, bx, by, scratch, err, errlen);
+    }
     return in->c == 1   ? blur_q8_dispatch<1>(in, out, kern, ksize, bx, by, err, errlen)
            : in->c == 3 ? blur_q8_dispatch<3>(in, out, kern, ksize, bx, by, err, errlen)
                         : blur_q8_dispatch<4>(in, out, kern, ksize, bx, by, err, errlen);

@@ -65,7 +65,7 @@ __global__ void gray_vector(const T *in, T *out, size_t n, uint32_t wr, uint32_t
 }
 
 template <typename T, int CI>
-static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, const uint32_t *w, char *err,
+static int launch_gray(const gpu_call *k, const gpu_image *in, const gpu_image *out, const uint32_t *w, char *err,
                        size_t errlen)
 {
     if (CI < 3) { /* gray and gray+alpha pass through: the caller copies */
@@ -75,22 +75,22 @@ static int launch_gray(int variant, const gpu_image *in, const gpu_image *out, c
     const T *s = (const T *)in->data;
     T *d = (T *)out->data;
     const size_t n = (size_t)in->w * in->h;
-    if (variant == KV_PERPIXEL) {
-        const dim3 b = perpixel_block(), g = grid2d(in->w, in->h, b);
+    if (k->variant == KV_PERPIXEL) {
+        const dim3 b = perpixel_block(k->shape), g = grid2d(in->w, in->h, b);
         launch(gray_perpixel<T, CI>, g, b, 0, 1, s, d, in->w, in->h, w[0], w[1], w[2]);
-    } else if (variant == KV_VECTOR) {
-        const unsigned th = threads1d(), blocks = (unsigned)((n / GPU_VPX + th - 1) / th);
+    } else if (k->variant == KV_VECTOR) {
+        const unsigned th = threads1d(k->shape), blocks = (unsigned)((n / GPU_VPX + th - 1) / th);
         launch(gray_vector<T, CI>, blocks ? blocks : 1, th, 0, GPU_VPX, s, d, n, w[0], w[1], w[2]);
     } else {
-        const unsigned th = threads1d();
-        PPT_SWITCH(ppt_choice(), launch(gray_coalesced<T, CI, P>, grid1d(n, th, P), th, 0, P, s, d, n, w[0], w[1], w[2]));
+        const unsigned th = threads1d(k->shape);
+        PPT_SWITCH(ppt_choice(k->shape), launch(gray_coalesced<T, CI, P>, grid1d(n, th, P), th, 0, P, s, d, n, w[0], w[1], w[2]));
     }
     LAUNCH_TRY(err, errlen);
     return 0;
 }
 
-extern "C" int gpu_gray(int variant, const struct gpu_image *in, const struct gpu_image *out, const uint32_t w[3],
+extern "C" int gpu_gray(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const uint32_t w[3],
                         char *err, size_t errlen)
 {
-    return DISPATCH_TC(in->depth, in->c, launch_gray, variant, in, out, w, err, errlen);
+    return DISPATCH_TC(in->depth, in->c, launch_gray, k, in, out, w, err, errlen);
 }

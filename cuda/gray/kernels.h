@@ -9,7 +9,7 @@ extern "C" {
 #endif
 
 /* Y = (w[0] R + w[1] G + w[2] B + 16384) >> 15; in has 3 or 4 channels. */
-int gpu_gray(int variant, const struct gpu_image *in, const struct gpu_image *out, const uint32_t w[3], char *err,
+int gpu_gray(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const uint32_t w[3], char *err,
              size_t errlen);
 
 #ifdef __cplusplus

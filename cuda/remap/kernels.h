@@ -10,7 +10,7 @@ extern "C" {
 
 /* out(x, y) = in(ax x + bx y + cx, ay x + by y + cy), coefficients in pixels. */
 struct gpu_map { int ax, bx, cx, ay, by, cy; };
-int gpu_remap(int variant, const struct gpu_image *in, const struct gpu_image *out, const struct gpu_map *m,
+int gpu_remap(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const struct gpu_map *m,
               char *err, size_t errlen);
 
 #ifdef __cplusplus

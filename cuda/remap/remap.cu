@@ -669,29 +669,29 @@ static int launch_swap(const gpu_image *in, const gpu_image *out, const gpu_map 
 }
 
 template <int BPP>
-static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, const gpu_map *m, char *err,
+static int launch_remap(const gpu_call *k, const gpu_image *in, const gpu_image *out, const gpu_map *m, char *err,
                         size_t errlen)
 {
     typedef typename PixT<BPP>::type P;
     const P *s = (const P *)in->data;
     P *d = (P *)out->data;
-    if (variant == KV_PERPIXEL) {
-        const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
+    if (k->variant == KV_PERPIXEL) {
+        const dim3 b = perpixel_block(k->shape), g = grid2d(out->w, out->h, b);
         launch(remap_direct<BPP, false>, g, b, 0, 1, s, d, in->w, out->w, out->h, *m);
-    } else if (variant == KV_VECTOR && m->ax == 0 && m->by == 0) {
+    } else if (k->variant == KV_VECTOR && m->ax == 0 && m->by == 0) {
         if constexpr (BPP >= 2 && BPP <= 6)
             if (words_tiles<BPP>(in, out) >= WORDS_MIN_TILES)
                 return launch_words<BPP>(in, out, m, err, errlen);
         return launch_swap<BPP>(in, out, m, err, errlen);
-    } else if (variant == KV_VECTOR) {   /* the maps that keep rows whole */
+    } else if (k->variant == KV_VECTOR) {   /* the maps that keep rows whole */
         return launch_mirror<BPP>(in, out, m, err, errlen);
-    } else if (variant == KV_COALESCED) {
-        const unsigned th = threads1d();
-        PPT_SWITCH(ppt_choice(), launch(remap_direct<BPP, true, P>, grid_coalesced(out->w, out->h, th, P), th, 0, P, s, d,
+    } else if (k->variant == KV_COALESCED) {
+        const unsigned th = threads1d(k->shape);
+        PPT_SWITCH(ppt_choice(k->shape), launch(remap_direct<BPP, true, P>, grid_coalesced(out->w, out->h, th, P), th, 0, P, s, d,
                                         in->w, out->w, out->h, *m));
     } else {
         /* 32 columns; the rows a block has (by of the shape, 8 by default) stride over the tile */
-        const int rows = g_shape.by > 0 && g_shape.by <= TILE ? g_shape.by : TILE_ROWS;
+        const int rows = k->shape.by > 0 && k->shape.by <= TILE ? k->shape.by : TILE_ROWS;
         const unsigned ty = (unsigned)((out->h + TILE - 1) / TILE);
         dim3 b(TILE, rows), g((out->w + TILE - 1) / TILE, ty > 65535 ? 65535 : ty);
         launch(remap_tiled<BPP>, g, b, 0, TILE / rows, s, d, in->w, in->h, out->w, out->h, *m);
@@ -700,8 +700,8 @@ static int launch_remap(int variant, const gpu_image *in, const gpu_image *out, 
     return 0;
 }
 
-extern "C" int gpu_remap(int variant, const struct gpu_image *in, const struct gpu_image *out,
+extern "C" int gpu_remap(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out,
                          const struct gpu_map *m, char *err, size_t errlen)
 {
-    return DISPATCH_BPP(bpp_of(in), launch_remap, variant, in, out, m, err, errlen);
+    return DISPATCH_BPP(bpp_of(in), launch_remap, k, in, out, m, err, errlen);
 }

@@ -426,7 +426,7 @@ extern "C" int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int 
     return ow == 2 * iw && oh == 2 * ih;
 }
 
-extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
+extern "C" int gpu_double(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
 {
     if (!gpu_double_applies(in->c, in->depth, in->w, in->h, out->w, out->h) || in->gray_from) {
         snprintf(err, errlen, "gpu_double: no kernel for %d channels at %d bits", in->c, in->depth);
@@ -434,7 +434,7 @@ extern "C" int gpu_double(const struct gpu_image *in, const struct gpu_image *ou
     }
     const uint8_t *s = (const uint8_t *)in->data;
     uint8_t *d = (uint8_t *)out->data;
-    const dim3 block = perpixel_block();
+    const dim3 block = perpixel_block(k->shape);
     if (in->depth == 16 || in->c == 2 || in->c == 4)
         return DISPATCH_TC(in->depth, in->c, launch_double_pix, in, out, err, errlen);
     if (in->c == 1)

@@ -61,11 +61,11 @@ extern "C" int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh
     return depth == 8 && (c == 1 || c == 3) && iw == 2 * ow && ih == 2 * oh;
 }
 
-extern "C" int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
+extern "C" int gpu_half(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen)
 {
     const uint8_t *s = (const uint8_t *)in->data;
     uint8_t *d = (uint8_t *)out->data;
-    const dim3 block = perpixel_block();
+    const dim3 block = perpixel_block(k->shape);
     const dim3 grid(grid2d((out->w + HP - 1) / HP, out->h, block));
     if (!gpu_half_applies(in->c, in->depth, in->w, in->h, out->w, out->h) || in->gray_from) {
         snprintf(err, errlen, "gpu_half: no kernel for %d channels at %d bits", in->c, in->depth);

@@ -9,15 +9,15 @@ extern "C" {
 #endif
 
 /* out(x, y) = in(xs[x], ys[y]). */
-int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
+int gpu_nearest(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
                 const int32_t *ys, char *err, size_t errlen);
 /* exactly 2:1 on both axes (bilinear or area: (a + b + c + d + 2) >> 2), 8-bit, one
  * or three channels: the vector kernel. */
-int gpu_half(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
+int gpu_half(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_half_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* exactly 1:2 on both axes, bilinear ((k + 8) >> 4 over {1, 3} x {1, 3} weights),
  * any layout (with alpha premultiplied): the vector kernel. */
-int gpu_double(const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
+int gpu_double(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, char *err, size_t errlen);
 int gpu_double_applies(int c, int depth, int iw, int ih, int ow, int oh);
 /* bilinear over shared-memory tiles, 8-bit grey or RGB. gpu_resize_tiled_pitch checks
  * on the host tap tables (2 taps an output) that the largest source rectangle of a tile fits in
@@ -49,7 +49,7 @@ int gpu_resize_rows(const struct gpu_image *in, const struct gpu_image *out, con
  * (gpu_texture_scratch bytes, 0 when none is needed). */
 #define GPU_TEXTURE_TOL8 2
 #define GPU_TEXTURE_TOL16 514
-int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
+int gpu_texture_bilinear(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
                          size_t errlen);
 size_t gpu_texture_scratch(int w, int h, int depth);
 

@@ -15,17 +15,17 @@ __global__ void nearest_kernel(const typename PixT<BPP>::type *in, typename PixT
 }
 
 template <int BPP>
-static int launch_nearest(int variant, const gpu_image *in, const gpu_image *out, const int32_t *xs,
+static int launch_nearest(const gpu_call *k, const gpu_image *in, const gpu_image *out, const int32_t *xs,
                           const int32_t *ys, char *err, size_t errlen)
 {
     typedef typename PixT<BPP>::type P;
     const P *s = (const P *)in->data;
     P *d = (P *)out->data;
-    if (variant == KV_PERPIXEL) {
-        const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
+    if (k->variant == KV_PERPIXEL) {
+        const dim3 b = perpixel_block(k->shape), g = grid2d(out->w, out->h, b);
         launch(nearest_kernel<BPP, false>, g, b, 0, 1, s, d, in->w, out->w, out->h, xs, ys);
     } else {
-        const unsigned th = threads1d();
+        const unsigned th = threads1d(k->shape);
         launch(nearest_kernel<BPP, true>, grid_coalesced(out->w, out->h, th, GPU_PPT), th, 0, GPU_PPT, s, d, in->w, out->w,
                out->h, xs, ys);
     }
@@ -33,9 +33,9 @@ static int launch_nearest(int variant, const gpu_image *in, const gpu_image *out
     return 0;
 }
 
-extern "C" int gpu_nearest(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
+extern "C" int gpu_nearest(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xs,
                            const int32_t *ys, char *err, size_t errlen)
 {
-    return DISPATCH_BPP(bpp_of(in), launch_nearest, variant, in, out, xs, ys, err, errlen);
+    return DISPATCH_BPP(bpp_of(in), launch_nearest, k, in, out, xs, ys, err, errlen);
 }
 

@@ -30,7 +30,7 @@ extern "C" size_t gpu_texture_scratch(int w, int h, int depth)
     return p == (size_t)w * (depth / 8) ? 0 : p * h;
 }
 
-extern "C" int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
+extern "C" int gpu_texture_bilinear(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
                                     size_t errlen)
 {
     if (in->c != 1 || in->gray_from) {
@@ -62,7 +62,7 @@ extern "C" int gpu_texture_bilinear(const struct gpu_image *in, const struct gpu
     cudaTextureObject_t tex = 0;
     CUDA_TRY(cudaCreateTextureObject(&tex, &rd, &td, nullptr), err, errlen);
     const float sx = (float)in->w / out->w, sy = (float)in->h / out->h;
-    const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
+    const dim3 b = perpixel_block(k->shape), g = grid2d(out->w, out->h, b);
     if (in->depth == 8)
         launch(tex_bilinear<uint8_t>, g, b, 0, 1, tex, (uint8_t *)out->data, out->w, out->h, sx, sy);
     else

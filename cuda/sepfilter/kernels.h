@@ -12,7 +12,7 @@ extern "C" {
  * (perpixel, coalesced; vector: bilinear 8-bit with alpha only): Q16 tap tables (nx and ny taps
  * per output coordinate). */
 int gpu_bilerp_applies(int c, int depth, int iw, int ih);   /* vector's layouts and sizes (bilinear) */
-int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
+int gpu_sepfilter(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
                   const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
                   size_t errlen);
 

@@ -288,20 +288,20 @@ extern "C" int gpu_bilerp_applies(int c, int depth, int iw, int ih)
 }
 
 template <typename T, int C>
-static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, const Taps &t, char *err,
+static int launch_sep(const gpu_call *k, const gpu_image *in, const gpu_image *out, const Taps &t, char *err,
                       size_t errlen)
 {
     const T *s = (const T *)in->data;
     T *d = (T *)out->data;
     const bool two = t.nx == 2 && t.ny == 2;   /* bilinear: the unrolled instantiation */
-    if (variant == KV_VECTOR) {
+    if (k->variant == KV_VECTOR) {
         if (!two || !gpu_bilerp_applies(C, 8 * (int)sizeof(T), in->w, in->h)) {
             snprintf(err, errlen, "gpu_sepfilter: no vector kernel for %d channels at %d bits, %dx%d taps", C,
                      (int)(8 * sizeof(T)), t.nx, t.ny);
             return (int)cudaErrorInvalidValue;
         }
         /* rows a thread: 8 (the column taps read once for them), fewer on small images */
-        const unsigned th = threads1d();
+        const unsigned th = threads1d(k->shape);
         int rows;
         dim3 g;
         if constexpr (sizeof(T) == 2) {
@@ -314,11 +314,11 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
             CUDA_TRY(walk_grid(k, th, grid_coalesced(out->w, out->h, th, BA_PX).x, out->h, &rows, &g), err, errlen);
             launch(k, g, th, 0, BA_PX * rows, (const uint8_t *)s, in->w, in->h, (uint8_t *)d, out->w, out->h, t, rows);
         }
-    } else if (variant == KV_PERPIXEL) {
-        const dim3 b = perpixel_block(), g = grid2d(out->w, out->h, b);
+    } else if (k->variant == KV_PERPIXEL) {
+        const dim3 b = perpixel_block(k->shape), g = grid2d(out->w, out->h, b);
         launch(two ? sep_kernel<T, C, false, 2> : sep_kernel<T, C, false>, g, b, 0, 1, s, in->w, d, out->w, out->h, t);
     } else {
-        const unsigned th = threads1d();
+        const unsigned th = threads1d(k->shape);
         const dim3 g = grid_coalesced(out->w, out->h, th, GPU_PPT);
         launch(two ? sep_kernel<T, C, true, 2> : sep_kernel<T, C, true>, g, th, 0, GPU_PPT, s, in->w, d, out->w, out->h,
                t);
@@ -327,10 +327,10 @@ static int launch_sep(int variant, const gpu_image *in, const gpu_image *out, co
     return 0;
 }
 
-extern "C" int gpu_sepfilter(int variant, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
+extern "C" int gpu_sepfilter(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
                              const uint32_t *xw, int nx, const int32_t *yi, const uint32_t *yw, int ny, char *err,
                              size_t errlen)
 {
     Taps t = { xi, yi, xw, yw, nx, ny };
-    return DISPATCH_TC(in->depth, in->c, launch_sep, variant, in, out, t, err, errlen);
+    return DISPATCH_TC(in->depth, in->c, launch_sep, k, in, out, t, err, errlen);
 }

@@ -92,10 +92,14 @@ static int gpu_step_variants(const struct plan *pl, int i, const struct image *i
             continue;
         double ms = 0;
         long diff = 0, tol = 0;
-        r = measure_gpu_variant(st, v, gp->buf[0], gp->buf[1], ref, repeat, gp->timer, &ms, &diff, &tol);
+        const struct gpu_call k = { .variant = v };
+        const char *ran;
+        char kernel[64];
+        r = measure_gpu_variant(st, &k, gp->buf[0], gp->buf[1], ref, repeat, gp->timer, &ms, &diff, &tol, &ran);
         if (!r) {
             check_text(check, sizeof check, diff, tol, tab);
-            add_row(tab, st->text, kernel_names[v], ms, (double)(ib + ob), cpu_ms[i], check);
+            gpu_kernel_label(kernel, sizeof kernel, &k, ran);
+            add_row(tab, st->text, kernel, ms, (double)(ib + ob), cpu_ms[i], check);
         }
     }
     return r;

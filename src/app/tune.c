@@ -134,11 +134,11 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
             for (int s = 0; s < nsh && !r; s++) {
                 double ms;
                 long diff, tol;
-                gpu_set_shape(&sh[s]);
-                r = measure_gpu_variant(st, v, din, dout, &ref, o->repeat, timer, &ms, &diff, &tol);
+                const struct gpu_call call = { v, sh[s] };
+                const char *ran;
+                r = measure_gpu_variant(st, &call, din, dout, &ref, o->repeat, timer, &ms, &diff, &tol, &ran);
                 struct gpu_launch_info li;
                 int have = !r && gpu_last_launch(&li, err, sizeof err) == 0;
-                gpu_set_shape(NULL);
                 if (r)
                     break;
                 int dup = 0;   /* a shape this kernel ignores: same launch as one already timed */

@@ -6,7 +6,7 @@
  * operation list and its reference (HACKING.md). */
 #ifndef GPUIMG_CORE_OP_H
 #define GPUIMG_CORE_OP_H
-#include "cuda/gpu.h"     /* plain C: kernel variant ids, gpu_image, gpu_tables */
+#include "cuda/gpu.h"     /* plain C: kernel variant ids, gpu_image, gpu_call */
 #include "core/image.h"
 
 enum param_type {
@@ -56,27 +56,32 @@ struct op_desc {
     int (*resolve)(struct op_args *a, const struct geom *in, struct geom *out);
     /* The OpenMP reference: out is allocated by the caller with the resolved geometry. */
     int (*cpu)(const struct op_args *a, const struct image *in, struct image *out);
-    /* The GPU: the kernel variants it has (bits 1 << KV_*), the one --kernel=auto takes (the
-     * fastest measured), and in CUDA builds the host side that builds and
-     * uploads the step's tables for a variant (NULL: none needed) and the launch of a variant on
-     * device images (NULL in CPU-only builds). Both return a gpuimg_status. */
+    /* The GPU: the kernel variants it has (bits 1 << KV_*) and the one --kernel=auto takes (the
+     * fastest measured). In CUDA builds: gpu_prepare builds the step's state for a variant on this
+     * geometry, the operation's own struct (its device tables and the choices made for them;
+     * *state NULL: none needed), which the engine holds opaque and returns to gpu_launch and
+     * gpu_fuse, and frees with gpu_release; gpu_launch runs the variant and launch shape of k on
+     * device images, and sets *ran to the kernel family that ran when that is not the variant's
+     * own (resize's vector: "rows"), by name for the reports. Both return a gpuimg_status;
+     * gpu_launch is NULL in CPU-only builds. */
     unsigned gpu_variants;
     int gpu_auto;
     int (*gpu_prepare)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
-                       struct gpu_tables *t);
-    int (*gpu_launch)(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
-                      const struct gpu_image *out);
+                       void **state);
+    int (*gpu_launch)(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+                      const struct gpu_image *out, const char **ran);
+    void (*gpu_release)(void *state);
     /* Fusion, by roles (FUSE_* bits). fuses_as: how this step can run inside a neighbour:
      * FUSE_GRAY_IN, read through by the next step (fuse_read says whether it can be on this input
      * and, given a gpu_image, sets the form the next step's input takes: gpu_image.gray_from and
      * gray_w); FUSE_TRANSPOSE_OUT, written by the step before (gpu_image.transposed). gpu_fuse:
-     * the fused forms the launch of a variant takes for this step, given the tables gpu_prepare
+     * the fused forms the launch of a variant takes for this step, given the state gpu_prepare
      * built for it (so that the choice is the launch's); NULL: none. The pipeline then skips the
      * neighbour's own launch. */
     unsigned fuses_as;
     int (*fuse_read)(const struct op_args *a, const struct geom *in, struct gpu_image *next_in);
     unsigned (*gpu_fuse)(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
-                         const struct gpu_tables *t);
+                         const void *state);
     /* The largest difference from the OpenMP result a variant may give for this step, in levels;
      * NULL: 0, every variant exact. */
     long (*gpu_tolerance)(const struct op_args *a, const struct geom *in, int variant);
@@ -84,7 +89,7 @@ struct op_desc {
      * always), and the words --list prints for it. A tune cache entry overrides both. */
     int (*gpu_auto_for)(const struct geom *in);
     const char *gpu_auto_text;
-    /* What the launch of each variant honours of gpu_set_shape (SHAPE_*; gpuimg tune sweeps it),
+    /* What the launch of each variant honours of gpu_call.shape (SHAPE_*; gpuimg tune sweeps it),
      * SHAPE_USUAL where it is the variant's usual: perpixel and texture 2D blocks, coalesced 1D
      * blocks and pixels a thread, tiled rows a block, the others fixed by their shared memory. */
     unsigned char gpu_shape[KV_COUNT];
@@ -112,10 +117,11 @@ enum { SHAPE_USUAL, SHAPE_FIXED, SHAPE_2D, SHAPE_1D, SHAPE_ROWS };
 #define FUSE_TRANSPOSE_OUT 2u  /* writes transposed for the transpose step after it */
 
 #ifdef HAVE_CUDA
-#define GPU_FIELDS(mask, auto_, prepare, launch) \
-    .gpu_variants = (mask), .gpu_auto = (auto_), .gpu_prepare = (prepare), .gpu_launch = (launch)
+#define GPU_FIELDS(mask, auto_, prepare, launch, release) \
+    .gpu_variants = (mask), .gpu_auto = (auto_), .gpu_prepare = (prepare), .gpu_launch = (launch), \
+    .gpu_release = (release)
 #else   /* the variants are still listed (docs are the same for every build); no functions */
-#define GPU_FIELDS(mask, auto_, prepare, launch) .gpu_variants = (mask), .gpu_auto = (auto_)
+#define GPU_FIELDS(mask, auto_, prepare, launch, release) .gpu_variants = (mask), .gpu_auto = (auto_)
 #endif
 #define KV_BIT(v) (1u << (v))
 #ifdef HAVE_CUDA
@@ -129,9 +135,9 @@ extern const char *const kernel_names[KV_COUNT];
 void kernel_list(unsigned mask, char *buf, size_t n);
 /* A CUDA failure inside an operation, as a gpuimg error naming the operation and the variant. */
 int op_cuda_fail(const struct op_desc *op, int variant, const char *msg);
-/* gpu_tables_upload() with the failure reported as op_cuda_fail(). */
-int op_tables_upload(const struct op_desc *op, int variant, struct gpu_tables *t, int nparts, const void *const *host,
-                     const size_t *bytes);
+/* gpu_upload_parts() with the failure reported as op_cuda_fail(). */
+int op_upload_parts(const struct op_desc *op, int variant, void **block, int nparts, const void *const *host,
+                    const size_t *bytes, void **part);
 
 extern const struct op_desc *const gpuimg_ops[];
 extern const int gpuimg_nops;

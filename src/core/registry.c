@@ -59,16 +59,14 @@ int op_examples(const char **out, int max, int tileable)
     return n;
 }
 
-int op_tables_upload(const struct op_desc *op, int variant, struct gpu_tables *t, int nparts, const void *const *host,
-                     const size_t *bytes)
+int op_upload_parts(const struct op_desc *op, int variant, void **block, int nparts, const void *const *host,
+                    const size_t *bytes, void **part)
 {
 #ifdef HAVE_CUDA
     char err[256];
-    int r = gpu_tables_upload(t, nparts, host, bytes, err, sizeof err);
-    if (r) {
-        gpu_tables_free(t);
+    int r = gpu_upload_parts(block, nparts, host, bytes, part, err, sizeof err);
+    if (r)
         return r == GPU_ERR_NOMEM ? (int)gpuimg_fail(GPUIMG_ENODEVMEM, "%s: %s", op->name, err) : op_cuda_fail(op, variant, err);
-    }
     return GPUIMG_OK;
 #else
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this build has no GPU", op->name);

@@ -56,17 +56,20 @@ void backend_gpu_set_mem_limit(uint64_t bytes);
 /* The pinning default: GPUIMG_PIN=0/1 in the environment, else the measured choice. */
 int backend_gpu_pin_default(void);
 
-/* A plan resident on the device: two buffers of the plan's largest size, every step's tables.
+/* A plan resident on the device: two buffers of the plan's largest size, every step's state
+ * (op_desc.gpu_prepare).
  * run() executes all steps from buf[0] (already uploaded), timing each step (step_ms, may be
  * NULL) and the whole chain; *out_buf is the buffer holding the result. */
 struct gpu_pipeline {
     void *buf[2];
-    struct gpu_tables tables[PLAN_MAX_STEPS];
-    int variant[PLAN_MAX_STEPS];
+    void *state[PLAN_MAX_STEPS];
+    /* each step's variant and launch shape (auto with a tune cache, else defaults), and the
+     * kernel family its last launch ran where that is not the variant's own (else NULL) */
+    struct gpu_call call[PLAN_MAX_STEPS];
+    const char *ran[PLAN_MAX_STEPS];
     /* fusion: skip[i] when step i runs inside a neighbour; fuse[i]: the FUSE_* forms step i takes */
     int skip[PLAN_MAX_STEPS];
     unsigned fuse[PLAN_MAX_STEPS];
-    struct gpu_shape shape[PLAN_MAX_STEPS];   /* launch shapes (auto with a tune cache), else defaults */
     struct gpu_timer *timer, *step_timer;
 };
 /* variant -1: each operation's automatic kernel, and neighbouring steps fused where an operation
@@ -79,7 +82,11 @@ int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int 
                       double *bytes);
 int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf);
 void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl);
-/* One step's launch on device images in/out (the pipeline's tables for that step). */
-int gpu_step_launch(const struct step *st, const struct gpu_tables *t, int variant, void *in, void *out);
+/* One step's launch on device images in/out (state: the step's, from its gpu_prepare); *ran as
+ * op_desc.gpu_launch sets it. */
+int gpu_step_launch(const struct step *st, const void *state, const struct gpu_call *k, void *in, void *out,
+                    const char **ran);
+/* A step's kernel for a report: "vector", "vector: rows" (ran), "perpixel 32x2" (a tuned shape). */
+void gpu_kernel_label(char *buf, size_t n, const struct gpu_call *k, const char *ran);
 
 #endif

@@ -90,15 +90,26 @@ static int cuda_fail(const char *what, const char *err)
     return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err);
 }
 
-int gpu_step_launch(const struct step *st, const struct gpu_tables *t, int variant, void *in, void *out)
+int gpu_step_launch(const struct step *st, const void *state, const struct gpu_call *k, void *in, void *out,
+                    const char **ran)
 {
     struct gpu_image gi = dev_image(in, &st->in), go = dev_image(out, &st->out);
-    return st->op->gpu_launch(&st->args, t, variant, &gi, &go);
+    *ran = NULL;
+    return st->op->gpu_launch(&st->args, state, k, &gi, &go, ran);
+}
+
+void gpu_kernel_label(char *buf, size_t n, const struct gpu_call *k, const char *ran)
+{
+    char shape[48] = "";
+    if (k->shape.bx)
+        snprintf(shape, sizeof shape, " %dx%d%s%.0d", k->shape.bx, k->shape.by, k->shape.ppt ? "/" : "",
+                 k->shape.ppt);
+    snprintf(buf, n, "%s%s%s%s", kernel_names[k->variant], ran ? ": " : "", ran ? ran : "", shape);
 }
 
 /* Step i of a fused pipeline: its input may be read through the gray step before it, its output
  * written transposed for the transpose step after it. */
-static int fused_launch(const struct gpu_pipeline *gp, const struct plan *pl, int i, void *in, void *out)
+static int fused_launch(struct gpu_pipeline *gp, const struct plan *pl, int i, void *in, void *out)
 {
     const struct step *st = &pl->steps[i];
     struct gpu_image gi = dev_image(in, &st->in), go = dev_image(out, &st->out);
@@ -108,10 +119,8 @@ static int fused_launch(const struct gpu_pipeline *gp, const struct plan *pl, in
     }
     if (gp->fuse[i] & FUSE_TRANSPOSE_OUT)
         go.transposed = 1;
-    gpu_set_shape(&gp->shape[i]);
-    int r = st->op->gpu_launch(&st->args, &gp->tables[i], gp->variant[i], &gi, &go);
-    gpu_set_shape(NULL);
-    return r;
+    gp->ran[i] = NULL;
+    return st->op->gpu_launch(&st->args, gp->state[i], &gp->call[i], &gi, &go, &gp->ran[i]);
 }
 
 int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int i, char *label, size_t n,
@@ -130,7 +139,7 @@ int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int 
     return 1;
 }
 
-/* Which neighbours run inside which step (gp->variant and gp->tables are set): a step whose role
+/* Which neighbours run inside which step (gp->call and gp->state are set): a step whose role
  * is FUSE_GRAY_IN runs inside the next one, FUSE_TRANSPOSE_OUT inside the one before, where that
  * step's gpu_fuse takes the form. */
 static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
@@ -141,11 +150,11 @@ static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
             continue;
         if ((a->op->fuses_as & FUSE_GRAY_IN) && a->op->fuse_read(&a->args, &a->in, NULL) && b->op->gpu_fuse
             && !gp->fuse[i + 1]
-            && (b->op->gpu_fuse(&b->args, &b->in, &b->out, gp->variant[i + 1], &gp->tables[i + 1]) & FUSE_GRAY_IN)) {
+            && (b->op->gpu_fuse(&b->args, &b->in, &b->out, gp->call[i + 1].variant, gp->state[i + 1]) & FUSE_GRAY_IN)) {
             gp->skip[i] = 1;
             gp->fuse[i + 1] |= FUSE_GRAY_IN;
         } else if ((b->op->fuses_as & FUSE_TRANSPOSE_OUT) && a->op->gpu_fuse
-                   && (a->op->gpu_fuse(&a->args, &a->in, &a->out, gp->variant[i], &gp->tables[i]) & FUSE_TRANSPOSE_OUT)) {
+                   && (a->op->gpu_fuse(&a->args, &a->in, &a->out, gp->call[i].variant, gp->state[i]) & FUSE_TRANSPOSE_OUT)) {
             gp->skip[i + 1] = 1;
             gp->fuse[i] |= FUSE_TRANSPOSE_OUT;
             i++;
@@ -156,7 +165,8 @@ static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
 void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
 {
     for (int i = 0; i < pl->nsteps; i++)
-        gpu_tables_free(&gp->tables[i]);
+        if (gp->state[i])
+            pl->steps[i].op->gpu_release(gp->state[i]);
     gpu_free(gp->buf[0]);
     gpu_free(gp->buf[1]);
     gpu_timer_destroy(gp->timer);
@@ -165,10 +175,12 @@ void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
 }
 
 /* The kernel step st runs: --kernel's (variant >= 0), else the one gpuimg tune stored for this
- * GPU, else the operation's own choice; *shape: a tuned launch shape or zeros. */
-static int step_variant(const struct step *st, int variant, int *v, struct gpu_shape *shape)
+ * GPU, else the operation's own choice; its shape: a tuned launch shape or zeros. */
+static int step_variant(const struct step *st, int variant, struct gpu_call *k)
 {
-    memset(shape, 0, sizeof *shape);
+    struct gpu_shape *shape = &k->shape;
+    int *v = &k->variant;
+    memset(k, 0, sizeof *k);
     *v = variant >= 0 ? variant : st->op->gpu_auto_for ? st->op->gpu_auto_for(&st->in) : st->op->gpu_auto;
     int tv;
     struct gpu_shape sh;
@@ -209,8 +221,8 @@ int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int varian
         r = cuda_fail("creating timers", err);
     for (int i = 0; !r && i < pl->nsteps; i++) {
         const struct step *st = &pl->steps[i];
-        if (!(r = step_variant(st, variant, &gp->variant[i], &gp->shape[i])) && st->op->gpu_prepare)
-            r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->variant[i], &gp->tables[i]);
+        if (!(r = step_variant(st, variant, &gp->call[i])) && st->op->gpu_prepare)
+            r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->call[i].variant, &gp->state[i]);
     }
     if (!r && variant < 0 && !nofuse)
         plan_fusion(gp, pl);
@@ -237,7 +249,7 @@ int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step
         if (r)
             return r;
         if (step_ms && gpu_timer_stop(gp->step_timer, &step_ms[i], err, sizeof err))
-            return op_cuda_fail(pl->steps[i].op, gp->variant[i], err);
+            return op_cuda_fail(pl->steps[i].op, gp->call[i].variant, err);
         cur ^= 1;
     }
     float ms;
@@ -252,7 +264,7 @@ int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step
 /* One output tile t: upload its source rectangle, run each step on it (with that step's tables
  * made for the tile) keeping what the next step needs, download into out. Step times add into
  * step_ms. */
-static int run_tile(const struct plan *pl, const struct tile_chain *tc, const int *variant, const struct gpu_shape *shape,
+static int run_tile(const struct plan *pl, const struct tile_chain *tc, const struct gpu_call *call, const char **ran,
                     void *buf[2], const struct image *img, struct image *out, const struct rect *t,
                     struct gpu_timer *timer, float *step_ms, struct run_report *r)
 {
@@ -266,17 +278,14 @@ static int run_tile(const struct plan *pl, const struct tile_chain *tc, const in
     int cur = 0, st = GPUIMG_OK;
     for (int k = 0; !st && k < tc->nsteps; k++) {
         const struct step *s = &tc->steps[k];
-        struct gpu_tables tables;
-        memset(&tables, 0, sizeof tables);
-        if (s->op->gpu_prepare && (st = s->op->gpu_prepare(&s->args, &s->in, &s->out, variant[k], &tables)))
+        void *state = NULL;
+        if (s->op->gpu_prepare && (st = s->op->gpu_prepare(&s->args, &s->in, &s->out, call[k].variant, &state)))
             break;
         float ms = 0;
         if (gpu_timer_start(timer, err, sizeof err))
             st = cuda_fail("timer", err);
-        gpu_set_shape(&shape[k]);
         if (!st)
-            st = gpu_step_launch(s, &tables, variant[k], buf[cur], buf[cur ^ 1]);
-        gpu_set_shape(NULL);
+            st = gpu_step_launch(s, state, &call[k], buf[cur], buf[cur ^ 1], &ran[k]);
         cur ^= 1;
         /* keep the part the next step needs, packed, in the other buffer */
         const struct rect *kp = &tc->keep[k];
@@ -289,9 +298,10 @@ static int run_tile(const struct plan *pl, const struct tile_chain *tc, const in
                 cur ^= 1;
         }
         if (!st && gpu_timer_stop(timer, &ms, err, sizeof err))
-            st = op_cuda_fail(s->op, variant[k], err);
+            st = op_cuda_fail(s->op, call[k].variant, err);
         step_ms[k] += ms;
-        gpu_tables_free(&tables);
+        if (state)
+            s->op->gpu_release(state);
     }
     if (st)
         return st;
@@ -314,10 +324,10 @@ static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, st
     if (!tile_supported(pl, &which))
         return gpuimg_fail(GPUIMG_ENODEVMEM, "the pipeline does not fit in device memory and %s cannot run in tiles",
                            which);
-    int variant[PLAN_MAX_STEPS];
-    struct gpu_shape shape[PLAN_MAX_STEPS];
+    struct gpu_call call[PLAN_MAX_STEPS];
+    const char *ran[PLAN_MAX_STEPS] = { 0 };
     for (int i = 0; i < pl->nsteps; i++) {
-        int st = step_variant(&pl->steps[i], o->variant, &variant[i], &shape[i]);
+        int st = step_variant(&pl->steps[i], o->variant, &call[i]);
         if (st)
             return st;
     }
@@ -356,7 +366,7 @@ static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, st
             for (int x = 0; !st && x < pl->out.w; x += tw) {
                 const struct rect t = tile_at(pl, x, y, tw, th);
                 if (!(st = tile_chain(pl, &t, &tc)))
-                    st = run_tile(pl, &tc, variant, shape, buf, img, &out, &t, timer, step_ms, r);
+                    st = run_tile(pl, &tc, call, ran, buf, img, &out, &t, timer, step_ms, r);
             }
         gpu_free(buf[0]);
         gpu_free(buf[1]);
@@ -378,8 +388,9 @@ static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, st
     r->process_ms = 0;
     r->nsteps = 0;
     for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
-        snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.60s [%s, tiles]", pl->steps[i].text,
-                 kernel_names[variant[i]]);
+        char kernel[40];
+        gpu_kernel_label(kernel, sizeof kernel, &call[i], ran[i]);
+        snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.46s [%s, tiles]", pl->steps[i].text, kernel);
         r->steps[r->nsteps++].ms = step_ms[i];
         r->process_ms += step_ms[i];
     }
@@ -447,13 +458,11 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
             char label[200];
             if (!gpu_pipeline_step(&gp, pl, i, label, sizeof label, &b))
                 continue;
-            /* what ran: "blur=2+transpose [tiled]", "transpose [perpixel 32x2]" with a tuned shape */
-            char shape[48] = "";
-            if (gp.shape[i].bx)
-                snprintf(shape, sizeof shape, " %dx%d%s%.0d", gp.shape[i].bx, gp.shape[i].by,
-                         gp.shape[i].ppt ? "/" : "", gp.shape[i].ppt);
-            snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.60s [%s%s]", label,
-                     kernel_names[gp.variant[i]], shape);
+            /* what ran: "blur=2+transpose [tiled]", "gray+resize=25% [vector: rows]", "transpose
+             * [perpixel 32x2]" with a tuned shape */
+            char kernel[40];
+            gpu_kernel_label(kernel, sizeof kernel, &gp.call[i], gp.ran[i]);
+            snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%.52s [%s]", label, kernel);
             r->steps[r->nsteps++].ms = step_ms[i];
         }
         r->process_ms = 0;

@@ -80,43 +80,47 @@ int measure_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, con
 }
 
 
-int measure_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
-                        struct gpu_timer *timer, double *ms_out, long *diff, long *tol)
+int measure_gpu_variant(const struct step *st, const struct gpu_call *k, void *din, void *dout, const struct image *ref,
+                        int repeat, struct gpu_timer *timer, double *ms_out, long *diff, long *tol, const char **ran)
 {
+    const int v = k->variant;
     char err[256];
     size_t ob;
     geom_bytes(&st->out, &ob);
     double *t = malloc(sizeof *t * repeat);
     uint8_t *host = malloc(ob);
-    struct gpu_tables tb = { 0 };
+    void *state = NULL;
     int r = !t || !host ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory") : GPUIMG_OK;
+    *ran = NULL;
     if (!r && st->op->gpu_prepare)
-        r = st->op->gpu_prepare(&st->args, &st->in, &st->out, v, &tb);
+        r = st->op->gpu_prepare(&st->args, &st->in, &st->out, v, &state);
     /* poison the output so that a pixel no thread writes shows up in the check */
     if (!r && gpu_fill(dout, 0xA5, ob, err, sizeof err))
         r = cuda_err("fill", err);
     if (!r)
-        r = gpu_step_launch(st, &tb, v, din, dout);
+        r = gpu_step_launch(st, state, k, din, dout, ran);
     if (!r && gpu_download(host, dout, ob, err, sizeof err))
         r = op_cuda_fail(st->op, v, err);
     if (!r)
         *diff = measure_max_diff(host, ref->data, ob, st->out.depth);
     *tol = op_gpu_tolerance(st->op, &st->args, &st->in, v);
-    for (int k = 0; k < 3 && !r; k++)   /* warm-up */
-        r = gpu_step_launch(st, &tb, v, din, dout);
-    for (int k = 0; k < repeat && !r; k++) {
+    const char *again;
+    for (int i = 0; i < 3 && !r; i++)   /* warm-up */
+        r = gpu_step_launch(st, state, k, din, dout, &again);
+    for (int i = 0; i < repeat && !r; i++) {
         float ms;
         if (gpu_timer_start(timer, err, sizeof err))
             r = cuda_err("timer", err);
         if (!r)
-            r = gpu_step_launch(st, &tb, v, din, dout);
+            r = gpu_step_launch(st, state, k, din, dout, &again);
         if (!r && gpu_timer_stop(timer, &ms, err, sizeof err))
             r = op_cuda_fail(st->op, v, err);
-        t[k] = ms;
+        t[i] = ms;
     }
     if (!r)
         *ms_out = timing_median(t, repeat);
-    gpu_tables_free(&tb);
+    if (state)
+        st->op->gpu_release(state);
     free(t);
     free(host);
     return r;

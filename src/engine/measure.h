@@ -4,14 +4,15 @@
 #define GPUIMG_MEASURE_H
 #include "engine/backend.h"
 
-/* GPU builds: check and time variant v of one step on device buffers din -> dout (its tables
- * prepared and freed here): one launch into a poisoned output, downloaded and compared with
+/* GPU builds: check and time the variant and launch shape k of one step on device buffers din ->
+ * dout (its state prepared and freed here; *ran: the kernel family that ran where it is not the
+ * variant's own, else NULL): one launch into a poisoned output, downloaded and compared with
  * ref (*diff: the largest difference, 0 when exact), 3 warm-up launches, then `repeat` launches
  * timed with CUDA events (*ms: the median); *diff: the largest difference from ref, *tol: the
  * variant's stated tolerance (op_gpu_tolerance). */
 struct gpu_timer;
-int measure_gpu_variant(const struct step *st, int v, void *din, void *dout, const struct image *ref, int repeat,
-                        struct gpu_timer *timer, double *ms, long *diff, long *tol);
+int measure_gpu_variant(const struct step *st, const struct gpu_call *k, void *din, void *dout, const struct image *ref,
+                        int repeat, struct gpu_timer *timer, double *ms, long *diff, long *tol, const char **ran);
 /* The device-to-device copy of bytes from src to dst (the bandwidth ceiling): 3 warm-ups, the
  * median of repeat CUDA-event timings in *ms. */
 int measure_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct gpu_timer *timer, double *ms);

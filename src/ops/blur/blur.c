@@ -133,35 +133,64 @@ static int32_t *border_map(int n, int rad, int mode)
     return m;
 }
 
-/* perpixel, coalesced: the tap tables the CPU uses. separable, tiled and tensor: the kernel, the
- * two border maps and, for separable, scratch for the exact column sums (gpu_blur_scratch);
- * tensor also whether every Q8 weight fits a byte (n[1]). */
+/* A blur step's device state. perpixel, coalesced: the tap tables the CPU uses. separable, tiled
+ * and tensor: the kernel, the two border maps and, for separable, scratch for the exact column
+ * sums (gpu_blur_scratch); tensor also whether every Q8 weight fits a byte. */
+struct blur_gpu {
+    void *block;                       /* the one device allocation the tables below are in */
+    int ksize;
+    int q8_bytes;                      /* every Q8 weight below 256 (the tensor kernel's bytes) */
+    const uint32_t *kern;              /* separable, tiled, tensor */
+    const int32_t *bx, *by;
+    void *scratch;                     /* NULL where the variant runs without */
+    const int32_t *xi, *yi;            /* perpixel, coalesced: ksize taps an output */
+    const uint32_t *xw, *yw;
+};
+
+static void gpu_release(void *state)
+{
+    struct blur_gpu *s = state;
+    if (s)
+        gpu_free(s->block);
+    free(s);
+}
+
 static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
-                       struct gpu_tables *t)
+                       void **state)
 {
     const int mode = a->v[P_BORDER].choice;
     int ksize, r;
-    uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
-    if (!kern)
-        return GPUIMG_ENOMEM;
+    struct blur_gpu *s = calloc(1, sizeof *s);
+    uint32_t *kern = s ? make_kernel(a->v[P_SIGMA].num, in->depth, &ksize) : NULL;
+    if (!kern) {
+        free(s);
+        return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
+    }
+    s->ksize = ksize;
+    void *part[4];
     if (variant == KV_SEPARABLE || variant == KV_TILED || variant == KV_TENSOR) {
         const int rad = ksize / 2;
         int32_t *bx = border_map(in->w, rad, mode), *by = border_map(in->h, rad, mode);
         const void *host[4] = { kern, bx, by, NULL };
-        t->n[0] = ksize;
-        t->n[1] = 1;   /* a weight of 256 (a tiny sigma's centre) does not fit the tensor kernel's bytes */
+        s->q8_bytes = 1;   /* a weight of 256 (a tiny sigma's centre) does not fit the tensor kernel's bytes */
         for (int k = 0; k < ksize; k++)
             if (kern[k] > 255u << 8)
-                t->n[1] = 0;
+                s->q8_bytes = 0;
         /* scratch for the two-pass kernel (tiled and tensor need it only when they fall back to it) */
         const int scratch = variant == KV_SEPARABLE
                             || (!gpu_blur_tiled_scratchless(in->c, in->depth, ksize)
                                 && !(variant == KV_TENSOR
-                                     && gpu_blur_tensor_applies(in->c, in->depth, ksize, t->n[1], in->w, in->h) == 1));
+                                     && gpu_blur_tensor_applies(in->c, in->depth, ksize, s->q8_bytes, in->w, in->h) == 1));
         const size_t bytes[4] = { (size_t)ksize * 4, ((size_t)in->w + 2 * rad) * 4, ((size_t)in->h + 2 * rad) * 4,
                                   scratch ? gpu_blur_scratch(in->w, in->h, in->c, in->depth) : 0 };
-        r = bx && by ? op_tables_upload(&op_blur, variant, t, 4, host, bytes)
+        r = bx && by ? op_upload_parts(&op_blur, variant, &s->block, 4, host, bytes, part)
                      : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
+        if (!r) {
+            s->kern = part[0];
+            s->bx = part[1];
+            s->by = part[2];
+            s->scratch = scratch ? part[3] : NULL;
+        }
         free(bx);
         free(by);
     } else {
@@ -173,29 +202,38 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
             const void *host[4] = { tx.idx, tx.w, ty.idx, ty.w };
             const size_t nx = (size_t)tx.count * ksize * 4, ny = (size_t)ty.count * ksize * 4;
             const size_t bytes[4] = { nx, nx, ny, ny };
-            r = op_tables_upload(&op_blur, variant, t, 4, host, bytes);
-            t->n[0] = t->n[1] = ksize;
+            r = op_upload_parts(&op_blur, variant, &s->block, 4, host, bytes, part);
+        }
+        if (!r) {
+            s->xi = part[0];
+            s->xw = part[1];
+            s->yi = part[2];
+            s->yw = part[3];
         }
         taps_free(&tx);
         taps_free(&ty);
     }
     free(kern);
+    if (r)
+        gpu_release(s);
+    else
+        *state = s;
     return r;
 }
 
-static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
-                      const struct gpu_image *out)
+static int gpu_launch(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+                      const struct gpu_image *out, const char **ran)
 {
+    const struct blur_gpu *s = state;
     char err[256];
-    int rc = variant == KV_SEPARABLE
-                 ? gpu_blur_separable(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
-             : variant == KV_TILED
-                 ? gpu_blur_tiled(in, out, t->part[0], t->n[0], t->part[1], t->part[2], t->part[3], err, sizeof err)
-             : variant == KV_TENSOR ? gpu_blur_tensor(in, out, t->part[0], t->n[0], t->n[1], t->part[1], t->part[2],
-                                                      t->part[3], err, sizeof err)
-                 : gpu_sepfilter(variant, in, out, t->part[0], t->part[1], t->n[0], t->part[2], t->part[3], t->n[1],
-                                 err, sizeof err);
-    return rc ? op_cuda_fail(&op_blur, variant, err) : GPUIMG_OK;
+    int rc = k->variant == KV_SEPARABLE
+                 ? gpu_blur_separable(in, out, s->kern, s->ksize, s->bx, s->by, s->scratch, err, sizeof err)
+             : k->variant == KV_TILED
+                 ? gpu_blur_tiled(in, out, s->kern, s->ksize, s->bx, s->by, s->scratch, ran, err, sizeof err)
+             : k->variant == KV_TENSOR ? gpu_blur_tensor(in, out, s->kern, s->ksize, s->q8_bytes, s->bx, s->by,
+                                                         s->scratch, ran, err, sizeof err)
+                 : gpu_sepfilter(k, in, out, s->xi, s->xw, s->ksize, s->yi, s->yw, s->ksize, err, sizeof err);
+    return rc ? op_cuda_fail(&op_blur, k->variant, err) : GPUIMG_OK;
 }
 
 /* The one-pass and tensor kernels write their tile transposed as easily as straight; the tensor
@@ -206,14 +244,14 @@ static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int v
  * (gpu_blur_tensor_transposes). */
 #define TENSOR_FUSE_MAX (64u << 20)
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
-                         const struct gpu_tables *t)
+                         const void *state)
 {
-    (void)a;
+    const struct blur_gpu *s = state;
     size_t bytes = 0;
     geom_bytes(in, &bytes);
-    return (variant == KV_TILED && gpu_blur_onepass_applies(in->c, in->depth, t->n[0]))
+    return (variant == KV_TILED && gpu_blur_onepass_applies(in->c, in->depth, s->ksize))
                    || (variant == KV_TENSOR && bytes <= TENSOR_FUSE_MAX
-                       && gpu_blur_tensor_transposes(in->c, in->depth, t->n[0], t->n[1], in->w, in->h))
+                       && gpu_blur_tensor_transposes(in->c, in->depth, s->ksize, s->q8_bytes, in->w, in->h))
                ? FUSE_TRANSPOSE_OUT
                : 0;
 }
@@ -263,7 +301,7 @@ const struct op_desc op_blur = {
     .region = region,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_SEPARABLE) | KV_BIT(KV_TENSOR),
                KV_TILED,
-               gpu_prepare, gpu_launch),
+               gpu_prepare, gpu_launch, gpu_release),
     GPU_FUSE(gpu_fuse),
     .gpu_auto_for = blur_auto_for,
     .gpu_auto_text = "tensor for 8-bit images of 256 KiB and more (grey+alpha from 1.5 MiB; with alpha up to 49 "

@@ -144,11 +144,11 @@ void remap_region(enum map m, const struct geom *in, const struct rect *want, st
 }
 
 #ifdef HAVE_CUDA
-int remap_gpu(const struct op_desc *op, enum map m, int variant, const struct gpu_image *in,
+int remap_gpu(const struct op_desc *op, enum map m, const struct gpu_call *k, const struct gpu_image *in,
               const struct gpu_image *out)
 {
     const struct gpu_map g = map_coeffs(m, in->w, in->h);
     char err[256];
-    return gpu_remap(variant, in, out, &g, err, sizeof err) ? op_cuda_fail(op, variant, err) : GPUIMG_OK;
+    return gpu_remap(k, in, out, &g, err, sizeof err) ? op_cuda_fail(op, k->variant, err) : GPUIMG_OK;
 }
 #endif

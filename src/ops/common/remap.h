@@ -10,7 +10,7 @@ int remap_resolve(enum map m, const struct geom *in, struct geom *out);
 int remap_cpu(enum map m, const struct image *in, struct image *out);
 void remap_region(enum map m, const struct geom *in, const struct rect *want, struct rect *need, struct rect *yields);
 #ifdef HAVE_CUDA
-int remap_gpu(const struct op_desc *op, enum map m, int variant, const struct gpu_image *in,
+int remap_gpu(const struct op_desc *op, enum map m, const struct gpu_call *k, const struct gpu_image *in,
               const struct gpu_image *out);
 #endif
 

@@ -24,10 +24,10 @@ static void flip_region(const struct op_args *a, const struct geom *in, const st
  * faster */
 static int flip_auto_for(const struct geom *in) { return in->c * (in->depth / 8) == 6 ? KV_COALESCED : KV_VECTOR; }
 #ifdef HAVE_CUDA
-static int flip_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
-                    const struct gpu_image *out)
+static int flip_gpu(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+                    const struct gpu_image *out, const char **ran)
 {
-    return remap_gpu(&op_flip, a->v[0].choice ? M_FLIPV : M_FLIPH, variant, in, out);
+    return remap_gpu(&op_flip, a->v[0].choice ? M_FLIPV : M_FLIPH, k, in, out);
 }
 #endif
 const struct op_desc op_flip = {
@@ -39,7 +39,7 @@ const struct op_desc op_flip = {
     .resolve = flip_resolve,
     .cpu = flip_cpu,
     .region = flip_region,
-    GPU_FIELDS(REMAP_KERNELS, KV_VECTOR, NULL, flip_gpu),
+    GPU_FIELDS(REMAP_KERNELS, KV_VECTOR, NULL, flip_gpu, NULL),
     .gpu_auto_for = flip_auto_for,
     .gpu_auto_text = "vector, but coalesced for RGB 16-bit",
     .examples = EXAMPLES("flip=h"),

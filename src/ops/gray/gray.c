@@ -146,14 +146,14 @@ static int fuse_read(const struct op_args *a, const struct geom *in, struct gpu_
 }
 
 #ifdef HAVE_CUDA
-static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
-                      const struct gpu_image *out)
+static int gpu_launch(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+                      const struct gpu_image *out, const char **ran)
 {
     char err[256];
     int rc = in->c <= 2 ? gpu_copy_d2d(out->data, in->data, (size_t)in->w * in->h * in->c * (in->depth / 8), err,
                                        sizeof err)
-                        : gpu_gray(variant, in, out, weights[a->v[P_STANDARD].choice], err, sizeof err);
-    return rc ? op_cuda_fail(&op_gray, variant, err) : GPUIMG_OK;
+                        : gpu_gray(k, in, out, weights[a->v[P_STANDARD].choice], err, sizeof err);
+    return rc ? op_cuda_fail(&op_gray, k->variant, err) : GPUIMG_OK;
 }
 #endif
 
@@ -170,7 +170,7 @@ const struct op_desc op_gray = {
     .resolve = resolve,
     .cpu = cpu,
     .region = op_region_point,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_VECTOR), KV_VECTOR, NULL, gpu_launch),
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_VECTOR), KV_VECTOR, NULL, gpu_launch, NULL),
     .fuses_as = FUSE_GRAY_IN,
     .fuse_read = fuse_read,
     .gpu_shape = { [KV_VECTOR] = SHAPE_1D },

@@ -336,21 +336,28 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
 }
 
 #ifdef HAVE_CUDA
-/* Which kernel a variant runs for these arguments: vector, tiled and texture apply to some
- * layouts only (cuda/resize/kernels.h) and otherwise run perpixel, the same bits. vector: the rows kernel (K_ROWS)
- * for 8-bit grey of ROWS_GREY_MIN bytes and more shrinking 1.6 times or more where its span fits
- * (rfit), else the exact 2:1 kernel for grey, the exact 1:2 one (K_DOUBLE), else the warp-segment
- * two-tap kernel for 8-bit grey and RGB (K_WARP) where its source span fits (wfit): RGB at exact
- * 2:1 too, where it is faster than the 2:1 kernel; bilinear 8-bit with alpha and every 16-bit
- * layout: the
- * separable engine's gathering kernels (K_BILERP). tiled takes the 2:1 kernel for an exact 2:1
- * (measured faster than its own) and needs its tile to fit (fit). fit, wfit and rfit come from
- * gpu_prepare (0 where not known: perpixel is assumed). */
-#define K_DOUBLE (-3)
-#define K_WARP (-4)
-#define K_NONE (-5)
-#define K_BILERP (-6)
-#define K_ROWS (-7)
+/* The kernel families a variant runs, by name (the reports show the one that ran where it is not
+ * the variant's own): vector, tiled and texture apply to some layouts only
+ * (cuda/resize/kernels.h) and otherwise run perpixel, the same bits. */
+enum rk { RK_PERPIXEL, RK_COALESCED, RK_HALF, RK_DOUBLE, RK_WARP, RK_ROWS, RK_BILERP, RK_TILED, RK_TEXTURE, RK_NONE };
+static const char *const rk_names[] = { "perpixel", "coalesced", "half", "double", "warp",
+                                        "rows",     "bilerp",    "tiled", "texture", "none" };
+
+/* A resize step's device state: nearest's two index maps, or the filter's four tap arrays (and the
+ * texture variant's pitched copy of the input, when it needs one), and what the variant can run
+ * on them. */
+struct resize_gpu {
+    void *block;                  /* the one device allocation the tables below are in */
+    const int32_t *xi, *yi;       /* nearest: source column and row of each output one */
+    const uint32_t *xw, *yw;      /* filters: nx (ny) taps an output column (row) */
+    int nx, ny;
+    void *scratch;                /* texture: the pitched input copy, or NULL */
+    int tiled_fit;                /* tiled: gpu_resize_tiled_pitch, 0 where its tile does not fit */
+    int warp_fits;                /* vector: the warp segment's source span fits */
+    int vhalf;                    /* every output row weighs its two source rows 32768 each */
+    int rows_seg, rows_gs;        /* vector: the rows kernel's segment (0: does not fit), staged bytes */
+};
+
 /* Both axes shrink by 1.6 or more (5 in >= 8 out): where the rows kernel reads each source row
  * about once. */
 static int shrinks(const struct geom *in, const struct geom *out)
@@ -361,34 +368,44 @@ static int shrinks(const struct geom *in, const struct geom *out)
  * ring of row copies filled before the first row) makes it the slower below it. Read through gray
  * it is never slower. */
 #define ROWS_GREY_MIN (32u << 20)
-static int gpu_kernel(const struct op_args *a, int variant, int c, int depth, const struct geom *in,
-                      const struct geom *out, int fit, int wfit, int rfit)
+
+/* Which family a variant runs for these arguments (s: the state gpu_prepare made; NULL before
+ * it, where perpixel stands for the families whose fit it decides). vector: the rows kernel for
+ * 8-bit grey of ROWS_GREY_MIN bytes and more shrinking 1.6 times or more where its span fits, else
+ * the exact 2:1 kernel for grey, the exact 1:2 one, else the warp-segment two-tap kernel for 8-bit
+ * grey and RGB where its source span fits: RGB at exact 2:1 too, where it is faster than the 2:1
+ * kernel; bilinear 8-bit with alpha and every 16-bit layout: the separable engine's gathering
+ * kernels (bilerp). tiled takes the 2:1 kernel for an exact 2:1 (measured faster than its own)
+ * and needs its tile to fit. */
+static enum rk family(const struct op_args *a, int variant, const struct geom *in, const struct geom *out,
+                      const struct resize_gpu *s)
 {
-    const int f = a->v[P_FILTER].choice;
+    const int f = a->v[P_FILTER].choice, c = in->c, depth = in->depth;
     const int half = f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h);
+    const int wfit = s && s->warp_fits, rfit = s && s->rows_seg > 0;
     if (variant == KV_VECTOR)
         return f != F_NEAREST && rfit && shrinks(in, out)
-                       && (size_t)in->w * in->h * in->c * (in->depth / 8) >= ROWS_GREY_MIN ? K_ROWS
-               : half && (c == 1 || !wfit) ? KV_VECTOR
-               : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? K_DOUBLE
-               : f != F_NEAREST && wfit ? K_WARP
-               : f == F_BILINEAR && gpu_bilerp_applies(c, depth, in->w, in->h) ? K_BILERP
-                                                                                     : KV_PERPIXEL;
+                       && (size_t)in->w * in->h * in->c * (in->depth / 8) >= ROWS_GREY_MIN ? RK_ROWS
+               : half && (c == 1 || !wfit) ? RK_HALF
+               : f == F_BILINEAR && gpu_double_applies(c, depth, in->w, in->h, out->w, out->h) ? RK_DOUBLE
+               : f != F_NEAREST && wfit ? RK_WARP
+               : f == F_BILINEAR && gpu_bilerp_applies(c, depth, in->w, in->h) ? RK_BILERP
+                                                                                     : RK_PERPIXEL;
     if (variant == KV_TILED)
-        return half ? KV_VECTOR : f == F_BILINEAR && fit ? KV_TILED : KV_PERPIXEL;
+        return half ? RK_HALF : f == F_BILINEAR && s && s->tiled_fit ? RK_TILED : RK_PERPIXEL;
     if (variant == KV_TEXTURE)
-        return f == F_BILINEAR && c == 1 ? KV_TEXTURE : KV_PERPIXEL;
-    return variant;
+        return f == F_BILINEAR && c == 1 ? RK_TEXTURE : RK_PERPIXEL;
+    return variant == KV_COALESCED ? RK_COALESCED : RK_PERPIXEL;
 }
 
-/* The kernel that reads RGB through a gray step before it: vector's rows kernel where its span
- * fits (rfit, from gpu_prepare: vector, two taps, 8-bit grey) and both axes shrink by 1.6 or more;
- * K_NONE elsewhere. A kernel that makes the Y of every source row it reads, for each output row,
- * wins only where each source row serves about one output row: shrinking by 1.6 or more, not at
- * 77% or when enlarging, where the separate gray step costs less. */
-static int gray_in_kernel(int variant, const struct geom *in, const struct geom *out, int rfit)
+/* The family that reads RGB through a gray step before it: vector's rows kernel where its span
+ * fits (vector, two taps, 8-bit grey) and both axes shrink by 1.6 or more; RK_NONE elsewhere. A
+ * kernel that makes the Y of every source row it reads, for each output row, wins only where
+ * each source row serves about one output row: shrinking by 1.6 or more, not at 77% or when
+ * enlarging, where the separate gray step costs less. */
+static enum rk gray_in_family(int variant, const struct geom *in, const struct geom *out, const struct resize_gpu *s)
 {
-    return variant == KV_VECTOR && rfit && shrinks(in, out) ? K_ROWS : K_NONE;
+    return variant == KV_VECTOR && s->rows_seg > 0 && shrinks(in, out) ? RK_ROWS : RK_NONE;
 }
 
 /* Whether every output coordinate weighs its two taps 32768 each (2 taps; an exact 2:1 down). */
@@ -402,70 +419,95 @@ static int taps_halves(const struct taps *t)
     return 1;
 }
 
-/* The tables the kernels read: nearest's two index maps, or the filter's four tap arrays (and the
- * texture variant's pitched copy of the input, when it needs one). */
-static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
-                       struct gpu_tables *t)
+static void gpu_release(void *state)
 {
+    struct resize_gpu *s = state;
+    if (s)
+        gpu_free(s->block);
+    free(s);
+}
+
+static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
+                       void **state)
+{
+    struct resize_gpu *s = calloc(1, sizeof *s);
+    void *part[5];
     int r;
+    if (!s)
+        return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
     if (a->v[P_FILTER].choice == F_NEAREST) {
         int32_t *xs = nearest_table(in->w, out->w), *ys = nearest_table(in->h, out->h);
         const void *host[2] = { xs, ys };
         const size_t bytes[2] = { (size_t)out->w * sizeof *xs, (size_t)out->h * sizeof *ys };
-        r = xs && ys ? op_tables_upload(&op_resize, variant, t, 2, host, bytes)
+        r = xs && ys ? op_upload_parts(&op_resize, variant, &s->block, 2, host, bytes, part)
                      : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
+        if (!r) {
+            s->xi = part[0];
+            s->yi = part[1];
+        }
         free(xs);
         free(ys);
-        return r;
+    } else {
+        struct taps tx = { 0 }, ty = { 0 };
+        const size_t scratch = family(a, variant, in, out, NULL) == RK_TEXTURE
+                                   ? gpu_texture_scratch(in->w, in->h, in->depth) : 0;
+        r = filter_taps(a->v[P_FILTER].choice, &tx, &ty, in, out);
+        if (!r) {
+            const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
+            const size_t nx = (size_t)tx.count * tx.n * 4, ny = (size_t)ty.count * ty.n * 4;
+            const size_t bytes[5] = { nx, nx, ny, ny, scratch };
+            r = op_upload_parts(&op_resize, variant, &s->block, 5, host, bytes, part);
+        }
+        if (!r) {
+            s->xi = part[0];
+            s->xw = part[1];
+            s->yi = part[2];
+            s->yw = part[3];
+            s->scratch = scratch ? part[4] : NULL;
+            s->nx = tx.n;
+            s->ny = ty.n;
+            /* tiled's tile and vector's warp segment and rows kernel take 2 taps an axis */
+            const int two = tx.n == 2 && ty.n == 2;
+            s->tiled_fit = two && variant == KV_TILED
+                               ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx) : 0;
+            s->warp_fits = two && variant == KV_VECTOR && gpu_resize_warp_fits(in->c, in->depth, out->w, tx.idx);
+            s->vhalf = two && variant == KV_VECTOR && taps_halves(&ty);
+            s->rows_seg = two && variant == KV_VECTOR
+                              ? gpu_resize_rows_fit(in->c, in->depth, out->w, tx.idx, &s->rows_gs) : 0;
+        }
+        taps_free(&tx);
+        taps_free(&ty);
     }
-    struct taps tx = { 0 }, ty = { 0 };
-    r = filter_taps(a->v[P_FILTER].choice, &tx, &ty, in, out);
-    if (!r) {
-        const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
-        const size_t nx = (size_t)tx.count * tx.n * 4, ny = (size_t)ty.count * ty.n * 4;
-        const int tex = gpu_kernel(a, variant, in->c, in->depth, in, out, 0, 0, 0) == KV_TEXTURE;
-        const size_t bytes[5] = { nx, nx, ny, ny, tex ? gpu_texture_scratch(in->w, in->h, in->depth) : 0 };
-        r = op_tables_upload(&op_resize, variant, t, 5, host, bytes);
-        t->n[4] = bytes[4] != 0;
-        /* whether tiled's tile or vector's warp segment fits (both take 2 taps an axis); n[3]:
-         * the warp segment's fit (1), an exact 2:1 down (4) */
-        const int two = tx.n == 2 && ty.n == 2;
-        t->n[2] = two && variant == KV_TILED
-                      ? gpu_resize_tiled_pitch(in->c, in->depth, out->w, out->h, tx.idx, ty.idx) : 0;
-        t->n[3] = two && variant == KV_VECTOR
-                      ? gpu_resize_warp_fits(in->c, in->depth, out->w, tx.idx) | 4 * taps_halves(&ty) : 0;
-        /* n[5], n[6]: the rows kernel's segment (0: it does not fit) and staged row bytes */
-        t->n[5] = two && variant == KV_VECTOR ? gpu_resize_rows_fit(in->c, in->depth, out->w, tx.idx, &t->n[6]) : 0;
-        t->n[0] = tx.n;
-        t->n[1] = ty.n;
-    }
-    taps_free(&tx);
-    taps_free(&ty);
+    if (r)
+        gpu_release(s);
+    else
+        *state = s;
     return r;
 }
 
-static int gpu_launch(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
-                      const struct gpu_image *out)
+static int gpu_launch(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+                      const struct gpu_image *out, const char **ran)
 {
+    const struct resize_gpu *s = state;
     char err[256];
     const struct geom gi = { in->w, in->h, in->c, in->depth }, go = { out->w, out->h, out->c, out->depth };
-    const int k = in->gray_from ? gray_in_kernel(variant, &gi, &go, t->n[5] > 0)
-                                : gpu_kernel(a, variant, in->c, in->depth, &gi, &go, t->n[2], t->n[3] & 1, t->n[5] > 0);
-    if (k == K_NONE)   /* the pipeline fuses only where gpu_fuse found a kernel */
-        return op_cuda_fail(&op_resize, variant, "no kernel reads this input through gray");
-    int rc = a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(k, in, out, t->part[0], t->part[1], err, sizeof err)
-             : k == KV_VECTOR                   ? gpu_half(in, out, err, sizeof err)
-             : k == K_DOUBLE                    ? gpu_double(in, out, err, sizeof err)
-             : k == KV_TILED ? gpu_resize_tiled(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[2], err,
-                                                sizeof err)
-             : k == K_ROWS ? gpu_resize_rows(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[3] >> 2 & 1,
-                                             t->n[5], t->n[6], err, sizeof err)
-             : k == K_WARP ? gpu_resize_warp(in, out, t->part[0], t->part[1], t->part[2], t->part[3], t->n[3] >> 2 & 1,
-                                             err, sizeof err)
-             : k == KV_TEXTURE ? gpu_texture_bilinear(in, out, t->n[4] ? t->part[4] : NULL, err, sizeof err)
-                               : gpu_sepfilter(k == K_BILERP ? KV_VECTOR : k, in, out, t->part[0], t->part[1], t->n[0],
-                                               t->part[2], t->part[3], t->n[1], err, sizeof err);
-    return rc ? op_cuda_fail(&op_resize, variant, err) : GPUIMG_OK;
+    const enum rk f = in->gray_from ? gray_in_family(k->variant, &gi, &go, s) : family(a, k->variant, &gi, &go, s);
+    if (f == RK_NONE)   /* the pipeline fuses only where gpu_fuse found a kernel */
+        return op_cuda_fail(&op_resize, k->variant, "no kernel reads this input through gray");
+    if (strcmp(rk_names[f], kernel_names[k->variant]))
+        *ran = rk_names[f];
+    /* the perpixel and coalesced families, and bilerp (the gathering kernels' vector form) */
+    const struct gpu_call g = { f == RK_BILERP ? KV_VECTOR : f == RK_COALESCED ? KV_COALESCED : KV_PERPIXEL, k->shape };
+    int rc = a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(&g, in, out, s->xi, s->yi, err, sizeof err)
+             : f == RK_HALF                     ? gpu_half(k, in, out, err, sizeof err)
+             : f == RK_DOUBLE                   ? gpu_double(k, in, out, err, sizeof err)
+             : f == RK_TILED ? gpu_resize_tiled(in, out, s->xi, s->xw, s->yi, s->yw, s->tiled_fit, err, sizeof err)
+             : f == RK_ROWS  ? gpu_resize_rows(in, out, s->xi, s->xw, s->yi, s->yw, s->vhalf, s->rows_seg, s->rows_gs,
+                                               err, sizeof err)
+             : f == RK_WARP  ? gpu_resize_warp(in, out, s->xi, s->xw, s->yi, s->yw, s->vhalf, err, sizeof err)
+             : f == RK_TEXTURE ? gpu_texture_bilinear(k, in, out, s->scratch, err, sizeof err)
+                               : gpu_sepfilter(&g, in, out, s->xi, s->xw, s->nx, s->yi, s->yw, s->ny, err, sizeof err);
+    return rc ? op_cuda_fail(&op_resize, k->variant, err) : GPUIMG_OK;
 }
 
 static long gpu_tolerance(const struct op_args *a, const struct geom *in, int variant)
@@ -477,10 +519,10 @@ static long gpu_tolerance(const struct op_args *a, const struct geom *in, int va
 
 /* gpu_prepare's rows fit (vector, two taps, 8-bit grey) decides, as it does at the launch */
 static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const struct geom *out, int variant,
-                         const struct gpu_tables *t)
+                         const void *state)
 {
     (void)a;
-    return gray_in_kernel(variant, in, out, t->n[5] > 0) != K_NONE ? FUSE_GRAY_IN : 0;
+    return gray_in_family(variant, in, out, state) != RK_NONE ? FUSE_GRAY_IN : 0;
 }
 #endif
 
@@ -505,7 +547,7 @@ const struct op_desc op_resize = {
     .cpu = cpu,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR) | KV_BIT(KV_TEXTURE),
                KV_VECTOR,   /* the fastest beside perpixel, tiled and texture */
-               gpu_prepare, gpu_launch),
+               gpu_prepare, gpu_launch, gpu_release),
     GPU_FUSE(gpu_fuse),
 #ifdef HAVE_CUDA
     .gpu_tolerance = gpu_tolerance,

@@ -26,10 +26,10 @@ static void rotate_region(const struct op_args *a, const struct geom *in, const 
     remap_region(rotate_map(a), in, want, need, yields);
 }
 #ifdef HAVE_CUDA
-static int rotate_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
-                      const struct gpu_image *out)
+static int rotate_gpu(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+                      const struct gpu_image *out, const char **ran)
 {
-    return remap_gpu(&op_rotate, rotate_map(a), variant, in, out);
+    return remap_gpu(&op_rotate, rotate_map(a), k, in, out);
 }
 #endif
 const struct op_desc op_rotate = {
@@ -42,7 +42,7 @@ const struct op_desc op_rotate = {
     .resolve = rotate_resolve,
     .cpu = rotate_cpu,
     .region = rotate_region,
-    GPU_FIELDS(REMAP_KERNELS, KV_TILED, NULL, rotate_gpu),
+    GPU_FIELDS(REMAP_KERNELS, KV_TILED, NULL, rotate_gpu, NULL),
     .gpu_auto_for = remap_swap_auto_for,
     .gpu_auto_text = REMAP_SWAP_AUTO_TEXT,
     .examples = EXAMPLES("rotate=90"),

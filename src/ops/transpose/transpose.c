@@ -18,10 +18,10 @@ static void transpose_region(const struct op_args *a, const struct geom *in, con
     remap_region(M_TRANSPOSE, in, want, need, yields);
 }
 #ifdef HAVE_CUDA
-static int transpose_gpu(const struct op_args *a, const struct gpu_tables *t, int variant, const struct gpu_image *in,
-                         const struct gpu_image *out)
+static int transpose_gpu(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+                         const struct gpu_image *out, const char **ran)
 {
-    return remap_gpu(&op_transpose, M_TRANSPOSE, variant, in, out);
+    return remap_gpu(&op_transpose, M_TRANSPOSE, k, in, out);
 }
 #endif
 const struct op_desc op_transpose = {
@@ -31,7 +31,7 @@ const struct op_desc op_transpose = {
     .resolve = transpose_resolve,
     .cpu = transpose_cpu,
     .region = transpose_region,
-    GPU_FIELDS(REMAP_KERNELS, KV_TILED, NULL, transpose_gpu),
+    GPU_FIELDS(REMAP_KERNELS, KV_TILED, NULL, transpose_gpu, NULL),
     .gpu_auto_for = remap_swap_auto_for,
     .gpu_auto_text = REMAP_SWAP_AUTO_TEXT,
     .fuses_as = FUSE_TRANSPOSE_OUT,
