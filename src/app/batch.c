@@ -121,27 +121,9 @@ int batch_expand(const char *tpl, const char *in, long index, char *out, size_t 
     return GPUIMG_OK;
 }
 
-/* The same file spelled the same way: "./a//b/./c" and "a/b/c" compare equal (empty and "."
- * segments dropped; ".." is left alone, it may cross a symbolic link). o has room for p. */
-static void normalize(const char *p, char *o)
-{
-    size_t k = 0;
-    if (*p == '/')
-        o[k++] = '/';
-    while (*p) {
-        const size_t len = strcspn(p, "/");
-        if (len && !(len == 1 && p[0] == '.')) {
-            if (k && o[k - 1] != '/')
-                o[k++] = '/';
-            memcpy(o + k, p, len);
-            k += len;
-        }
-        p += len + (p[len] == '/');
-    }
-    o[k] = 0;
-}
-
-struct key { char *path; long i; };
+/* Each path's identity (io_file_id): outputs are compared with inputs by what they are, "b/../a/x"
+ * and "a/x", a directory's symbolic link and a second hard link all naming one file. */
+struct key { char *path; uint64_t dev, ino; int exists; long i; };
 
 static int cmp_key(const void *a, const void *b)
 {
@@ -150,18 +132,43 @@ static int cmp_key(const void *a, const void *b)
     return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
+static int cmp_inode(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+    return x->dev != y->dev ? (x->dev > y->dev) - (x->dev < y->dev) : (x->ino > y->ino) - (x->ino < y->ino);
+}
+
 static int make_keys(struct key *k, char *const *paths, long n)
 {
     for (long i = 0; i < n; i++) {
-        size_t len = strlen(paths[i]) + 1;
-        k[i].path = malloc(len);
-        if (!k[i].path)
-            return gpuimg_fail(GPUIMG_ENOMEM, "out of memory checking the outputs");
-        normalize(paths[i], k[i].path);
-        k[i].i = i;
+        struct io_file_id id;
+        int st = io_file_id(paths[i], &id);
+        if (st)
+            return st;
+        k[i] = (struct key){ id.name, id.dev, id.ino, id.exists, i };
     }
     qsort(k, (size_t)n, sizeof *k, cmp_key);
     return GPUIMG_OK;
+}
+
+/* The first of the n sorted keys not before want (cmp), or n. */
+static long lower_bound(const struct key *k, long n, const struct key *want, int (*cmp)(const void *, const void *))
+{
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        const long mid = (lo + hi) / 2;
+        if (cmp(&k[mid], want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int overwrites(char *const *in, char *const *out, const struct key *o, const struct key *k)
+{
+    return gpuimg_fail(GPUIMG_EUSAGE, "-o: %s would overwrite the input %s%s", out[o->i], in[k->i],
+                       k->i == o->i ? " (--force replaces each input with its result)" : "");
 }
 
 /* Before any work: no two inputs map to one output, no output is one of the inputs (with force,
@@ -169,7 +176,8 @@ static int make_keys(struct key *k, char *const *paths, long n)
 static int check_outputs(char *const *in, char *const *out, long n, int force)
 {
     struct key *ko = calloc((size_t)n, sizeof *ko), *ki = calloc((size_t)n, sizeof *ki);
-    int st = ko && ki ? GPUIMG_OK : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory checking the outputs");
+    struct key *kn = calloc((size_t)n, sizeof *kn);   /* the existing inputs by device and inode */
+    int st = ko && ki && kn ? GPUIMG_OK : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory checking the outputs");
     if (!st)
         st = make_keys(ko, out, n);
     if (!st)
@@ -179,17 +187,22 @@ static int check_outputs(char *const *in, char *const *out, long n, int force)
             st = gpuimg_fail(GPUIMG_EUSAGE, "-o: %s and %s would both be written to %s (add %%d or %%i to the template)",
                              in[ko[i - 1].i], in[ko[i].i], out[ko[i].i]);
     for (long i = 0; !st && i < n; i++) {
-        long lo = 0, hi = n;   /* the first input not before this output */
-        while (lo < hi) {
-            long mid = (lo + hi) / 2;
-            if (strcmp(ki[mid].path, ko[i].path) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < n && !strcmp(ki[lo].path, ko[i].path) && !(force && ki[lo].i == ko[i].i))
-            st = gpuimg_fail(GPUIMG_EUSAGE, "-o: %s would overwrite the input %s%s", out[ko[i].i], in[ki[lo].i],
-                             ki[lo].i == ko[i].i ? " (--force replaces each input with its result)" : "");
+        const long lo = lower_bound(ki, n, &(struct key){ ko[i].path, 0, 0, 0, -1 }, cmp_key);
+        for (long j = lo; !st && j < n && !strcmp(ki[j].path, ko[i].path); j++)
+            if (!(force && ki[j].i == ko[i].i))
+                st = overwrites(in, out, &ko[i], &ki[j]);
+    }
+    long nn = 0;
+    for (long i = 0; !st && i < n; i++)
+        if (ki[i].exists)
+            kn[nn++] = ki[i];
+    qsort(kn, (size_t)nn, sizeof *kn, cmp_inode);
+    for (long i = 0; !st && i < n; i++) {
+        if (!ko[i].exists)
+            continue;
+        for (long j = lower_bound(kn, nn, &ko[i], cmp_inode); !st && j < nn && !cmp_inode(&kn[j], &ko[i]); j++)
+            if (!(force && kn[j].i == ko[i].i))
+                st = overwrites(in, out, &ko[i], &kn[j]);
     }
     for (long i = 0; i < n; i++) {
         if (ko)
@@ -199,6 +212,7 @@ static int check_outputs(char *const *in, char *const *out, long n, int force)
     }
     free(ko);
     free(ki);
+    free(kn);
     return st;
 }
 
@@ -221,9 +235,24 @@ struct shared {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     long *finished, nfinished;    /* item indices in the order they finished */
+    struct list made;             /* directories the workers created, in order (under mu) */
     const char *device;
     int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
 };
+
+/* io_make_dirs's report of a directory it made, kept so that those left empty by failed files
+ * are removed at the end */
+static void dir_made(const char *dir, void *arg)
+{
+    struct shared *sh = arg;
+    char *copy = strdup(dir);
+    pthread_mutex_lock(&sh->mu);
+    if (!copy || list_add(&sh->made, copy)) {
+        free(copy);   /* not recorded: left in place, as mkdir -p would */
+        gpuimg_clear_error();
+    }
+    pthread_mutex_unlock(&sh->mu);
+}
 
 static void *worker(void *arg)
 {
@@ -251,7 +280,7 @@ static void *worker(void *arg)
         timing_report_init(&r);
         r.threads = sh->inner;
         gpuimg_clear_error();
-        int st = io_make_dirs(x->out);
+        int st = io_make_dirs(x->out, dir_made, sh);
         if (!st)
             st = run_file(&ctx, x->in, x->out, &r);
         if (st) {
@@ -370,6 +399,11 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
     }
     if (!st)
         st = check_outputs(l.v, out, l.n, ctx->save.force);
+    /* --json: an output that is none of the batch's files, made now so that it cannot fail later */
+    struct io_pending json = { 0 };
+    if (!st && o->json && !(st = io_refuse_same("--json=", o->json, (const char *const *)l.v, l.n))
+        && !(st = io_refuse_same("--json=", o->json, (const char *const *)out, l.n)))
+        st = io_pending_open(o->json, ctx->save.force, &json);
     ctx->per_file_format = !o->have_format;
 
     /* this shard's slice (round robin over the list: every N-th file from K), minus existing outputs */
@@ -459,6 +493,12 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         }
         for (int j = 0; j < started; j++)
             pthread_join(tid[j], NULL);
+        /* the directories made for files that failed: removed where empty, deepest first */
+        for (long i = sh.made.n - 1; i >= 0; i--) {
+            rmdir(sh.made.v[i]);
+            free(sh.made.v[i]);
+        }
+        free(sh.made.v);
         pthread_mutex_destroy(&sh.mu);
         pthread_cond_destroy(&sh.cv);
     }
@@ -473,10 +513,13 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         rep.peak_rss_kb = timing_peak_rss_kb();
         if (!o->quiet)
             timing_print_batch(stderr, &rep);
-        if (o->json)
-            st = timing_json_to(o->json, NULL, &rep);
+        if (o->json) {
+            timing_write_batch_json(json.fp, &rep);
+            st = io_pending_publish(&json);
+        }
         *exit_code = st ? gpuimg_exit_code(st) : rep.failed ? 1 : 0;
     }
+    io_pending_discard(&json);
     free(sh.finished);
     free(it);
     for (long i = 0; out && i < l.n; i++)

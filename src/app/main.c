@@ -67,10 +67,19 @@ int main(int argc, char **argv)
     backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
     struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0 }, o.max_pixels,
-                           { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL, 0 };
+                           { o.format, o.png_level, o.jpeg_quality, o.force, threads }, 0, NULL, 0, NULL };
     ctx.gpu_jpeg = o.jpeg_decoder == 2;   /* auto: stb_image, faster than nvJPEG's single-image API */
     if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
         return fail(st);
+    /* --json is an output like the image: never one of the command's files, not replaced without
+     * --force, written beside and renamed; made now, so that it cannot fail after the work */
+    struct io_pending json = { 0 }, image = { 0 };
+    if (o.json && !o.template) {
+        const char *files[] = { o.input, o.output };
+        if ((st = io_refuse_same("--json=", o.json, files, 2)) || (st = io_pending_open(o.json, o.force, &json)))
+            return fail(st);
+        ctx.hold = &image;   /* the image waits for the report: both are published, or neither */
+    }
     if (!o.compare) {
         struct backend_choice bc;
         if ((st = backend_select(o.backend, &pl, o.device, &bc)))
@@ -114,15 +123,23 @@ int main(int argc, char **argv)
         }
         rep.total_ms = timing_now_ms() - t0;
     }
-    if (st)
-        return fail(st);
     rep.peak_rss_kb = timing_peak_rss_kb();
+    if (!st && o.json) {   /* the report first: a report that cannot be written fails the command */
+        timing_write_json(json.fp, &rep);
+        st = io_pending_close(&json);
+    }
+    if (!st && o.json)
+        st = io_pending_publish(&image);
+    if (!st && o.json)
+        st = io_pending_publish(&json);
+    if (st) {
+        io_pending_discard(&image);
+        io_pending_discard(&json);
+        return fail(st);
+    }
     if (rep.note[0])   /* the GPU had no room: said even with -q */
         fprintf(stderr, "gpuimg: %s\n", rep.note);
-
     if (!o.quiet)
         timing_print_line(stderr, &rep, o.verbose);
-    if (o.json && (st = timing_json_to(o.json, &rep, NULL)))
-        return fail(st);
     return 0;
 }

@@ -195,7 +195,7 @@ static int save_cache(const char *path, const char *dev, const struct tune_opts 
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    int st = io_make_dirs(path);
+    int st = io_make_dirs(path, NULL, NULL);
     if (st)
         return st;
     FILE *f = fopen(tmp, "w");

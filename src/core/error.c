@@ -1,8 +1,10 @@
 /* gpuimg: the status strings and the error-message slot, one per thread so that the workers
  * of a batch each keep their own (see error.h). */
 #include <config.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "core/error.h"
 
 static _Thread_local char errbuf[1024];
@@ -48,6 +50,14 @@ enum gpuimg_status gpuimg_fail(enum gpuimg_status s, const char *fmt, ...)
 const char *gpuimg_errmsg(void) { return errset ? errbuf : NULL; }
 
 void gpuimg_clear_error(void) { errset = 0; errbuf[0] = 0; }
+
+enum gpuimg_status gpuimg_write_error(const char *name, int err)
+{
+    if (err == EFBIG)
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: the file would pass the file size limit (ulimit -f)",
+                           name);
+    return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(err));
+}
 
 int gpuimg_exit_code(enum gpuimg_status s)
 {

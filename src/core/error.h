@@ -32,6 +32,9 @@ enum gpuimg_status gpuimg_fail(enum gpuimg_status s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *gpuimg_errmsg(void);
 void gpuimg_clear_error(void);
+/* GPUIMG_EWRITE for a failed write of name with errno err, one message for every writer (EFBIG
+ * names the file size limit). */
+enum gpuimg_status gpuimg_write_error(const char *name, int err);
 
 /* 2 for usage and parameter errors, 1 for everything else that failed, 0 for OK. */
 int gpuimg_exit_code(enum gpuimg_status s);

@@ -14,10 +14,23 @@ double timing_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The process's own peak (VmHWM: this address space's high-water mark). getrusage's ru_maxrss
+ * is not: exec keeps the larger of it and the address space before, which fork copied from the
+ * parent, so a small job started by a large process would report the parent's size. */
 long timing_peak_rss_kb(void)
 {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && kb < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) != 1)
+            kb = -1;
+    if (f)
+        fclose(f);
     struct rusage ru;
-    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    if (kb < 0 && getrusage(RUSAGE_SELF, &ru) == 0)   /* no /proc */
+        kb = ru.ru_maxrss;
+    return kb;
 }
 
 void timing_report_init(struct run_report *r)
@@ -225,21 +238,6 @@ void timing_write_batch_json(FILE *f, const struct batch_report *b)
     for (int i = 0; i < STAGE_COUNT; i++)
         fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", stage_names[i], b->busy_ms[i]);
     fprintf(f, "},\n  \"peak_rss_kib\": %ld\n}\n", b->peak_rss_kb);
-}
-
-int timing_json_to(const char *dest, const struct run_report *r, const struct batch_report *b)
-{
-    const int out = !strcmp(dest, "-");
-    FILE *f = out ? stdout : fopen(dest, "w");
-    if (!f)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", dest);
-    if (r)
-        timing_write_json(f, r);
-    else
-        timing_write_batch_json(f, b);
-    if ((out ? fflush(f) : fclose(f)) != 0)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the JSON report", out ? "<stdout>" : dest);
-    return GPUIMG_OK;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -69,8 +69,6 @@ void timing_write_json(FILE *f, const struct run_report *r);
  * and the busy time of every stage with its share. */
 void timing_print_batch(FILE *f, const struct batch_report *b);
 void timing_write_batch_json(FILE *f, const struct batch_report *b);
-/* Write r's (or, r NULL, b's) JSON to dest, a path or "-" for stdout; a gpuimg_status. */
-int timing_json_to(const char *dest, const struct run_report *r, const struct batch_report *b);
 /* The stage's field of a single run's report (upload and download are -1 on the CPU). */
 double timing_stage_ms(const struct run_report *r, int stage);
 /* The --compare table, one row per line, aligned. */

@@ -62,7 +62,7 @@ int run_save(const struct run_ctx *c, const char *out, const struct image *img, 
         return st;
     r->out = image_geom(img);
     double t0 = timing_now_ms();
-    st = io_save(out, img, &so);
+    st = c->hold ? io_save_pending(out, img, &so, c->hold) : io_save(out, img, &so);
     r->encode_ms = timing_now_ms() - t0;
     return st;
 }

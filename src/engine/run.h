@@ -17,6 +17,7 @@ struct run_ctx {
     int per_file_format;          /* take each output's format from its extension */
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
     int gpu_jpeg;                 /* on the GPU, decode 8-bit grey/RGB JPEGs there with nvJPEG */
+    struct io_pending *hold;      /* non-NULL: run_save leaves the encoded output here, unpublished */
 };
 
 /* Decode in and resolve the plan for it (into *pl), timing the decode. The input is read whole
@@ -24,7 +25,8 @@ struct run_ctx {
  * output is refused earlier without it: io_check_output, the batch's checks). */
 int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
              struct run_report *r);
-/* Encode img to out (into a temporary file renamed into place), timing it. */
+/* Encode img to out (into a temporary file renamed into place, or with c->hold left there for
+ * the caller to publish), timing it. */
 int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r);
 /* run_load, the selected backend, run_save: on success the report is complete. */
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r);

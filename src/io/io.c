@@ -18,7 +18,7 @@
 #include "io/io.h"
 #include "io/pngenc.h"
 
-static const char *display_name(const char *path, int out)
+const char *io_display_name(const char *path, int out)
 {
     return strcmp(path, "-") == 0 ? (out ? "<stdout>" : "<stdin>") : path;
 }
@@ -64,7 +64,7 @@ static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, siz
 
 static int read_file(const char *path, uint8_t **buf, size_t *len)
 {
-    const char *name = display_name(path, 0);
+    const char *name = io_display_name(path, 0);
     if (strcmp(path, "-") == 0)
         return read_stream(STDIN_FILENO, name, buf, len, 0);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -101,7 +101,7 @@ int io_read(const char *path, const struct load_opts *o, struct io_input *in)
     uint8_t *buf;
     size_t len;
     int st = read_file(path, &buf, &len);
-    return st ? st : io_parse(display_name(path, 0), buf, len, o, in);
+    return st ? st : io_parse(io_display_name(path, 0), buf, len, o, in);
 }
 
 int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts *o, struct io_input *in)
@@ -226,136 +226,6 @@ const char *io_format_name(enum out_format f)
     return n[f];
 }
 
-/* ---- temporary files and signals ----------------------------------------------------------- */
-
-/* Every temporary output being written (one per worker of a batch) has a slot; the signal
- * handler removes those armed. A slot's path is written before it is armed and disarmed before
- * it is reused, so the handler never sees a half-written name. */
-#define TMP_SLOTS 128
-static char tmp_path[TMP_SLOTS][PATH_MAX + 32];
-static volatile sig_atomic_t tmp_armed[TMP_SLOTS];
-static int tmp_used[TMP_SLOTS];
-static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
-static mode_t io_umask;
-static int io_umask_known;
-
-static int tmp_arm(const char *path)
-{
-    pthread_mutex_lock(&tmp_lock);
-    int slot = -1;
-    for (int i = 0; i < TMP_SLOTS && slot < 0; i++)
-        if (!tmp_used[i])
-            slot = i;
-    if (slot >= 0) {
-        tmp_used[slot] = 1;
-        snprintf(tmp_path[slot], sizeof tmp_path[slot], "%s", path);
-        __atomic_store_n(&tmp_armed[slot], 1, __ATOMIC_SEQ_CST);
-    }
-    pthread_mutex_unlock(&tmp_lock);
-    return slot;   /* -1 (more writers than slots): the file is still removed on any failure */
-}
-
-static void tmp_disarm(int slot)
-{
-    if (slot < 0)
-        return;
-    pthread_mutex_lock(&tmp_lock);
-    __atomic_store_n(&tmp_armed[slot], 0, __ATOMIC_SEQ_CST);
-    tmp_used[slot] = 0;
-    pthread_mutex_unlock(&tmp_lock);
-}
-
-static void on_signal(int sig)
-{
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_armed[i])
-            unlink(tmp_path[i]);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static mode_t file_mode(void)
-{
-    if (!io_umask_known) {   /* umask can only be read by setting it: once, before any worker */
-        io_umask = umask(0);
-        umask(io_umask);
-        io_umask_known = 1;
-    }
-    return 0666 & ~io_umask;
-}
-
-void io_install_signal_cleanup(void)
-{
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-    file_mode();
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
-
-/* The directory part of path: "." without a slash, "/" for a file in the root. */
-static int dir_of(const char *path, char *dir, size_t n)
-{
-    const char *slash = strrchr(path, '/');
-    const size_t len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
-    if (len >= n)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", path);
-    memcpy(dir, slash ? path : ".", len ? len : 1);
-    dir[len ? len : 1] = 0;
-    return GPUIMG_OK;
-}
-
-int io_make_dirs(const char *path)
-{
-    char dir[PATH_MAX];
-    int r = dir_of(path, dir, sizeof dir);
-    for (char *p = dir + 1; !r; p++) {   /* mkdir -p: each prefix ending at a slash, then the whole */
-        const int end = *p == 0;
-        if (*p == '/' || end) {
-            *p = 0;
-            struct stat st;
-            if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-                return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot create directory %s: %s", path, dir, strerror(errno));
-            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-                return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: %s is not a directory", path, dir);
-            if (end)
-                break;
-            *p = '/';
-        }
-    }
-    return r;
-}
-
-int io_check_output(const char *path, const struct save_opts *o)
-{
-    if (strcmp(path, "-") == 0)
-        return GPUIMG_OK;
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return gpuimg_fail(GPUIMG_EWRITE, "%s: is a directory", path);
-        if (S_ISREG(st.st_mode) && !o->force)
-            return gpuimg_fail(GPUIMG_EEXISTS, "%s: output exists (use --force to replace it)", path);
-        return GPUIMG_OK;
-    }
-    /* The directory must exist and be writable: find it out now rather than after the work. */
-    char dir[PATH_MAX];
-    int r = dir_of(path, dir, sizeof dir);
-    if (r)
-        return r;
-    if (stat(dir, &st) != 0)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: directory %s: %s", path, dir, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: %s is not a directory", path, dir);
-    if (access(dir, W_OK) != 0)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: directory %s: %s", path, dir, strerror(errno));
-    return GPUIMG_OK;
-}
-
 /* ---- encoders -------------------------------------------------------------------------------- */
 
 struct sink { FILE *fp; int failed; int err; };
@@ -393,7 +263,7 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
     }
     free(tmp);
     if (s.failed)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(s.err));
+        return gpuimg_write_error(name, s.err);
     if (!ok)
         return gpuimg_fail(GPUIMG_EENCODE, "%s: the %s encoder failed", name, io_format_name(o->fmt));
     return GPUIMG_OK;
@@ -403,77 +273,31 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
 {
     int st = o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
     if (!st && fflush(fp) != 0)
-        st = gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(errno));
+        st = gpuimg_write_error(name, errno);
     return st;
 }
 
-/* Put the finished temporary file in place. Without --force, link() refuses to replace a file
- * that appeared since io_check_output(); with it, rename() replaces atomically. */
-static int publish(const char *tmp, const char *path, int force)
+int io_save_pending(const char *path, const struct image *im, const struct save_opts *o, struct io_pending *p)
 {
-    if (!force) {
-        if (link(tmp, path) == 0) {
-            unlink(tmp);
-            return GPUIMG_OK;
-        }
-        if (errno == EEXIST)
-            return gpuimg_fail(GPUIMG_EEXISTS, "%s: output exists (use --force to replace it)", path);
-        /* file systems without hard links: fall back to rename */
-    }
-    if (rename(tmp, path) != 0)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot rename the finished file into place: %s", path, strerror(errno));
-    return GPUIMG_OK;
+    const char *name = io_display_name(path, 1);
+    const struct geom g = image_geom(im);
+    memset(p, 0, sizeof *p);
+    p->slot = -1;
+    int r = io_check_size(path, o->fmt, &g);
+    if (!r)
+        r = io_pending_open(path, o->force, p);
+    if (!r)
+        r = encode_to(p->fp, name, im, o);
+    if (!r)
+        r = io_pending_close(p);
+    if (r)
+        io_pending_discard(p);
+    return r;
 }
 
 int io_save(const char *path, const struct image *im, const struct save_opts *o)
 {
-    const char *name = display_name(path, 1);
-    const struct geom g = image_geom(im);
-    int sr = io_check_size(path, o->fmt, &g);
-    if (sr)
-        return sr;
-    if (strcmp(path, "-") == 0)
-        return encode_to(stdout, name, im, o);
-
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        /* a device or a pipe (/dev/null, a FIFO): nothing to rename, write straight to it */
-        FILE *fp = fopen(path, "wb");
-        if (!fp)
-            return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot open: %s", name, strerror(errno));
-        int r = encode_to(fp, name, im, o);
-        if (fclose(fp) != 0 && !r)
-            r = gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(errno));
-        return r;
-    }
-    int r = io_check_output(path, o);
-    if (r)
-        return r;
-
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-    if (strlen(path) + 16 >= sizeof tmp_path[0])
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", name);
-    char tmp[sizeof tmp_path[0]];
-    snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot create a temporary file beside it: %s", name, strerror(errno));
-    const int slot = tmp_arm(tmp);
-    fchmod(fd, file_mode());
-    FILE *fp = fdopen(fd, "wb");
-    if (!fp) {
-        r = gpuimg_fail(GPUIMG_ENOMEM, "%s: cannot open a stream: %s", name, strerror(errno));
-        close(fd);
-    } else {
-        r = encode_to(fp, name, im, o);
-        if (fclose(fp) != 0 && !r)
-            r = gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(errno));
-    }
-    if (!r)
-        r = publish(tmp, path, o->force);
-    if (r)
-        unlink(tmp);
-    tmp_disarm(slot);
-    return r;
+    struct io_pending p;
+    int r = io_save_pending(path, im, o, &p);
+    return r ? r : io_pending_publish(&p);
 }

@@ -200,7 +200,7 @@ static int write_container(FILE *fp, const char *name, const struct image *im, c
         free(chunk);
         png_destroy_write_struct(&png, &info);
         if (ferror(fp))
-            return gpuimg_fail(GPUIMG_EWRITE, "%s: write failed: %s", name, strerror(e));
+            return gpuimg_write_error(name, e);
         return gpuimg_fail(GPUIMG_EENCODE, "%s: PNG encoder: %s", name, err.msg);
     }
     png_init_io(png, fp);
