@@ -100,6 +100,55 @@ rm -f "$T/out/edge.jpg"
 left=$(ls -A "$T/out")
 [ -z "$left" ] && ok || bad "over-size results left: $left"
 
+# short files of every format stb_image decodes: refused, never decoded into a padded image
+for f in image.bmp image.hdr image.pgm image.ppm image.psd image.tga; do
+    src="$TOP_SRCDIR/tests/formats/$f"
+    head -c $(( $(wc -c <"$src") / 2 )) "$src" >"$T/half-$f"
+    check_bad 1 "half-$f: truncated (BMP|HDR|PNM|PSD|TGA)" "$T/half-$f"
+done
+head -c 130 "$TOP_SRCDIR/tests/formats/image.gif" >"$T/short.gif"
+check_bad 1 "short.gif: (truncated GIF|cannot decode: Corrupt GIF)" "$T/short.gif"
+# a header claiming far more pixels than the file holds is refused before the pixels are allocated
+# (a 118-byte run-length TGA of 20000x20000, a 140-byte PSD of 30000x30000): within 100 MB
+printf '\000\000\012\000\000\000\000\000\000\000\000\000\040\116\040\116\030\000' >"$T/big.tga"
+head -c 100 /dev/zero >>"$T/big.tga"
+printf '8BPS\000\001\000\000\000\000\000\000\000\003\000\000\165\060\000\000\165\060\000\010\000\003' >"$T/big.psd"
+head -c 114 /dev/zero >>"$T/big.psd"
+for f in big.tga big.psd; do
+    (ulimit -v 400000; "$GPUIMG" gray "$T/$f" "$T/out/o.png") 2>"$T/err"
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "^gpuimg: .*$f: truncated .*: the header says .*, more than its [0-9]* bytes can hold" "$T/err" \
+        && ok || bad "$f: exit $rc, $(cat "$T/err")"
+done
+# reads are bounded: /dev/zero, an endless stdin, a file past 2 GiB and a list of /dev/zero are
+# refused without reading them whole (the limits below are far under what reading would take)
+(ulimit -v 400000; "$GPUIMG" gray /dev/zero "$T/out/o.png") 2>"$T/err"
+[ $? -eq 1 ] && grep -q "^gpuimg: /dev/zero: not an image" "$T/err" && ok || bad "/dev/zero: $(cat "$T/err")"
+head -c 3000000000 /dev/zero 2>/dev/null | (ulimit -v 400000; "$GPUIMG" gray - "$T/out/o.png") 2>"$T/err"
+grep -q "^gpuimg: <stdin>: not an image" "$T/err" && ok || bad "endless stdin: $(cat "$T/err")"
+if truncate -s 3G "$T/sparse.png" 2>/dev/null; then
+    (ulimit -v 400000; "$GPUIMG" gray "$T/sparse.png" "$T/out/o.png") 2>"$T/err"
+    [ $? -eq 1 ] && grep -q "sparse.png: file of 3221225472 bytes is larger than the decoder takes" "$T/err" && ok \
+        || bad "3 GiB file: $(cat "$T/err")"
+    rm -f "$T/sparse.png"
+fi
+(ulimit -v 400000; "$GPUIMG" -o "$T/out/%s.png" --from-list=/dev/zero gray) 2>"$T/err"
+[ $? -eq 2 ] && grep -q "^gpuimg: --from-list: /dev/zero: line 1 holds a NUL byte" "$T/err" && ok \
+    || bad "--from-list=/dev/zero: $(cat "$T/err")"
+# a legal PNG whose first IDAT is empty decodes (stb_image would copy from NULL)
+"$MKBAD" emptyidat "$T/good.png" "$T/emptyidat.png" || exit 99
+expect_ok -q gray "$T/emptyidat.png" "$T/out/ei.png" && expect_ok -q gray "$T/good.png" "$T/out/g.png" \
+    && cmp -s "$T/out/ei.png" "$T/out/g.png" && ok || bad "an empty first IDAT: not the same image"
+rm -f "$T/out/ei.png" "$T/out/g.png"
+# messages name the real cause, on one line whatever the file's name holds
+"$MKBAD" badzlib "$T/good.png" "$T/badzlib.png" || exit 99
+check_bad 1 "badzlib.png: cannot decode: [^J]*PNG" "$T/badzlib.png"
+"$MKBAD" ihdrlen "$T/good.png" "$T/ihdrlen.png" || exit 99
+check_bad 1 "ihdrlen.png: corrupt PNG: IHDR chunk of 12 bytes, not 13" "$T/ihdrlen.png"
+odd=$(printf 'line\nbreak\033[31m.png')
+cp "$T/trunc.png" "$T/$odd"
+check_bad 1 'line\\nbreak\\x1b\[31m.png: truncated PNG' "$T/$odd"
+
 # a killed run leaves no temporary file: stop a slow encode with SIGTERM (on a fast machine the
 # run may finish first: then its output, and only that, is there)
 "$MKIMG" 2000 2000 4 16 "$T/big.png" 1 0 || exit 99

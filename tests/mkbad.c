@@ -1,7 +1,10 @@
 /* gpuimg tests: craft damaged PNG files for the bad-input tests.
  *   mkbad header W H OUT      a valid signature, IHDR claiming WxH (0 allowed), tiny IDAT, IEND,
  *                             all CRCs right: a decompression bomb or a zero-sized image
- *   mkbad badcrc IN OUT       IN with one byte of its first IDAT's data changed (CRC now wrong) */
+ *   mkbad badcrc IN OUT       IN with one byte of its first IDAT's data changed (CRC now wrong)
+ *   mkbad badzlib IN OUT      the same change with the CRC made right: only the zlib stream is bad
+ *   mkbad emptyidat IN OUT    IN with an empty IDAT chunk before its first (legal)
+ *   mkbad ihdrlen IN OUT      IN with its IHDR chunk one byte short (CRC right) */
 #include <config.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +71,35 @@ int main(int argc, char **argv)
         }
         return 1;
     }
-    fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc IN OUT\n");
+    if (argc == 4 && (!strcmp(argv[1], "badzlib") || !strcmp(argv[1], "emptyidat") || !strcmp(argv[1], "ihdrlen"))) {
+        FILE *f = fopen(argv[2], "rb");
+        if (!f)
+            return 1;
+        static unsigned char buf[1 << 22];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        FILE *o = fopen(argv[3], "wb");
+        if (!o || n < 8)
+            return 1;
+        fwrite(buf, 1, 8, o);
+        int first = 1;
+        for (size_t p = 8; p + 12 <= n;) {
+            uint32_t len = (uint32_t)buf[p] << 24 | buf[p + 1] << 16 | buf[p + 2] << 8 | buf[p + 3];
+            char type[5] = { 0 };
+            memcpy(type, buf + p + 4, 4);
+            unsigned char *data = buf + p + 8;
+            if (!strcmp(type, "IDAT") && first) {
+                first = 0;
+                if (!strcmp(argv[1], "emptyidat"))
+                    chunk(o, "IDAT", NULL, 0);
+                if (!strcmp(argv[1], "badzlib") && len > 2)
+                    data[len / 2] ^= 0x55;
+            }
+            chunk(o, type, data, !strcmp(type, "IHDR") && !strcmp(argv[1], "ihdrlen") ? len - 1 : len);
+            p += 12 + (size_t)len;
+        }
+        return fclose(o) != 0;
+    }
+    fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc|badzlib|emptyidat|ihdrlen IN OUT\n");
     return 2;
 }

@@ -15,3 +15,8 @@
 #include <stb/stb_image.h>
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
+
+/* stb_image keeps the last failure's reason until the next failure: cleared before a decode, a
+ * decoder that fails without giving one cannot report an earlier file's. */
+void gpuimg_stbi_clear_reason(void);
+void gpuimg_stbi_clear_reason(void) { stbi__g_failure_reason = NULL; }

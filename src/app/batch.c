@@ -9,6 +9,7 @@
  * go on. Only this thread prints: failures as they come, progress, then the summary. */
 #include <config.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,21 +41,33 @@ static int list_add(struct list *l, char *s)
     return GPUIMG_OK;
 }
 
-/* One path a line; empty lines are ignored, nothing else is interpreted (spaces are kept). */
+/* One path a line; empty lines are ignored, nothing else is interpreted (spaces are kept). A line
+ * is a path: one longer than PATH_MAX or holding a NUL byte is an error (a list of /dev/zero is
+ * refused at its first 4 KiB, not read until memory runs out). */
 static int read_list(const char *path, struct list *l)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     const char *name = strcmp(path, "-") ? path : "<stdin>";
     if (!f)
         return gpuimg_fail(GPUIMG_EOPEN, "--from-list: %s: cannot open: %s", name, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int st = GPUIMG_OK;
-    while (!st && (len = getline(&line, &cap, f)) >= 0) {
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = 0;
-        if (len == 0)
+    char line[PATH_MAX + 2];
+    long lineno = 0;
+    int st = GPUIMG_OK, c = 0;
+    while (!st && c != EOF) {
+        size_t len = 0;
+        lineno++;
+        while ((c = getc(f)) != EOF && c != '\n') {
+            if (c == 0 || len > PATH_MAX) {
+                st = gpuimg_fail(GPUIMG_EUSAGE, "--from-list: %s: line %ld %s", name, lineno,
+                                 c == 0 ? "holds a NUL byte: not a list of paths" : "is longer than a path can be");
+                break;
+            }
+            line[len++] = (char)c;
+        }
+        while (len > 0 && line[len - 1] == '\r')
+            len--;
+        line[len] = 0;
+        if (st || len == 0)
             continue;
         char *copy = strdup(line);
         st = copy ? list_add(l, copy) : (int)gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");
@@ -62,8 +75,7 @@ static int read_list(const char *path, struct list *l)
             free(copy);
     }
     if (!st && ferror(f))
-        st = gpuimg_fail(GPUIMG_EOPEN, "--from-list: %s: read error", name);
-    free(line);
+        st = gpuimg_fail(GPUIMG_EOPEN, "--from-list: %s: read error: %s", name, strerror(errno));
     if (f != stdin)
         fclose(f);
     return st;
@@ -294,7 +306,7 @@ static void *worker(void *arg)
                 FILE *f = open_memstream(&x->msg, &len);
                 if (f) {
                     if (r.note[0])
-                        fprintf(f, "gpuimg: %s\n", r.note);
+                        gpuimg_print_line(f, r.note);
                     r.pipeline = NULL;
                     if (sh->verbose)
                         timing_print_line(f, &r, 1);
@@ -476,7 +488,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
                 if (x->state == ITEM_FAILED) {
                     rep.failed++;
                     progress_clear(&pg);
-                    fprintf(stderr, "gpuimg: %s\n", x->msg ? x->msg : "out of memory");
+                    gpuimg_print_line(stderr, x->msg ? x->msg : "out of memory");
                 } else {
                     rep.done++;
                     for (int s = 0; s < STAGE_COUNT; s++)

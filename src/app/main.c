@@ -23,7 +23,7 @@
 static int fail(int st)
 {
     const char *m = gpuimg_errmsg();
-    fprintf(stderr, "gpuimg: %s\n", m ? m : gpuimg_strerror(st));
+    gpuimg_print_line(stderr, m ? m : gpuimg_strerror(st));
     if (gpuimg_exit_code(st) == 2)
         cli_usage(stderr);
     return gpuimg_exit_code(st);
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         if ((st = backend_select(o.backend, &pl, o.device, &bc)))
             return fail(st);
         if (bc.note[0] && o.verbose)
-            fprintf(stderr, "gpuimg: %s\n", bc.note);
+            gpuimg_print_line(stderr, bc.note);
         if (bc.note_is_fallback)   /* said once, in the timing line */
             ctx.fallback = "no usable GPU";
         ctx.kind = bc.kind;
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
         return fail(st);
     }
     if (rep.note[0])   /* the GPU had no room: said even with -q */
-        fprintf(stderr, "gpuimg: %s\n", rep.note);
+        gpuimg_print_line(stderr, rep.note);
     if (!o.quiet)
         timing_print_line(stderr, &rep, o.verbose);
     return 0;

@@ -51,6 +51,26 @@ const char *gpuimg_errmsg(void) { return errset ? errbuf : NULL; }
 
 void gpuimg_clear_error(void) { errset = 0; errbuf[0] = 0; }
 
+void gpuimg_print_line(FILE *f, const char *msg)
+{
+    fputs("gpuimg: ", f);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p == '\r')
+            fputs("\\r", f);
+        else if (*p == '\\')
+            fputs("\\\\", f);
+        else if (*p < 32 || *p == 127)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('\n', f);
+}
+
 enum gpuimg_status gpuimg_write_error(const char *name, int err)
 {
     if (err == EFBIG)

@@ -4,6 +4,7 @@
  * an exit code. Nothing else prints errors. */
 #ifndef GPUIMG_ERROR_H
 #define GPUIMG_ERROR_H
+#include <stdio.h>
 
 enum gpuimg_status {
     GPUIMG_OK = 0,
@@ -35,6 +36,9 @@ void gpuimg_clear_error(void);
 /* GPUIMG_EWRITE for a failed write of name with errno err, one message for every writer (EFBIG
  * names the file size limit). */
 enum gpuimg_status gpuimg_write_error(const char *name, int err);
+/* "gpuimg: MSG\n" on f, one line whatever MSG holds: control characters (a newline or an escape
+ * sequence in a file name) are written as \n, \t, \r or \xNN, and a backslash as \\. */
+void gpuimg_print_line(FILE *f, const char *msg);
 
 /* 2 for usage and parameter errors, 1 for everything else that failed, 0 for OK. */
 int gpuimg_exit_code(enum gpuimg_status s);

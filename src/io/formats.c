@@ -27,7 +27,60 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
     }
     if (len >= 2 && buf[0] == 'P' && (buf[1] == '5' || buf[1] == '6'))
         return KIND_PNM;
+    if (len >= 2 && buf[0] == 'B' && buf[1] == 'M')
+        return KIND_BMP;
+    if (len >= 4 && memcmp(buf, "GIF8", 4) == 0)
+        return KIND_GIF;
+    if (len >= 4 && memcmp(buf, "8BPS", 4) == 0)
+        return KIND_PSD;
+    if (len >= 2 && buf[0] == '#' && buf[1] == '?')
+        return KIND_HDR;
+    /* TGA has no signature: a header as stb_image's test takes it (colour map type 0 or 1,
+     * image type 1-3 or 9-11, a colour-mapped type only with a map, 8 to 32 bits) */
+    if (len >= 18 && buf[1] <= 1 && ((buf[2] >= 1 && buf[2] <= 3) || (buf[2] >= 9 && buf[2] <= 11))
+        && (buf[1] == 1) == (buf[2] == 1 || buf[2] == 9) && (buf[12] | buf[13]) && (buf[14] | buf[15])
+        && (buf[16] == 8 || buf[16] == 15 || buf[16] == 16 || buf[16] == 24 || buf[16] == 32))
+        return KIND_TGA;
     return KIND_UNKNOWN;
+}
+
+/* The most pixels each byte of a file can stand for (its densest encoding): 1-bit BMP rows 8;
+ * run-length TGA and PSD 128 pixels a 2-byte packet (a grey plane); HDR 127 a 2-byte run of each
+ * of 4 planes; GIF's 12-bit LZW codes at most 4096 pixels each; PNM one sample a byte (stb_image
+ * reads P5 and P6 only). PNG and JPEG: 0, their walks check them. */
+const char *kind_name(enum file_kind k)
+{
+    static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA" };
+    return n[k];
+}
+
+double kind_max_px_per_byte(enum file_kind k)
+{
+    switch (k) {
+    case KIND_BMP: return 8;
+    case KIND_TGA: case KIND_PSD: return 64;
+    case KIND_HDR: return 16;
+    case KIND_GIF: return 2731;
+    case KIND_PNM: return 1;
+    default: return 0;
+    }
+}
+
+size_t png_drop_empty_idat(uint8_t *buf, size_t len)
+{
+    size_t pos = 8, out = 8;
+    while (pos + 12 <= len) {
+        const size_t n = (size_t)be32(buf + pos) + 12;
+        if (n > len - pos)
+            break;
+        if (!(n == 12 && memcmp(buf + pos + 4, "IDAT", 4) == 0)) {
+            memmove(buf + out, buf + pos, n);
+            out += n;
+        }
+        pos += n;
+    }
+    memmove(buf + out, buf + pos, len - pos);
+    return out + (len - pos);
 }
 
 static void chunk_name(char out[5], const uint8_t *p)
@@ -60,8 +113,10 @@ int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, ui
         if (want != got)
             return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt PNG: bad CRC in chunk '%s' at byte %zu", name, cname, pos);
         if (nchunk == 0) {
-            if (memcmp(cname, "IHDR", 4) != 0 || clen != 13)
+            if (memcmp(cname, "IHDR", 4) != 0)
                 return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt PNG: first chunk is '%s', not IHDR", name, cname);
+            if (clen != 13)
+                return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt PNG: IHDR chunk of %u bytes, not 13", name, clen);
             uint32_t w = be32(buf + pos + 8), h = be32(buf + pos + 12);
             if (w == 0 || h == 0)
                 return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid PNG: image has zero %s", name, w == 0 ? "width" : "height");

@@ -6,9 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG, KIND_PNM };
+enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG, KIND_PNM, KIND_BMP, KIND_GIF, KIND_PSD, KIND_HDR, KIND_TGA };
 
+/* The format of the first bytes (len of them), by the signatures stb_image tests. */
 enum file_kind sniff_kind(const uint8_t *buf, size_t len);
+/* The most pixels a byte of a file of kind k can stand for; 0 for PNG and JPEG (their walks
+ * below check them). A header claiming more pixels than len * this is refused before the
+ * decoder allocates them. */
+double kind_max_px_per_byte(enum file_kind k);
+const char *kind_name(enum file_kind k);   /* "PNG", ...; "file" for KIND_UNKNOWN */
+/* A PNG (checked by png_check) without its empty IDAT chunks, in place: legal, but stb_image
+ * copies from a NULL buffer for an empty first one. Returns the new length. */
+size_t png_drop_empty_idat(uint8_t *buf, size_t len);
 /* Each returns a gpuimg_status; `name` is used in the message. The image size in the header
  * is stored in *w, *h (left 0 when no frame header was seen), so that the pixel limit can be
  * applied before the decoder is asked anything: stb refuses to describe very large images. */

@@ -25,17 +25,44 @@ const char *io_display_name(const char *path, int out)
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
+/* The most bytes a file may have: stb_image takes its length as an int. */
+#define IO_MAX_BYTES ((size_t)INT_MAX)
+/* Bytes read before the signature is checked: a stream of anything else (/dev/zero, text) is
+ * refused there, not when it ends. */
+#define IO_SNIFF_BYTES 64
+
+/* len: the file's size, or 0 for a stream that passed the limit */
+static int too_large(const char *name, unsigned long long len)
+{
+    if (!len)
+        return gpuimg_fail(GPUIMG_ETOOBIG, "%s: more than 2 GiB, larger than the decoder takes", name);
+    return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file of %llu bytes is larger than the decoder takes (2 GiB)", name, len);
+}
+
 static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, size_t hint)
 {
     size_t cap = hint ? hint + 1 : 1 << 16, n = 0;
+    int sniffed = 0;
     uint8_t *b = malloc(cap);
     if (!b)
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory reading the file", name);
     for (;;) {
+        if (!sniffed && n >= IO_SNIFF_BYTES) {
+            sniffed = 1;
+            if (sniff_kind(b, n) == KIND_UNKNOWN) {
+                free(b);
+                return gpuimg_fail(GPUIMG_EDECODE, "%s: not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, "
+                                   "GIF, PNM, HDR)", name);
+            }
+        }
+        if (n > IO_MAX_BYTES) {
+            free(b);
+            return too_large(name, 0);
+        }
         if (n == cap) {
             if (cap > SIZE_MAX / 2) {
                 free(b);
-                return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file too large", name);
+                return too_large(name, 0);
             }
             uint8_t *nb = realloc(b, cap * 2);
             if (!nb) {
@@ -80,6 +107,10 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
         close(fd);
         return gpuimg_fail(GPUIMG_EOPEN, "%s: is a directory", name);
     }
+    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > IO_MAX_BYTES) {   /* known before reading */
+        close(fd);
+        return too_large(name, (unsigned long long)st.st_size);
+    }
     int st2 = read_stream(fd, name, buf, len, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
     close(fd);
     return st2;
@@ -112,9 +143,9 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
         free(buf);
         return gpuimg_fail(GPUIMG_EDECODE, "%s: empty file", name);
     }
-    if (len > INT_MAX) {
+    if (len > IO_MAX_BYTES) {
         free(buf);
-        return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file of %zu bytes is larger than the decoder takes (2 GiB)", name, len);
+        return too_large(name, len);
     }
     uint32_t hw = 0, hh = 0;
     const enum file_kind kind = sniff_kind(buf, len);
@@ -124,6 +155,8 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
     default: break;
     }
+    if (!st && kind == KIND_PNG)
+        len = png_drop_empty_idat(buf, len);
     if (!st && o->max_pixels && (uint64_t)hw * hh > o->max_pixels)
         st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: image is %ux%u (%llu pixels), over the limit of %llu pixels (--max-pixels)",
                          name, hw, hh, (unsigned long long)hw * hh, (unsigned long long)o->max_pixels);
@@ -134,6 +167,11 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
                 : gpuimg_fail(GPUIMG_EDECODE, "%s: %s", name, stb_reason());
     if (!st && (w <= 0 || h <= 0))
         st = gpuimg_fail(GPUIMG_EDECODE, "%s: image has a zero or negative size (%dx%d)", name, w, h);
+    /* a header claiming more pixels than the file's bytes can encode: truncated, refused before
+     * the decoder allocates them */
+    if (!st && kind_max_px_per_byte(kind) > 0 && (double)w * h > kind_max_px_per_byte(kind) * (double)len)
+        st = gpuimg_fail(GPUIMG_EDECODE, "%s: truncated %s: the header says %dx%d, more than its %zu bytes can hold", name,
+                         kind_name(kind), w, h, len);
     /* The pixel limit is checked on the header, before the decoder allocates anything. */
     if (!st && o->max_pixels && (uint64_t)w * (uint64_t)h > o->max_pixels)
         st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: image is %dx%d (%llu pixels), over the limit of %llu pixels (--max-pixels)",
@@ -146,6 +184,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->len = len;
     in->name = name;
     in->jpeg = kind == KIND_JPEG;
+    in->kind = kind;
     in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     return GPUIMG_OK;
 }
@@ -156,15 +195,89 @@ void io_input_free(struct io_input *in)
     in->buf = NULL;
 }
 
+void gpuimg_stbi_clear_reason(void);   /* third_party/stb_impl.c */
+
+/* stb_image reads every format but PNG and JPEG (whose walks check their ends) through these
+ * callbacks, so that a decoder asking for bytes past the end is seen: stb_image would read them
+ * as zeros and return a padded image. Its format tests may read up to 92 bytes of any file, so
+ * for files shorter than its 128-byte buffer a second decode with the bytes after the end set
+ * to 0xFF tells instead (a decoder that reads past the end reads them). */
+struct reader { const uint8_t *p; size_t len, pos; int past_end; };
+
+#define STB_BUFFER 128   /* stb_image's read-ahead: it refills its buffer with reads of this size */
+static int cb_read(void *user, char *data, int size)
+{
+    struct reader *r = user;
+    const size_t n = r->len - r->pos < (size_t)size ? r->len - r->pos : (size_t)size;
+    /* a refill at the end of the data, or a read of the bytes a decoder needs (any other size)
+     * that comes back short */
+    if (size > 0 && (n == 0 || (n < (size_t)size && size != STB_BUFFER)))
+        r->past_end = 1;
+    memcpy(data, r->p + r->pos, n);
+    r->pos += n;
+    return (int)n;
+}
+static void cb_skip(void *user, int n)
+{
+    struct reader *r = user;
+    if (n < 0)
+        r->pos = (size_t)-n > r->pos ? 0 : r->pos - (size_t)-n;
+    else
+        r->pos = (size_t)n > r->len - r->pos ? r->len : r->pos + (size_t)n;
+}
+static int cb_eof(void *user)
+{
+    const struct reader *r = user;
+    return r->pos >= r->len;
+}
+
+static void *stb_load(const uint8_t *buf, size_t len, int is16, int *w, int *h, int *comp, int *past_end)
+{
+    static const stbi_io_callbacks cb = { cb_read, cb_skip, cb_eof };
+    *past_end = 0;
+    if (len < STB_BUFFER) {
+        uint8_t padded[2 * STB_BUFFER];
+        memcpy(padded, buf, len);
+        memset(padded + len, 0xFF, sizeof padded - len);
+        void *a = is16 ? (void *)stbi_load_16_from_memory(buf, (int)len, w, h, comp, 0)
+                       : (void *)stbi_load_from_memory(buf, (int)len, w, h, comp, 0);
+        int w2, h2, c2;
+        void *b = a ? is16 ? (void *)stbi_load_16_from_memory(padded, (int)sizeof padded, &w2, &h2, &c2, 0)
+                           : (void *)stbi_load_from_memory(padded, (int)sizeof padded, &w2, &h2, &c2, 0)
+                    : NULL;
+        *past_end = a && (!b || w2 != *w || h2 != *h || c2 != *comp
+                          || memcmp(a, b, (size_t)*w * *h * *comp * (is16 ? 2 : 1)));
+        stbi_image_free(b);
+        return a;
+    }
+    struct reader r = { buf, len, 0, 0 };
+    void *px = is16 ? (void *)stbi_load_16_from_callbacks(&cb, &r, w, h, comp, 0)
+                    : (void *)stbi_load_from_callbacks(&cb, &r, w, h, comp, 0);
+    *past_end = r.past_end;
+    return px;
+}
+
 int io_decode(struct io_input *in, struct image *out)
 {
-    int w, h, comp;
+    int w, h, comp, past_end = 0;
     const int is16 = in->g.depth == 16;
-    void *px = is16 ? (void *)stbi_load_16_from_memory(in->buf, (int)in->len, &w, &h, &comp, 0)
-                    : (void *)stbi_load_from_memory(in->buf, (int)in->len, &w, &h, &comp, 0);
+    gpuimg_stbi_clear_reason();   /* a reason left by an earlier file must not be this one's */
+    void *px = in->kind == KIND_PNG || in->kind == KIND_JPEG
+                   ? is16 ? (void *)stbi_load_16_from_memory(in->buf, (int)in->len, &w, &h, &comp, 0)
+                          : (void *)stbi_load_from_memory(in->buf, (int)in->len, &w, &h, &comp, 0)
+                   : stb_load(in->buf, in->len, is16, &w, &h, &comp, &past_end);
+    const size_t len = in->len;
     io_input_free(in);
+    if (px && past_end) {
+        stbi_image_free(px);
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated %s: its data ends at byte %zu, before the image does",
+                           in->name, kind_name(in->kind), len);
+    }
     if (!px)
-        return gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode: %s", in->name, stb_reason());
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode: %s", in->name,
+                           stbi_failure_reason() ? stb_reason()
+                           : in->kind == KIND_PNG ? "corrupt PNG: its compressed data does not decode"
+                                                  : "the decoder gave no reason");
     struct geom g = { w, h, comp, is16 ? 16 : 8 };
     /* The plan was resolved on the header's geometry: a decoder that disagrees with its own
      * header must not hand the operations a buffer of another size. */

@@ -33,6 +33,7 @@ struct io_input {
     size_t len;
     const char *name;    /* for messages */
     int jpeg;            /* the bytes are a JPEG (checked: complete marker structure) */
+    int kind;            /* formats.h's file_kind */
     struct geom g;       /* from the header */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);
