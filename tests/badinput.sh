@@ -114,7 +114,8 @@ printf '\000\000\012\000\000\000\000\000\000\000\000\000\040\116\040\116\030\000
 head -c 100 /dev/zero >>"$T/big.tga"
 printf '8BPS\000\001\000\000\000\000\000\000\000\003\000\000\165\060\000\000\165\060\000\010\000\003' >"$T/big.psd"
 head -c 114 /dev/zero >>"$T/big.psd"
-for f in big.tga big.psd; do
+"$MKBAD" jpegsize 16000 16000 "$T/good.jpg" "$T/big.jpg" || exit 99   # 256 Mpx in a few KB
+for f in big.tga big.psd big.jpg; do
     (ulimit -v 400000; "$GPUIMG" gray "$T/$f" "$T/out/o.png") 2>"$T/err"
     rc=$?
     [ $rc -eq 1 ] && grep -q "^gpuimg: .*$f: truncated .*: the header says .*, more than its [0-9]* bytes can hold" "$T/err" \

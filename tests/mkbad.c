@@ -4,7 +4,8 @@
  *   mkbad badcrc IN OUT       IN with one byte of its first IDAT's data changed (CRC now wrong)
  *   mkbad badzlib IN OUT      the same change with the CRC made right: only the zlib stream is bad
  *   mkbad emptyidat IN OUT    IN with an empty IDAT chunk before its first (legal)
- *   mkbad ihdrlen IN OUT      IN with its IHDR chunk one byte short (CRC right) */
+ *   mkbad ihdrlen IN OUT      IN with its IHDR chunk one byte short (CRC right)
+ *   mkbad jpegsize W H IN OUT a JPEG IN whose frame header (SOF0/SOF2) claims WxH */
 #include <config.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,6 +101,26 @@ int main(int argc, char **argv)
         }
         return fclose(o) != 0;
     }
-    fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc|badzlib|emptyidat|ihdrlen IN OUT\n");
+    if (argc == 6 && !strcmp(argv[1], "jpegsize")) {
+        FILE *f = fopen(argv[4], "rb");
+        if (!f)
+            return 1;
+        static unsigned char buf[1 << 22];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        const unsigned w = (unsigned)strtoul(argv[2], NULL, 10), h = (unsigned)strtoul(argv[3], NULL, 10);
+        for (size_t p = 2; p + 9 <= n; p++)
+            if (buf[p] == 0xFF && (buf[p + 1] == 0xC0 || buf[p + 1] == 0xC2)) {
+                buf[p + 5] = (unsigned char)(h >> 8);
+                buf[p + 6] = (unsigned char)h;
+                buf[p + 7] = (unsigned char)(w >> 8);
+                buf[p + 8] = (unsigned char)w;
+                FILE *o = fopen(argv[5], "wb");
+                return !o || fwrite(buf, 1, n, o) != n || fclose(o) != 0;
+            }
+        return 1;
+    }
+    fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc|badzlib|emptyidat|ihdrlen IN OUT | "
+                    "mkbad jpegsize W H IN OUT\n");
     return 2;
 }

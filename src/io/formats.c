@@ -47,7 +47,8 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
 /* The most pixels each byte of a file can stand for (its densest encoding): 1-bit BMP rows 8;
  * run-length TGA and PSD 128 pixels a 2-byte packet (a grey plane); HDR 127 a 2-byte run of each
  * of 4 planes; GIF's 12-bit LZW codes at most 4096 pixels each; PNM one sample a byte (stb_image
- * reads P5 and P6 only). PNG and JPEG: 0, their walks check them. */
+ * reads P5 and P6 only); JPEG at least one Huffman-coded bit for each 8x8 block's DC, 512 (stb_image
+ * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). */
 const char *kind_name(enum file_kind k)
 {
     static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA" };
@@ -62,6 +63,7 @@ double kind_max_px_per_byte(enum file_kind k)
     case KIND_HDR: return 16;
     case KIND_GIF: return 2731;
     case KIND_PNM: return 1;
+    case KIND_JPEG: return 512;
     default: return 0;
     }
 }

@@ -10,8 +10,8 @@ enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG, KIND_PNM, KIND_BMP, KIND_GIF
 
 /* The format of the first bytes (len of them), by the signatures stb_image tests. */
 enum file_kind sniff_kind(const uint8_t *buf, size_t len);
-/* The most pixels a byte of a file of kind k can stand for; 0 for PNG and JPEG (their walks
- * below check them). A header claiming more pixels than len * this is refused before the
+/* The most pixels a byte of a file of kind k can stand for; 0 for PNG (its walk below checks
+ * it). A header claiming more pixels than len * this is refused before the
  * decoder allocates them. */
 double kind_max_px_per_byte(enum file_kind k);
 const char *kind_name(enum file_kind k);   /* "PNG", ...; "file" for KIND_UNKNOWN */
