@@ -181,7 +181,7 @@ static int jpeg_checks(void)
             for (int q = 75; q <= 95; q += 20) {
                 struct geom g = { sizes[s][0], sizes[s][1], c, 8 };
                 struct image im;
-                struct save_opts so = { FMT_JPEG, 6, q, 1, 1 };
+                struct save_opts so = { FMT_JPEG, 6, q, 1, 1, 0, 0 };
                 char what[64];
                 snprintf(what, sizeof what, "q%d", q);
                 if (test_make_image(&im, &g, (uint32_t)(s * 7 + c + q)) || io_save(path, &im, &so)) {

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
                 }
             }
     }
-    struct save_opts so = { FMT_PNG, argc > 7 ? atoi(argv[7]) : 6, 90, 1, 0 };
+    struct save_opts so = { FMT_PNG, argc > 7 ? atoi(argv[7]) : 6, 90, 1, 0, 0, 0 };
     if (io_format_from_path(argv[5], &so.fmt))
         so.fmt = FMT_PNG;
     if (io_save(argv[5], &im, &so)) {

@@ -19,7 +19,7 @@
 enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
-    OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT,
+    OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
 };
 
 static const struct option longopts[] = {
@@ -31,6 +31,8 @@ static const struct option longopts[] = {
     { "threads", required_argument, NULL, 'j' },
     { "png-level", required_argument, NULL, OPT_PNG_LEVEL },
     { "jpeg-quality", required_argument, NULL, OPT_JPEG_QUALITY },
+    { "jpeg-sampling", required_argument, NULL, OPT_JPEG_SAMPLING },
+    { "jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "json", required_argument, NULL, OPT_JSON },
     { "force", no_argument, NULL, 'f' },
@@ -135,6 +137,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             if ((r = parse_int("--jpeg-quality", optarg, 1, 100, &v))) return r;
             o->jpeg_quality = (int)v;
             break;
+        case OPT_JPEG_SAMPLING:
+            if (strcmp(optarg, "420") && strcmp(optarg, "422") && strcmp(optarg, "444"))
+                return gpuimg_fail(GPUIMG_EUSAGE, "--jpeg-sampling must be 420, 422 or 444, not '%s'", optarg);
+            o->jpeg_sampling = atoi(optarg);
+            break;
+        case OPT_JPEG_PROGRESSIVE: o->jpeg_progressive = 1; break;
         case OPT_FORMAT:
             if (io_format_from_name(optarg, &o->format))
                 return gpuimg_fail(GPUIMG_EUSAGE, "--format must be png, jpg, bmp or tga, not '%s'", optarg);
@@ -198,7 +206,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             if (!strcmp(optarg, "auto")) o->jpeg_decoder = 0;
             else if (!strcmp(optarg, "stb")) o->jpeg_decoder = 1;
             else if (!strcmp(optarg, "nvjpeg")) o->jpeg_decoder = 2;
-            else return gpuimg_fail(GPUIMG_EUSAGE, "--jpeg-decoder must be auto, stb or nvjpeg, not '%s'", optarg);
+            else if (!strcmp(optarg, "libjpeg")) o->jpeg_decoder = 3;
+            else return gpuimg_fail(GPUIMG_EUSAGE, "--jpeg-decoder must be auto, libjpeg, stb or nvjpeg, not '%s'", optarg);
+#ifndef HAVE_LIBJPEG
+            if (o->jpeg_decoder == 3)
+                return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=libjpeg: this gpuimg was built without libjpeg-turbo");
+#endif
 #ifndef HAVE_NVJPEG
             if (o->jpeg_decoder == 2)
                 return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=nvjpeg: this gpuimg was built without nvJPEG");
@@ -340,14 +353,18 @@ void cli_help(FILE *f)
             "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
             "                          that they agree, and print a table of times, GB/s and speedups\n"
             "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"
-            "      --jpeg-decoder=D    auto (default, stb_image: measured faster), stb, or nvjpeg: decode\n"
-            "                          JPEGs on the GPU when the pipeline runs there (builds with nvJPEG)\n"
+            "      --jpeg-decoder=D    auto (default: libjpeg-turbo where built in, else stb_image), libjpeg,\n"
+            "                          stb, or nvjpeg: decode JPEGs on the GPU when the pipeline runs\n"
+            "                          there (builds with nvJPEG)\n"
             "      --gpu-mem-limit=SIZE  device memory one image's pipeline may use (e.g. 512M, 2G; default:\n"
             "                          what the GPU has). Over it, the pipeline runs in tiles, or on the CPU\n"
             "                          where a step cannot be tiled (resize), said on stderr\n"
             "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
             "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
             "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
+            "      --jpeg-sampling=S   JPEG chroma subsampling 420, 422 or 444 (default: 420 up to quality\n"
+            "                          90, 444 above)\n"
+            "      --jpeg-progressive  write progressive JPEG\n"
             "      --format=FMT        output format png, jpg, bmp or tga (default: from OUTPUT; png for -)\n"
             "  -f, --force             replace OUTPUT if it exists\n"
             "      --max-pixels=N      refuse images (input or any step's result) over N pixels (default 2^28)\n"
@@ -399,14 +416,10 @@ void cli_version(FILE *f)
     fprintf(f, "CUDA: no (CPU-only build)\n");
 #endif
     fprintf(f, "libpng: %s\n", png_get_libpng_ver(NULL));
-    fprintf(f, "decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR)%s; encoders: PNG on all threads "
-               "(zlib, libpng's container), stb_image_write\n",
+    io_codecs(f);
 #ifdef HAVE_NVJPEG
-            ", nvJPEG (JPEG on the GPU, --jpeg-decoder=nvjpeg)"
-#else
-            ""
+    fprintf(f, "GPU decoder: nvJPEG (JPEG on the GPU, --jpeg-decoder=nvjpeg)\n");
 #endif
-    );
 }
 
 static void roff_text(FILE *f, const char *s)

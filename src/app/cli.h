@@ -27,7 +27,9 @@ struct cli_opts {
     int kernel;                   /* KV_* for every step, or -1: auto */
     int compare, repeat;
     int nofuse;
-    int jpeg_decoder;             /* 0 auto (stb_image), 1 stb_image, 2 nvJPEG on the GPU path */
+    int jpeg_decoder;             /* 0 auto (libjpeg-turbo, else stb_image), 1 stb_image, 2 nvJPEG on the
+                                     GPU path, 3 libjpeg-turbo */
+    int jpeg_sampling, jpeg_progressive;   /* JPEG output: 420/422/444 (0: by quality), progressive */
     /* batch: -o TEMPLATE with INPUT... and/or --from-list */
     const char *template;         /* NULL: the single-file form PIPELINE INPUT OUTPUT */
     const char *from_list;        /* a file of input paths, one a line ("-": stdin), or NULL */

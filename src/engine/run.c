@@ -24,7 +24,7 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->output = out;
     r->fallback = c->fallback;
     double t0 = timing_now_ms();
-    struct load_opts lo = { c->max_pixels };
+    struct load_opts lo = { c->max_pixels, c->jpeg_stb };
     int st = io_read(in, &lo, raw);
     if (st)
         return st;

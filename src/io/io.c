@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "io/formats.h"
 #include "io/io.h"
+#include "io/jpeg.h"
 #include "io/pngenc.h"
 
 const char *io_display_name(const char *path, int out)
@@ -185,6 +186,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->name = name;
     in->jpeg = kind == KIND_JPEG;
     in->kind = kind;
+    in->jpeg_stb = o->jpeg_stb;
     in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     return GPUIMG_OK;
 }
@@ -259,6 +261,15 @@ static void *stb_load(const uint8_t *buf, size_t len, int is16, int *w, int *h, 
 
 int io_decode(struct io_input *in, struct image *out)
 {
+#ifdef HAVE_LIBJPEG
+    if (in->kind == KIND_JPEG && !in->jpeg_stb) {
+        in->decoder = jpeg_codec_name();
+        int st = jpeg_decode(in->name, in->buf, in->len, &in->g, out);
+        io_input_free(in);
+        return st;
+    }
+#endif
+    in->decoder = "stb_image";
     int w, h, comp, past_end = 0;
     const int is16 = in->g.depth == 16;
     gpuimg_stbi_clear_reason();   /* a reason left by an earlier file must not be this one's */
@@ -324,7 +335,9 @@ int io_format_from_path(const char *path, enum out_format *f)
 
 int io_check_size(const char *path, enum out_format f, const struct geom *g)
 {
-    static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65535, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535 };
+    /* JPEG: libjpeg's JPEG_MAX_DIMENSION (the format's 16 bits would allow 65535; stb_image_write
+     * builds are held to the same rule) */
+    static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65500, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535 };
     static const char *const what[] = { [FMT_PNG] = "PNG (libpng)", [FMT_JPEG] = "JPEG", [FMT_BMP] = "BMP",
                                         [FMT_TGA] = "TGA" };
     if (g->w <= max_side[f] && g->h <= max_side[f])
@@ -384,6 +397,17 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
 
 static int encode_to(FILE *fp, const char *name, const struct image *im, const struct save_opts *o)
 {
+#ifdef HAVE_LIBJPEG
+    if (o->fmt == FMT_JPEG) {
+        const struct jpeg_opts jo = { o->jpeg_quality,
+                                      o->jpeg_sampling ? o->jpeg_sampling : o->jpeg_quality <= 90 ? 420 : 444,
+                                      o->jpeg_progressive };
+        int st = jpeg_encode(fp, name, im, &jo);
+        if (!st && fflush(fp) != 0)
+            st = gpuimg_write_error(name, errno);
+        return st;
+    }
+#endif
     int st = o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
     if (!st && fflush(fp) != 0)
         st = gpuimg_write_error(name, errno);
@@ -413,4 +437,16 @@ int io_save(const char *path, const struct image *im, const struct save_opts *o)
     struct io_pending p;
     int r = io_save_pending(path, im, o, &p);
     return r ? r : io_pending_publish(&p);
+}
+
+void io_codecs(FILE *f)
+{
+#ifdef HAVE_LIBJPEG
+    fprintf(f, "decoders: %s (JPEG), stb_image (PNG, BMP, TGA, PSD, GIF, PNM, HDR; JPEG with --jpeg-decoder=stb); "
+               "encoders: PNG on all threads (zlib, libpng's container), %s (JPEG), stb_image_write (BMP, TGA)\n",
+            jpeg_codec_name(), jpeg_codec_name());
+#else
+    fputs("decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR); encoders: PNG on all threads (zlib, libpng's "
+          "container), stb_image_write (JPEG, BMP, TGA); no libjpeg-turbo in this build\n", f);
+#endif
 }

@@ -13,6 +13,7 @@ enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA };
 
 struct load_opts {
     uint64_t max_pixels;   /* refuse larger images (0: no limit) */
+    int jpeg_stb;          /* decode JPEG with stb_image even where libjpeg-turbo is built in */
 };
 
 struct save_opts {
@@ -21,6 +22,8 @@ struct save_opts {
     int jpeg_quality;      /* 1..100 */
     int force;             /* replace an existing output */
     int threads;           /* threads the PNG encoder may use (0 or 1: one) */
+    int jpeg_sampling;     /* JPEG chroma 420, 422, 444; 0: 420 up to quality 90, 444 above */
+    int jpeg_progressive;
 };
 
 /* "-" is stdin / stdout. Both return a gpuimg_status. */
@@ -34,6 +37,8 @@ struct io_input {
     const char *name;    /* for messages */
     int jpeg;            /* the bytes are a JPEG (checked: complete marker structure) */
     int kind;            /* formats.h's file_kind */
+    int jpeg_stb;        /* load_opts.jpeg_stb */
+    const char *decoder; /* set by io_decode: the codec that decoded it ("libjpeg-turbo 2.1.5") */
     struct geom g;       /* from the header */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);
@@ -85,13 +90,15 @@ int io_same_file(const struct io_file_id *a, const struct io_file_id *b);
 int io_refuse_same(const char *what, const char *path, const char *const *files, long n);
 
 /* Whether f's encoder can write an image of g: JPEG and TGA store each side in 16 bits (at most
- * 65535 pixels), libpng writes at most 1000000 a side. GPUIMG_ETOOBIG, naming path, if not. */
+ * 65535 pixels; libjpeg takes JPEG to 65500), libpng writes at most 1000000 a side. GPUIMG_ETOOBIG, naming path, if not. */
 int io_check_size(const char *path, enum out_format f, const struct geom *g);
 
 /* The format named by a file name's extension or by a name ("png", "jpg", ...). */
 int io_format_from_path(const char *path, enum out_format *f);
 int io_format_from_name(const char *name, enum out_format *f);
 const char *io_format_name(enum out_format f);
+/* The codecs of this build, one line ("decoders: ...; encoders: ..."), for --version. */
+void io_codecs(FILE *f);
 
 /* Remove half-written temporary outputs (every writer's) when a signal ends the process (every
  * one that can be caught: SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!buf)
         return 0;
     memcpy(buf, data, size);
-    struct load_opts lo = { FUZZ_MAX_PIXELS };
+    struct load_opts lo = { FUZZ_MAX_PIXELS, 0 };
     struct io_input in;
     struct image im = { 0 };
     if (io_parse("fuzz", buf, size, &lo, &in) == GPUIMG_OK) {

@@ -1,0 +1,188 @@
+/* gpuimg: JPEG through libjpeg-turbo's libjpeg API (see jpeg.h). Decoding is libjpeg's accurate
+ * integer IDCT with fancy upsampling, as OpenCV and vips use it; a warning that means wrong
+ * pixels (data ending early, a corrupt entropy-coded segment) is an error, not a padded image.
+ * Encoding optimises the Huffman tables and writes grey as one component. */
+#include <config.h>
+#ifdef HAVE_LIBJPEG
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+#include <jerror.h>
+#include "core/error.h"
+#include "io/jpeg.h"
+
+struct err {
+    struct jpeg_error_mgr pub;
+    jmp_buf jb;
+    char msg[JMSG_LENGTH_MAX];
+};
+
+static void on_error(j_common_ptr c)
+{
+    struct err *e = (struct err *)c->err;
+    c->err->format_message(c, e->msg);
+    longjmp(e->jb, 1);
+}
+
+/* Warnings libjpeg decodes on through, whose pixels would be wrong: errors here. The others (a
+ * few extraneous bytes before a marker, an unknown JFIF version, a bad ICC profile) leave the
+ * image as its encoder meant it. */
+static void on_message(j_common_ptr c, int level)
+{
+    if (level >= 0)
+        return;
+    switch (c->err->msg_code) {
+    case JWRN_JPEG_EOF:
+    case JWRN_HIT_MARKER:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_MUST_RESYNC:
+    case JWRN_NOT_SEQUENTIAL:
+    case JWRN_BOGUS_PROGRESSION:
+        on_error(c);
+        break;
+    default:
+        c->err->num_warnings++;
+    }
+}
+
+static void set_errors(struct err *e)
+{
+    jpeg_std_error(&e->pub);
+    e->pub.error_exit = on_error;
+    e->pub.emit_message = on_message;
+    e->msg[0] = 0;
+}
+
+/* Adobe CMYK (as libjpeg gives it, inverted: 255 is no ink) to RGB: each colour scaled by the
+ * black, rounded. */
+static void cmyk_to_rgb(const uint8_t *in, uint8_t *out, int w)
+{
+    for (int x = 0; x < w; x++, in += 4, out += 3)
+        for (int k = 0; k < 3; k++)
+            out[k] = (uint8_t)((in[k] * in[3] + 127) / 255);
+}
+
+int jpeg_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, struct image *out)
+{
+    struct jpeg_decompress_struct d;
+    struct err e;
+    uint8_t *volatile row = NULL;   /* volatile: set after setjmp, freed after a longjmp */
+    memset(out, 0, sizeof *out);
+    d.err = &e.pub;
+    set_errors(&e);
+    if (setjmp(e.jb)) {
+        jpeg_destroy_decompress(&d);
+        free(row);
+        image_free(out);
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: bad JPEG: %s", name, e.msg);
+    }
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, buf, (unsigned long)len);
+    jpeg_read_header(&d, TRUE);
+    const int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
+    d.out_color_space = d.num_components == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
+    d.dct_method = JDCT_ISLOW;
+    d.do_fancy_upsampling = TRUE;
+    jpeg_start_decompress(&d);
+    const int c = cmyk ? 3 : d.output_components;
+    if ((int)d.output_width != want->w || (int)d.output_height != want->h || c != want->c) {
+        snprintf(e.msg, sizeof e.msg, "the frame is %ux%u with %d channels, the header said %dx%d with %d",
+                 d.output_width, d.output_height, c, want->w, want->h, want->c);
+        longjmp(e.jb, 1);
+    }
+    const struct geom g = { want->w, want->h, c, 8 };
+    if (image_alloc(out, &g)) {
+        snprintf(e.msg, sizeof e.msg, "out of memory for %dx%d pixels", g.w, g.h);
+        longjmp(e.jb, 1);
+    }
+    if (cmyk && !(row = malloc((size_t)g.w * 4))) {
+        snprintf(e.msg, sizeof e.msg, "out of memory");
+        longjmp(e.jb, 1);
+    }
+    while (d.output_scanline < d.output_height) {
+        const JDIMENSION y = d.output_scanline;
+        JSAMPROW r = cmyk ? row : out->data + (size_t)y * out->stride;
+        if (jpeg_read_scanlines(&d, &r, 1) != 1) {
+            snprintf(e.msg, sizeof e.msg, "no row %u", y);
+            longjmp(e.jb, 1);
+        }
+        if (cmyk)
+            cmyk_to_rgb(row, out->data + (size_t)y * out->stride, g.w);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    free(row);
+    return GPUIMG_OK;
+}
+
+int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct jpeg_opts *o)
+{
+    struct jpeg_compress_struct c;
+    struct err e;
+    uint8_t *volatile row = NULL;
+    c.err = &e.pub;
+    set_errors(&e);
+    if (setjmp(e.jb)) {
+        const int werr = ferror(fp) ? errno : 0;
+        jpeg_destroy_compress(&c);
+        free(row);
+        return werr ? gpuimg_write_error(name, werr)
+                    : gpuimg_fail(GPUIMG_EENCODE, "%s: JPEG encoder (libjpeg-turbo): %s", name, e.msg);
+    }
+    jpeg_create_compress(&c);
+    jpeg_stdio_dest(&c, fp);
+    c.image_width = (JDIMENSION)im->w;
+    c.image_height = (JDIMENSION)im->h;
+    const int grey = im->c <= 2;   /* alpha is dropped: JPEG has none */
+    c.input_components = grey ? 1 : 3;
+    c.in_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, o->quality, TRUE);
+    c.optimize_coding = TRUE;
+    c.dct_method = JDCT_ISLOW;
+    if (!grey) {   /* luma 2x2 (4:2:0), 2x1 (4:2:2) or 1x1 (4:4:4) against chroma 1x1 */
+        c.comp_info[0].h_samp_factor = o->sampling == 444 ? 1 : 2;
+        c.comp_info[0].v_samp_factor = o->sampling == 420 ? 2 : 1;
+    }
+    if (o->progressive)
+        jpeg_simple_progression(&c);
+    jpeg_start_compress(&c, TRUE);
+    const size_t n = (size_t)im->w * c.input_components;
+    if ((im->c != c.input_components || im->depth == 16) && !(row = malloc(n))) {
+        snprintf(e.msg, sizeof e.msg, "out of memory");
+        longjmp(e.jb, 1);
+    }
+    for (int y = 0; y < im->h; y++) {
+        const uint8_t *src = im->data + (size_t)y * im->stride;
+        JSAMPROW r = (JSAMPROW)src;
+        if (row) {   /* drop alpha, and 16 bits rounded to 8: v8 = round(v16 / 257) */
+            for (int x = 0; x < im->w; x++)
+                for (int k = 0; k < c.input_components; k++)
+                    row[(size_t)x * c.input_components + k] =
+                        im->depth == 16
+                            ? (uint8_t)((((const uint16_t *)src)[(size_t)x * im->c + k] + 128u) / 257u)
+                            : src[(size_t)x * im->c + k];
+            r = row;
+        }
+        jpeg_write_scanlines(&c, &r, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    free(row);
+    return GPUIMG_OK;
+}
+
+const char *jpeg_codec_name(void)
+{
+#ifdef LIBJPEG_TURBO_VERSION
+#define STR2(x) #x
+#define STR(x) STR2(x)
+    return "libjpeg-turbo " STR(LIBJPEG_TURBO_VERSION);
+#else
+    return "libjpeg";
+#endif
+}
+#endif

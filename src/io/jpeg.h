@@ -1,0 +1,23 @@
+/* gpuimg: JPEG through libjpeg-turbo (HAVE_LIBJPEG builds; stb_image otherwise and for
+ * --jpeg-decoder=stb). Both return a gpuimg_status naming name. */
+#ifndef GPUIMG_JPEG_H
+#define GPUIMG_JPEG_H
+#include <stdint.h>
+#include <stdio.h>
+#include "core/image.h"
+
+/* Decode len bytes into out (8 bits; grey 1 channel, colour and CMYK 3), which must have the
+ * geometry want the header gave; a file whose data ends early or is corrupt is an error. */
+int jpeg_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, struct image *out);
+
+struct jpeg_opts {
+    int quality;        /* 1..100 */
+    int sampling;       /* chroma: 420, 422 or 444 */
+    int progressive;
+};
+/* im (8 or 16 bits, rounded to 8) to fp: grey and grey+alpha as one component, RGB and RGBA as
+ * YCbCr; alpha is dropped. */
+int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct jpeg_opts *o);
+const char *jpeg_codec_name(void);   /* "libjpeg-turbo 2.1.5" */
+
+#endif
