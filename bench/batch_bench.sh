@@ -1,9 +1,9 @@
 #!/bin/sh
 # gpuimg bench: a batch end to end on the GPU machine, beside OpenCV-Python in the same run.
 # 200 JPEGs of 2560x1600 (made from the images in .bench/), gray,resize=50%, PNG out at zlib
-# levels 6 and 1: gpuimg on the GPU (JPEG decoded by nvJPEG where built, and by stb_image),
-# gpuimg on the CPU, and bench/batch_opencv.py with a thread
-# a core; then gpuimg's peak memory over 50 and over 200 files.
+# levels 6 and 1: gpuimg on the GPU and on the CPU, JPEG decoded by libjpeg-turbo (auto, where
+# built) and by stb_image, and bench/batch_opencv.py with a thread a core; then gpuimg's peak
+# memory over 50 and over 200 files.
 #   sh bench/batch_bench.sh [N]        (after a build; prints everything on stdout)
 set -u
 n=${1:-200}
@@ -14,7 +14,7 @@ echo "inputs: $n JPEGs 2560x1600, $(du -sm "$d/in" | cut -f1) MB; $(nproc) cores
 sync
 cat "$d"/in/*.jpg >/dev/null   # in the page cache for every contender
 for level in 6 1; do
-    for b in "gpu auto" "gpu stb" "cpu stb"; do
+    for b in "gpu auto" "gpu stb" "cpu auto" "cpu stb"; do
         set -- $b
         rm -rf "$d/out"
         ./gpuimg --backend=$1 --jpeg-decoder=$2 --png-level=$level --no-progress -o "$d/out/%s.png" \

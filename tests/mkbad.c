@@ -31,6 +31,18 @@ static void chunk(FILE *f, const char *type, const unsigned char *data, uint32_t
     put32(f, (uint32_t)crc);
 }
 
+/* The whole of a file (at most 4 MiB), or NULL. */
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    static unsigned char buf[1 << 22];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    *n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "header")) {
@@ -52,12 +64,10 @@ int main(int argc, char **argv)
         return fclose(f) != 0;
     }
     if (argc == 4 && !strcmp(argv[1], "badcrc")) {
-        FILE *f = fopen(argv[2], "rb");
-        if (!f)
+        size_t n;
+        unsigned char *buf = slurp(argv[2], &n);
+        if (!buf)
             return 1;
-        static unsigned char buf[1 << 22];
-        size_t n = fread(buf, 1, sizeof buf, f);
-        fclose(f);
         for (size_t p = 8; p + 12 <= n;) {
             uint32_t len = (uint32_t)buf[p] << 24 | buf[p + 1] << 16 | buf[p + 2] << 8 | buf[p + 3];
             if (!memcmp(buf + p + 4, "IDAT", 4) && len > 2) {
@@ -73,12 +83,10 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc == 4 && (!strcmp(argv[1], "badzlib") || !strcmp(argv[1], "emptyidat") || !strcmp(argv[1], "ihdrlen"))) {
-        FILE *f = fopen(argv[2], "rb");
-        if (!f)
+        size_t n;
+        unsigned char *buf = slurp(argv[2], &n);
+        if (!buf)
             return 1;
-        static unsigned char buf[1 << 22];
-        size_t n = fread(buf, 1, sizeof buf, f);
-        fclose(f);
         FILE *o = fopen(argv[3], "wb");
         if (!o || n < 8)
             return 1;
@@ -102,12 +110,10 @@ int main(int argc, char **argv)
         return fclose(o) != 0;
     }
     if (argc == 6 && !strcmp(argv[1], "jpegsize")) {
-        FILE *f = fopen(argv[4], "rb");
-        if (!f)
+        size_t n;
+        unsigned char *buf = slurp(argv[4], &n);
+        if (!buf)
             return 1;
-        static unsigned char buf[1 << 22];
-        size_t n = fread(buf, 1, sizeof buf, f);
-        fclose(f);
         const unsigned w = (unsigned)strtoul(argv[2], NULL, 10), h = (unsigned)strtoul(argv[3], NULL, 10);
         for (size_t p = 2; p + 9 <= n; p++)
             if (buf[p] == 0xFF && (buf[p + 1] == 0xC0 || buf[p + 1] == 0xC2)) {

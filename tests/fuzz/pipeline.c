@@ -1,8 +1,9 @@
 /* gpuimg fuzz target: load + pipeline + encode on the CPU path. The input is a pipeline text,
  * a newline, then an image file's bytes. The image is checked and decoded as gpuimg does, the
  * pipeline run by the OpenMP backend and the result encoded to PNG by pngenc on 1 to 4 threads
- * (the first byte picks the count and the zlib level). Checked: no crash, the result has the
- * geometry the plan promised, and the PNG decodes back to exactly the result. */
+ * (the first byte picks the count and the zlib level) and, in libjpeg-turbo builds, to JPEG (the
+ * first byte's quality, sampling and progressive). Checked: no crash, the result has the geometry
+ * the plan promised, the PNG decodes back to exactly the result and the JPEG to its geometry. */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "core/error.h"
 #include "fuzz.h"
 #include "io/io.h"
+#include "io/jpeg.h"
 #include "io/pngenc.h"
 
 static void check_png(const uint8_t *png, size_t len, const struct image *im)
@@ -66,6 +68,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         check_png((const uint8_t *)png, plen, &im);
                     free(png);
                 }
+#ifdef HAVE_LIBJPEG
+                char *jpg = NULL;
+                size_t jlen = 0;
+                const int sampling[3] = { 420, 422, 444 };
+                const struct jpeg_opts jo = { 1 + (int)(knob % 100), sampling[knob % 3], (int)(knob >> 7) };
+                f = open_memstream(&jpg, &jlen);
+                if (f) {
+                    int st = jpeg_encode(f, "fuzz", &im, &jo);
+                    if (fclose(f) == 0 && st == GPUIMG_OK) {
+                        const struct geom want = { im.w, im.h, im.c <= 2 ? 1 : 3, 8 };
+                        struct image back;
+                        if (jpeg_decode("fuzz", (const uint8_t *)jpg, jlen, &want, &back) != GPUIMG_OK)
+                            fuzz_fail("the encoded JPEG does not decode to its geometry");
+                        image_free(&back);
+                    }
+                    free(jpg);
+                }
+#endif
             }
             image_free(&im);
         }
