@@ -25,6 +25,6 @@ for level in 6 1; do
 done
 for list in list50.txt in/list.txt; do
     rm -rf "$d/out"
-    ./gpuimg -q --backend=gpu --json="$d/mem.json" -o "$d/out/%s.png" --from-list="$d/$list" gray,resize=50%
+    ./gpuimg -q --force --backend=gpu --json="$d/mem.json" -o "$d/out/%s.png" --from-list="$d/$list" gray,resize=50%
     echo "peak memory, $(grep -c . "$d/$list") files: $(sed -n 's/.*"peak_rss_kib": \([0-9]*\).*/\1/p' "$d/mem.json") KiB"
 done
