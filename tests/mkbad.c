@@ -2,7 +2,8 @@
  *   mkbad header W H OUT      a valid signature, IHDR claiming WxH (0 allowed), tiny IDAT, IEND,
  *                             all CRCs right: a decompression bomb or a zero-sized image
  *   mkbad badcrc IN OUT       IN with one byte of its first IDAT's data changed (CRC now wrong)
- *   mkbad badzlib IN OUT      the same change with the CRC made right: only the zlib stream is bad
+ *   mkbad badzlib IN OUT      IN's first IDAT with its first deflate block's type made the
+ *                             reserved 3 (CRC right): only the zlib stream is bad
  *   mkbad emptyidat IN OUT    IN with an empty IDAT chunk before its first (legal)
  *   mkbad ihdrlen IN OUT      IN with its IHDR chunk one byte short (CRC right)
  *   mkbad jpegsize W H IN OUT a JPEG IN whose frame header (SOF0/SOF2) claims WxH */
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
                 if (!strcmp(argv[1], "emptyidat"))
                     chunk(o, "IDAT", NULL, 0);
                 if (!strcmp(argv[1], "badzlib") && len > 2)
-                    data[len / 2] ^= 0x55;
+                    data[2] |= 0x06;   /* the first block's type: 3, reserved (any deflater's stream) */
             }
             chunk(o, type, data, !strcmp(type, "IHDR") && !strcmp(argv[1], "ihdrlen") ? len - 1 : len);
             p += 12 + (size_t)len;

@@ -442,11 +442,17 @@ int io_save(const char *path, const struct image *im, const struct save_opts *o)
 void io_codecs(FILE *f)
 {
 #ifdef HAVE_LIBJPEG
-    fprintf(f, "decoders: %s (JPEG), stb_image (PNG, BMP, TGA, PSD, GIF, PNM, HDR; JPEG with --jpeg-decoder=stb); "
-               "encoders: PNG on all threads (zlib, libpng's container), %s (JPEG), stb_image_write (BMP, TGA)\n",
-            jpeg_codec_name(), jpeg_codec_name());
+    const char *jpeg = jpeg_codec_name();
 #else
-    fputs("decoders: stb_image (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR); encoders: PNG on all threads (zlib, libpng's "
-          "container), stb_image_write (JPEG, BMP, TGA); no libjpeg-turbo in this build\n", f);
+    const char *jpeg = "stb_image";
 #endif
+#ifdef HAVE_LIBDEFLATE
+    const char *deflate = "libdeflate on one thread, zlib strips on several";
+#else
+    const char *deflate = "zlib strips";
+#endif
+    fprintf(f, "decoders: %s (JPEG), stb_image (PNG, BMP, TGA, PSD, GIF, PNM, HDR%s); encoders: PNG (%s, libpng's "
+               "container), %s (JPEG), stb_image_write (BMP, TGA)\n",
+            jpeg, strcmp(jpeg, "stb_image") ? "; JPEG with --jpeg-decoder=stb" : "", deflate,
+            strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write");
 }

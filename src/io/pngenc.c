@@ -4,7 +4,9 @@
  * (a sync flush), primed with the last 32 KiB of the strip before it as a dictionary so that the
  * file is as small as one serial stream. The pieces, one zlib header and the Adler-32 of the
  * whole combined from the strips' make one ordinary zlib stream: libpng writes the signature,
- * IHDR, the IDAT chunks carrying it and IEND, so any PNG reader takes the file. */
+ * IHDR, the IDAT chunks carrying it and IEND, so any PNG reader takes the file. An image in one
+ * strip (one thread: a batch's workers) is deflated whole by libdeflate where it is built in, at
+ * the same level number (RESULTS: faster than zlib and no larger). */
 #include <config.h>
 #include <errno.h>
 #include <png.h>
@@ -12,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 #include "core/error.h"
 #include "io/pngenc.h"
 
@@ -170,6 +175,34 @@ static int deflate_strip(struct strip *s, const uint8_t *in, size_t len, size_t 
     return st;
 }
 
+#ifdef HAVE_LIBDEFLATE
+/* in[0..len) as one raw deflate stream ending in the final block, by libdeflate. */
+static int deflate_whole(struct strip *s, const uint8_t *in, size_t len, int level)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    if (!c)
+        return GPUIMG_ENOMEM;
+    const size_t cap = libdeflate_deflate_compress_bound(c, len);
+    int st = (s->z = malloc(cap)) ? GPUIMG_OK : GPUIMG_ENOMEM;
+    if (!st && !(s->zlen = libdeflate_deflate_compress(c, in, len, s->z, cap)))
+        st = GPUIMG_EINTERNAL;
+    libdeflate_free_compressor(c);
+    s->adler = adler_of(in, len);
+    return st;
+}
+#endif
+
+/* libdeflate for a single strip, unless GPUIMG_PNG_ZLIB=1 (a measuring knob: bench/README.md) */
+static int whole_by_libdeflate(void)
+{
+#ifdef HAVE_LIBDEFLATE
+    const char *e = getenv("GPUIMG_PNG_ZLIB");
+    return !(e && atoi(e));
+#else
+    return 0;
+#endif
+}
+
 struct png_err { jmp_buf jb; char msg[200]; };
 
 static void on_error(png_structp png, png_const_charp msg)
@@ -258,6 +291,7 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     }
     const int nthreads = threads < 1 ? 1 : threads > ns ? ns : threads;
     (void)nthreads;   /* unused without OpenMP */
+    const int whole = ns == 1 && whole_by_libdeflate();
     /* Two phases: the dictionary of a strip is the filtered end of the one before it. */
     #pragma omp parallel num_threads(nthreads)
     {
@@ -270,6 +304,12 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
                 continue;
             const size_t off = (size_t)s[k].y0 * rowf, len = (size_t)(s[k].y1 - s[k].y0) * rowf;
             const size_t dict = off < DICT_BYTES ? off : DICT_BYTES;
+#ifdef HAVE_LIBDEFLATE
+            if (whole) {
+                s[k].status = deflate_whole(&s[k], f + off, len, level);
+                continue;
+            }
+#endif
             s[k].status = deflate_strip(&s[k], f + off, len, dict, level, k == ns - 1);
         }
     }
@@ -278,7 +318,7 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     for (int k = 0; k < ns && !st; k++) {
         if (s[k].status)
             st = gpuimg_fail(s[k].status, "%s: PNG encoder: %s", name,
-                             s[k].status == GPUIMG_ENOMEM ? "out of memory" : "zlib failed");
+                             s[k].status == GPUIMG_ENOMEM ? "out of memory" : whole ? "libdeflate failed" : "zlib failed");
         else
             adler = adler32_combine(adler, s[k].adler, (z_off_t)((size_t)(s[k].y1 - s[k].y0) * rowf));
     }
