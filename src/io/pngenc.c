@@ -4,9 +4,9 @@
  * (a sync flush), primed with the last 32 KiB of the strip before it as a dictionary so that the
  * file is as small as one serial stream. The pieces, one zlib header and the Adler-32 of the
  * whole combined from the strips' make one ordinary zlib stream: libpng writes the signature,
- * IHDR, the IDAT chunks carrying it and IEND, so any PNG reader takes the file. An image in one
- * strip (one thread: a batch's workers) is deflated whole by libdeflate where it is built in, at
- * the same level number (RESULTS: faster than zlib and no larger). */
+ * IHDR, the IDAT chunks carrying it and IEND, so any PNG reader takes the file. An image for one
+ * or two threads (a batch's workers, a 2-core machine) is deflated whole on one thread by
+ * libdeflate where it is built in, at the same level number. */
 #include <config.h>
 #include <errno.h>
 #include <png.h>
@@ -271,7 +271,10 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
 {
     const size_t bpp = image_bpp(im), n = (size_t)im->w * bpp, rowf = n + 1;
     const size_t total = rowf * (size_t)im->h;
-    int ns = threads > 1 ? 4 * threads : 1;   /* a few strips a thread evens out their costs */
+    /* a few strips a thread evens out their costs; libdeflate on one thread outruns zlib's strips
+     * on two (RESULTS: "PNG deflate"), so with it strips start at three threads */
+    const int strips_from = whole_by_libdeflate() ? 3 : 2;
+    int ns = threads >= strips_from ? 4 * threads : 1;
     if ((size_t)ns > total / STRIP_MIN_BYTES)
         ns = (int)(total / STRIP_MIN_BYTES);
     if (ns > im->h)
