@@ -183,9 +183,19 @@ static int overwrites(char *const *in, char *const *out, const struct key *o, co
                        k->i == o->i ? " (--force replaces each input with its result)" : "");
 }
 
+/* The input (paths in) or output (out) whose key k is the file id names, or -1. */
+static long same_as(const struct key *k, long n, const struct io_file_id *id)
+{
+    for (long i = 0; i < n; i++)
+        if (!strcmp(k[i].path, id->name) || (id->exists && k[i].exists && k[i].dev == id->dev && k[i].ino == id->ino))
+            return k[i].i;
+    return -1;
+}
+
 /* Before any work: no two inputs map to one output, no output is one of the inputs (with force,
- * a file may replace its own input, never another's: that one might not have been read yet). */
-static int check_outputs(char *const *in, char *const *out, long n, int force)
+ * a file may replace its own input, never another's: that one might not have been read yet), and
+ * the --json report (json, or NULL) is none of the batch's files. */
+static int check_outputs(char *const *in, char *const *out, long n, int force, const char *json)
 {
     struct key *ko = calloc((size_t)n, sizeof *ko), *ki = calloc((size_t)n, sizeof *ki);
     struct key *kn = calloc((size_t)n, sizeof *kn);   /* the existing inputs by device and inode */
@@ -215,6 +225,14 @@ static int check_outputs(char *const *in, char *const *out, long n, int force)
         for (long j = lower_bound(kn, nn, &ko[i], cmp_inode); !st && j < nn && !cmp_inode(&kn[j], &ko[i]); j++)
             if (!(force && kn[j].i == ko[i].i))
                 st = overwrites(in, out, &ko[i], &kn[j]);
+    }
+    struct io_file_id j;
+    if (!st && json && strcmp(json, "-") && !(st = io_file_id(json, &j))) {
+        long a = same_as(ki, n, &j), b = a < 0 ? same_as(ko, n, &j) : -1;
+        if (a >= 0 || b >= 0)
+            st = gpuimg_fail(GPUIMG_EUSAGE, "--json=%s: is also %s, one of the command's files", json,
+                             a >= 0 ? in[a] : out[b]);
+        io_file_id_free(&j);
     }
     for (long i = 0; i < n; i++) {
         if (ko)
@@ -410,11 +428,10 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
             st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of outputs");
     }
     if (!st)
-        st = check_outputs(l.v, out, l.n, ctx->save.force);
-    /* --json: an output that is none of the batch's files, made now so that it cannot fail later */
+        st = check_outputs(l.v, out, l.n, ctx->save.force, o->json);
+    /* --json: made now, so that it cannot fail after the work */
     struct io_pending json = { 0 };
-    if (!st && o->json && !(st = io_refuse_same("--json=", o->json, (const char *const *)l.v, l.n))
-        && !(st = io_refuse_same("--json=", o->json, (const char *const *)out, l.n)))
+    if (!st && o->json)
         st = io_pending_open(o->json, ctx->save.force, &json);
     ctx->per_file_format = !o->have_format;
 

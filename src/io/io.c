@@ -263,13 +263,11 @@ int io_decode(struct io_input *in, struct image *out)
 {
 #ifdef HAVE_LIBJPEG
     if (in->kind == KIND_JPEG && !in->jpeg_stb) {
-        in->decoder = jpeg_codec_name();
         int st = jpeg_decode(in->name, in->buf, in->len, &in->g, out);
         io_input_free(in);
         return st;
     }
 #endif
-    in->decoder = "stb_image";
     int w, h, comp, past_end = 0;
     const int is16 = in->g.depth == 16;
     gpuimg_stbi_clear_reason();   /* a reason left by an earlier file must not be this one's */
@@ -395,6 +393,7 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
     return GPUIMG_OK;
 }
 
+/* The flush and its errors are io_pending_close's. */
 static int encode_to(FILE *fp, const char *name, const struct image *im, const struct save_opts *o)
 {
 #ifdef HAVE_LIBJPEG
@@ -402,16 +401,10 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
         const struct jpeg_opts jo = { o->jpeg_quality,
                                       o->jpeg_sampling ? o->jpeg_sampling : o->jpeg_quality <= 90 ? 420 : 444,
                                       o->jpeg_progressive };
-        int st = jpeg_encode(fp, name, im, &jo);
-        if (!st && fflush(fp) != 0)
-            st = gpuimg_write_error(name, errno);
-        return st;
+        return jpeg_encode(fp, name, im, &jo);
     }
 #endif
-    int st = o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
-    if (!st && fflush(fp) != 0)
-        st = gpuimg_write_error(name, errno);
-    return st;
+    return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
 }
 
 int io_save_pending(const char *path, const struct image *im, const struct save_opts *o, struct io_pending *p)

@@ -38,7 +38,6 @@ struct io_input {
     int jpeg;            /* the bytes are a JPEG (checked: complete marker structure) */
     int kind;            /* formats.h's file_kind */
     int jpeg_stb;        /* load_opts.jpeg_stb */
-    const char *decoder; /* set by io_decode: the codec that decoded it ("libjpeg-turbo 2.1.5") */
     struct geom g;       /* from the header */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);

@@ -273,8 +273,8 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     const size_t total = rowf * (size_t)im->h;
     /* a few strips a thread evens out their costs; libdeflate on one thread outruns zlib's strips
      * on two (RESULTS: "PNG deflate"), so with it strips start at three threads */
-    const int strips_from = whole_by_libdeflate() ? 3 : 2;
-    int ns = threads >= strips_from ? 4 * threads : 1;
+    const int libdeflate = whole_by_libdeflate();
+    int ns = threads >= (libdeflate ? 3 : 2) ? 4 * threads : 1;
     if ((size_t)ns > total / STRIP_MIN_BYTES)
         ns = (int)(total / STRIP_MIN_BYTES);
     if (ns > im->h)
@@ -294,7 +294,7 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     }
     const int nthreads = threads < 1 ? 1 : threads > ns ? ns : threads;
     (void)nthreads;   /* unused without OpenMP */
-    const int whole = ns == 1 && whole_by_libdeflate();
+    const int whole = ns == 1 && libdeflate;
     /* Two phases: the dictionary of a strip is the filtered end of the one before it. */
     #pragma omp parallel num_threads(nthreads)
     {
