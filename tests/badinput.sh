@@ -155,7 +155,23 @@ expect_ok -q gray "$T/emptyidat.png" "$T/out/ei.png" && expect_ok -q gray "$T/go
 rm -f "$T/out/ei.png" "$T/out/g.png"
 # messages name the real cause, on one line whatever the file's name holds
 "$MKBAD" badzlib "$T/good.png" "$T/badzlib.png" || exit 99
-check_bad 1 "badzlib.png: cannot decode: [^J]*PNG" "$T/badzlib.png"
+check_bad 1 "badzlib.png: corrupt PNG: its compressed data does not inflate" "$T/badzlib.png"
+check_bad 1 "badzlib.png: corrupt PNG: IDAT: invalid block type" "$T/badzlib.png" "$T/out/o.png" --png-decoder=libpng
+check_bad 1 "badzlib.png: cannot decode: [^J]*PNG" "$T/badzlib.png" "$T/out/o.png" --decoder=stb
+# the zlib stream's checksum is checked (stb_image, --decoder=stb, skips it), data ending before
+# the last row and an unknown filter type are errors in both decoders; data after the last row
+# is ignored, as libpng and stb_image do
+for m in badadler shortdata badfilter extradata; do "$MKBAD" $m "$T/good.png" "$T/$m.png" || exit 99; done
+check_bad 1 "badadler.png: corrupt PNG: its compressed data does not inflate \\(a bad block or a wrong Adler-32\\)$" \
+    "$T/badadler.png"
+check_bad 1 "badadler.png: corrupt PNG: IDAT: incorrect data check" "$T/badadler.png" "$T/out/o.png" --png-decoder=libpng
+check_bad 1 "shortdata.png: truncated PNG: its compressed data ends before the image does" "$T/shortdata.png"
+check_bad 1 "shortdata.png: corrupt PNG: Not enough image data" "$T/shortdata.png" "$T/out/o.png" --png-decoder=libpng
+check_bad 1 "badfilter.png: corrupt PNG: row 1 has filter type 7 \\(0 to 4 exist\\)" "$T/badfilter.png"
+check_bad 1 "badfilter.png: corrupt PNG: bad adaptive filter value" "$T/badfilter.png" "$T/out/o.png" --png-decoder=libpng
+expect_ok -q gray "$T/extradata.png" "$T/out/x.png" && expect_ok -q gray "$T/good.png" "$T/out/g.png" \
+    && cmp -s "$T/out/x.png" "$T/out/g.png" && ok || bad "data after the last row: not the same image"
+rm -f "$T/out/x.png" "$T/out/g.png"
 "$MKBAD" ihdrlen "$T/good.png" "$T/ihdrlen.png" || exit 99
 check_bad 1 "ihdrlen.png: corrupt PNG: IHDR chunk of 12 bytes, not 13" "$T/ihdrlen.png"
 odd=$(printf 'line\nbreak\033[31m.png')

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     int covered[64] = { 0 };
     char line[1024], in_name[256], pipe[256], out_name[256];
     long tol, tol2;
-    int cases = 0, failed = 0, pass = 0, fields = 0;
+    int cases = 0, failed = 0, pass = 0, fields = 0, pngs = 0;
     struct load_opts lo = { 0 };
     /* A fifth field is the tolerance with libjpeg-turbo (tests/jpeg): such a line runs with
      * stb_image against the fourth, then (libjpeg-turbo builds) with libjpeg-turbo against it. */
@@ -40,17 +40,36 @@ int main(int argc, char **argv)
             fprintf(stderr, "bad manifest line: %s", line);
             return 1;
         }
-        lo.jpeg_stb = fields == 5 && pass == 0;
+        lo.jpeg = fields == 5 && pass == 0 ? DEC_STB : DEC_AUTO;
 #ifdef HAVE_LIBJPEG
         pass = fields == 5 && pass == 0;   /* the same line again, with libjpeg-turbo */
 #endif
-        if (!lo.jpeg_stb && fields == 5)
+        if (lo.jpeg == DEC_AUTO && fields == 5)
             tol = tol2;
         struct image in, want, got;
         snprintf(path, sizeof path, "%s/%s", dir, in_name);
         if (io_load(path, &lo, &in)) {
             fprintf(stderr, "%s\n", gpuimg_errmsg());
             return 1;
+        }
+        /* a PNG input: libpng and stb_image must decode it to the same pixels */
+        const size_t nl = strlen(in_name);
+        for (int d = DEC_STB; nl > 4 && !strcmp(in_name + nl - 4, ".png") && d <= DEC_LIBPNG; d++) {
+            struct load_opts lo2 = lo;
+            struct image other;
+            lo2.png = (enum io_decoder)d;
+            if (io_load(path, &lo2, &other)) {
+                fprintf(stderr, "%s (%s)\n", gpuimg_errmsg(), d == DEC_STB ? "stb_image" : "libpng");
+                return 1;
+            }
+            long over = 0, worst = test_max_diff(&other, &in, &over, 0);
+            if (worst != 0) {
+                fprintf(stderr, "FAIL %s: %s decodes it differently from the default decoder (max diff %ld)\n",
+                        in_name, d == DEC_STB ? "stb_image" : "libpng", worst);
+                failed++;
+            }
+            pngs++;
+            image_free(&other);
         }
         snprintf(path, sizeof path, "%s/%s", dir, out_name);
         if (io_load(path, &lo, &want)) {
@@ -69,7 +88,7 @@ int main(int argc, char **argv)
                             got.c, got.depth, want.w, want.h, want.c, want.depth);
                 else
                     fprintf(stderr, "FAIL %s %s%s: max diff %ld > %ld in %ld samples (golden %s)\n", in_name, pipe,
-                            fields < 5 ? "" : lo.jpeg_stb ? " (stb_image)" : " (libjpeg-turbo)", worst, tol, over,
+                            fields < 5 ? "" : lo.jpeg == DEC_STB ? " (stb_image)" : " (libjpeg-turbo)", worst, tol, over,
                             out_name);
             }
             image_free(&got);
@@ -88,6 +107,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "FAIL operation %s has no golden case\n", gpuimg_ops[i]->name);
             failed++;
         }
-    printf("%s: %d cases, %d failed\n", dir, cases, failed);
+    printf("%s: %d cases, %d failed (%d PNG decodes compared)\n", dir, cases, failed, pngs);
     return failed ? 1 : 0;
 }

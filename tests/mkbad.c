@@ -6,7 +6,12 @@
  *                             reserved 3 (CRC right): only the zlib stream is bad
  *   mkbad emptyidat IN OUT    IN with an empty IDAT chunk before its first (legal)
  *   mkbad ihdrlen IN OUT      IN with its IHDR chunk one byte short (CRC right)
- *   mkbad jpegsize W H IN OUT a JPEG IN whose frame header (SOF0/SOF2) claims WxH */
+ *   mkbad jpegsize W H IN OUT a JPEG IN whose frame header (SOF0/SOF2) claims WxH
+ *   mkbad badadler IN OUT     IN's image data in one IDAT whose zlib stream's Adler-32 is wrong
+ *   mkbad shortdata IN OUT    ... recompressed without its last row (a valid, short stream)
+ *   mkbad badfilter IN OUT    ... with row 1's filter type 7 (0 to 4 exist)
+ *   mkbad extradata IN OUT    ... with 100 zero bytes after the last row
+ *   (IN: a PNG of at most 4 MiB whose image data inflates to at most 16 MiB; CRCs right) */
 #include <config.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,6 +115,47 @@ int main(int argc, char **argv)
         }
         return fclose(o) != 0;
     }
+    if (argc == 4 && (!strcmp(argv[1], "badadler") || !strcmp(argv[1], "shortdata") || !strcmp(argv[1], "badfilter")
+                      || !strcmp(argv[1], "extradata"))) {
+        size_t n;
+        unsigned char *buf = slurp(argv[2], &n);
+        static unsigned char z[1 << 22], raw[(1 << 24) + 100];
+        size_t zn = 0;
+        if (!buf || n < 33)
+            return 1;
+        for (size_t p = 8; p + 12 <= n;) {   /* the IDAT data, joined */
+            uint32_t len = (uint32_t)buf[p] << 24 | buf[p + 1] << 16 | buf[p + 2] << 8 | buf[p + 3];
+            if (!memcmp(buf + p + 4, "IDAT", 4) && zn + len <= sizeof z) {
+                memcpy(z + zn, buf + p + 8, len);
+                zn += len;
+            }
+            p += 12 + (size_t)len;
+        }
+        uLongf rn = sizeof raw - 100;
+        if (uncompress(raw, &rn, z, (uLong)zn) != Z_OK)
+            return 1;
+        const uint32_t h = (uint32_t)buf[20] << 24 | buf[21] << 16 | buf[22] << 8 | buf[23];
+        if (!strcmp(argv[1], "shortdata"))
+            rn -= rn / h;
+        if (!strcmp(argv[1], "badfilter"))
+            raw[rn / h] = 7;
+        if (!strcmp(argv[1], "extradata")) {
+            memset(raw + rn, 0, 100);
+            rn += 100;
+        }
+        uLongf zl = sizeof z;
+        if (compress(z, &zl, raw, rn) != Z_OK)
+            return 1;
+        if (!strcmp(argv[1], "badadler"))
+            z[zl - 1] ^= 1;
+        FILE *o = fopen(argv[3], "wb");
+        if (!o)
+            return 1;
+        fwrite(buf, 1, 33, o);   /* signature and IHDR */
+        chunk(o, "IDAT", z, (uint32_t)zl);
+        chunk(o, "IEND", NULL, 0);
+        return fclose(o) != 0;
+    }
     if (argc == 6 && !strcmp(argv[1], "jpegsize")) {
         size_t n;
         unsigned char *buf = slurp(argv[4], &n);
@@ -128,6 +174,6 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc|badzlib|emptyidat|ihdrlen IN OUT | "
-                    "mkbad jpegsize W H IN OUT\n");
+                    "mkbad jpegsize W H IN OUT | mkbad badadler|shortdata|badfilter|extradata IN OUT\n");
     return 2;
 }

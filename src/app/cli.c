@@ -20,6 +20,7 @@ enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
+    OPT_DECODER, OPT_PNG_DECODER,
 };
 
 static const struct option longopts[] = {
@@ -49,6 +50,8 @@ static const struct option longopts[] = {
     { "jobs", required_argument, NULL, OPT_JOBS },
     { "devices", required_argument, NULL, OPT_DEVICES },
     { "jpeg-decoder", required_argument, NULL, OPT_JPEG_DECODER },
+    { "png-decoder", required_argument, NULL, OPT_PNG_DECODER },
+    { "decoder", required_argument, NULL, OPT_DECODER },
     { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
@@ -217,6 +220,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
                 return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=nvjpeg: this gpuimg was built without nvJPEG");
 #endif
             break;
+        case OPT_PNG_DECODER:
+            if (!strcmp(optarg, "auto")) o->png_decoder = DEC_AUTO;
+            else if (!strcmp(optarg, "stb")) o->png_decoder = DEC_STB;
+            else if (!strcmp(optarg, "libpng")) o->png_decoder = DEC_LIBPNG;
+            else return gpuimg_fail(GPUIMG_EUSAGE, "--png-decoder must be auto, libpng or stb, not '%s'", optarg);
+            break;
+        case OPT_DECODER:
+            if (!strcmp(optarg, "auto")) o->jpeg_decoder = 0, o->png_decoder = DEC_AUTO;
+            else if (!strcmp(optarg, "stb")) o->jpeg_decoder = 1, o->png_decoder = DEC_STB;
+            else return gpuimg_fail(GPUIMG_EUSAGE, "--decoder must be auto or stb, not '%s'", optarg);
+            break;
         case OPT_DEVICES:
             if (!strcmp(optarg, "all")) {
                 o->ndevices = -1;
@@ -353,9 +367,13 @@ void cli_help(FILE *f)
             "      --compare           run on the OpenMP path and on the GPU with every kernel variant, check\n"
             "                          that they agree, and print a table of times, GB/s and speedups\n"
             "      --repeat=N          runs per measurement of --compare, median reported (default 10)\n"
+            "      --decoder=D         auto (default: each format's library) or stb: stb_image for every\n"
+            "                          format (it checks no PNG checksum)\n"
             "      --jpeg-decoder=D    auto (default: libjpeg-turbo where built in, else stb_image), libjpeg,\n"
             "                          stb, or nvjpeg: decode JPEGs on the GPU when the pipeline runs\n"
             "                          there (builds with nvJPEG)\n"
+            "      --png-decoder=D     auto (default: libdeflate for 8- and 16-bit grey, RGB and RGBA\n"
+            "                          without tRNS, not interlaced; libpng for the rest), libpng, stb\n"
             "      --gpu-mem-limit=SIZE  device memory one image's pipeline may use (e.g. 512M, 2G; default:\n"
             "                          what the GPU has). Over it, the pipeline runs in tiles, or on the CPU\n"
             "                          where a step cannot be tiled (resize), said on stderr\n"

@@ -51,7 +51,8 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         char a[64], b[64];
         geom_text(a, sizeof a, &r->in);
         geom_text(b, sizeof b, &r->out);
-        fprintf(f, "gpuimg: %s (%s) -> %s (%s)\n", r->input, a, r->output, b);
+        fprintf(f, "gpuimg: %s (%s, %s) -> %s (%s, %s)\n", r->input, a, r->decoder ? r->decoder : "not decoded",
+                r->output, b, r->encoder ? r->encoder : "not encoded");
     }
     fprintf(f, "gpuimg: decode %.1f ms", r->decode_ms);
     if (r->gpu_init_ms >= 0)
@@ -121,6 +122,10 @@ void timing_write_json(FILE *f, const struct run_report *r)
         json_str(f, r->device);
     else
         fprintf(f, "null");
+    fprintf(f, ",\n  \"decoder\": ");
+    json_str(f, r->decoder);
+    fprintf(f, ",\n  \"encoder\": ");
+    json_str(f, r->encoder);
     if (r->tiles)
         fprintf(f, ",\n  \"tiles\": {\"count\": %d, \"width\": %d, \"height\": %d}", r->tiles, r->tile_w, r->tile_h);
     if (r->note[0]) {

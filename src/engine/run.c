@@ -24,7 +24,7 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->output = out;
     r->fallback = c->fallback;
     double t0 = timing_now_ms();
-    struct load_opts lo = { c->max_pixels, c->jpeg_stb };
+    struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png };
     int st = io_read(in, &lo, raw);
     if (st)
         return st;
@@ -43,6 +43,7 @@ static int decode(struct io_input *raw, struct image *img, struct run_report *r)
     double t0 = timing_now_ms();
     int st = io_decode(raw, img);
     r->decode_ms += timing_now_ms() - t0;
+    r->decoder = raw->codec;
     return st;
 }
 
@@ -61,6 +62,7 @@ int run_save(const struct run_ctx *c, const char *out, const struct image *img, 
     if (st)
         return st;
     r->out = image_geom(img);
+    r->encoder = io_encoder_name(img, &so);
     double t0 = timing_now_ms();
     st = c->hold ? io_save_pending(out, img, &so, c->hold) : io_save(out, img, &so);
     r->encode_ms = timing_now_ms() - t0;
@@ -80,8 +82,10 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
         st = backend_gpu_run_jpeg(&pl, &c->gpu, &raw, &img, r);
         done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: stb_image below */
-        if (done)
+        if (done) {
             io_input_free(&raw);
+            r->decoder = "nvJPEG";
+        }
         else
             st = GPUIMG_OK;
     }

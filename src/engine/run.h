@@ -17,7 +17,7 @@ struct run_ctx {
     int per_file_format;          /* take each output's format from its extension */
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
     int gpu_jpeg;                 /* on the GPU, decode 8-bit grey/RGB JPEGs there with nvJPEG */
-    int jpeg_stb;                 /* decode JPEG with stb_image (--jpeg-decoder=stb) */
+    enum io_decoder load_jpeg, load_png;   /* the decoders chosen (--decoder, --jpeg-decoder, ...) */
     struct io_pending *hold;      /* non-NULL: run_save leaves the encoded output here, unpublished */
 };
 

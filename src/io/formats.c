@@ -85,6 +85,22 @@ size_t png_drop_empty_idat(uint8_t *buf, size_t len)
     return out + (len - pos);
 }
 
+int png_channels(const uint8_t *buf, size_t len)
+{
+    static const int base[7] = { 1, 0, 3, 3, 2, 0, 4 };
+    const int ctype = buf[25] <= 6 ? buf[25] : 1;
+    int c = base[ctype] ? base[ctype] : 1;
+    for (size_t pos = 8; pos + 12 <= len && memcmp(buf + pos + 4, "IDAT", 4);) {
+        if (!memcmp(buf + pos + 4, "tRNS", 4) && (ctype == 0 || ctype == 2 || ctype == 3))
+            return c + 1;
+        const size_t n = (size_t)be32(buf + pos) + 12;
+        if (n > len - pos)
+            break;
+        pos += n;
+    }
+    return c;
+}
+
 static void chunk_name(char out[5], const uint8_t *p)
 {
     for (int i = 0; i < 4; i++)

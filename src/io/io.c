@@ -11,12 +11,17 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 #include "core/error.h"
 #include "io/formats.h"
 #include "io/io.h"
 #include "io/jpeg.h"
+#include "io/pngdec.h"
 #include "io/pngenc.h"
 
 const char *io_display_name(const char *path, int out)
@@ -186,7 +191,9 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->name = name;
     in->jpeg = kind == KIND_JPEG;
     in->kind = kind;
-    in->jpeg_stb = o->jpeg_stb;
+    in->dec = kind == KIND_JPEG ? o->jpeg : kind == KIND_PNG ? o->png : DEC_STB;
+    if (kind == KIND_PNG)
+        comp = png_channels(buf, len);
     in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     return GPUIMG_OK;
 }
@@ -262,12 +269,19 @@ static void *stb_load(const uint8_t *buf, size_t len, int is16, int *w, int *h, 
 int io_decode(struct io_input *in, struct image *out)
 {
 #ifdef HAVE_LIBJPEG
-    if (in->kind == KIND_JPEG && !in->jpeg_stb) {
+    if (in->kind == KIND_JPEG && in->dec != DEC_STB) {
+        in->codec = jpeg_codec_name();
         int st = jpeg_decode(in->name, in->buf, in->len, &in->g, out);
         io_input_free(in);
         return st;
     }
 #endif
+    if (in->kind == KIND_PNG && in->dec != DEC_STB) {
+        int st = png_decode(in->name, in->buf, in->len, &in->g, in->dec == DEC_LIBPNG, out, &in->codec);
+        io_input_free(in);
+        return st;
+    }
+    in->codec = "stb_image";
     int w, h, comp, past_end = 0;
     const int is16 = in->g.depth == 16;
     gpuimg_stbi_clear_reason();   /* a reason left by an earlier file must not be this one's */
@@ -425,6 +439,17 @@ int io_save_pending(const char *path, const struct image *im, const struct save_
     return r;
 }
 
+const char *io_encoder_name(const struct image *im, const struct save_opts *o)
+{
+    switch (o->fmt) {
+    case FMT_PNG: return pngenc_name(im, o->threads);
+#ifdef HAVE_LIBJPEG
+    case FMT_JPEG: return jpeg_codec_name();
+#endif
+    default: return "stb_image_write";
+    }
+}
+
 int io_save(const char *path, const struct image *im, const struct save_opts *o)
 {
     struct io_pending p;
@@ -440,12 +465,12 @@ void io_codecs(FILE *f)
     const char *jpeg = "stb_image";
 #endif
 #ifdef HAVE_LIBDEFLATE
-    const char *deflate = "libdeflate on one thread, zlib strips on several";
+    const char *png = "libdeflate " LIBDEFLATE_VERSION_STRING " and ";
 #else
-    const char *deflate = "zlib strips";
+    const char *png = "";
 #endif
-    fprintf(f, "decoders: %s (JPEG), stb_image (PNG, BMP, TGA, PSD, GIF, PNM, HDR%s); encoders: PNG (%s, libpng's "
-               "container), %s (JPEG), stb_image_write (BMP, TGA)\n",
-            jpeg, strcmp(jpeg, "stb_image") ? "; JPEG with --jpeg-decoder=stb" : "", deflate,
-            strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write");
+    fprintf(f, "decoders: %s%s (PNG), %s (JPEG), stb_image (BMP, TGA, PSD, GIF, PNM, HDR; PNG and JPEG with "
+               "--decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), %s (JPEG), stb_image_write "
+               "(BMP, TGA)\n",
+            png, png_libpng_name(), jpeg, png, zlibVersion(), strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write");
 }

@@ -1,8 +1,10 @@
 /* gpuimg: reading and writing image files. Loading reads the whole file (or stdin), checks the
  * container (formats.h) and the header against the pixel limit before any large allocation,
- * then decodes with stb_image (8 or 16 bits kept). Saving writes PNG with pngenc (a zlib stream
- * deflated on several threads, in libpng's container) and JPEG, BMP and TGA with stb_image_write, always into a temporary file beside the output that is renamed
- * into place only when complete; nothing is left behind on failure. */
+ * then decodes (8 or 16 bits kept): PNG with pngdec (libdeflate, libpng), JPEG with
+ * libjpeg-turbo, the other formats (and any, on request) with stb_image. Saving writes PNG with
+ * pngenc (deflated on several threads, in libpng's container), JPEG with libjpeg-turbo, BMP and
+ * TGA with stb_image_write, always into a temporary file beside the output that is renamed into
+ * place only when complete; nothing is left behind on failure. */
 #ifndef GPUIMG_IO_H
 #define GPUIMG_IO_H
 #include <stdint.h>
@@ -11,9 +13,13 @@
 
 enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA };
 
+/* Which decoder takes a format: its library (libjpeg-turbo; for PNG libdeflate for the common
+ * kinds, libpng for the rest), libpng alone (PNG), or stb_image, which reads every format. */
+enum io_decoder { DEC_AUTO, DEC_STB, DEC_LIBPNG };
+
 struct load_opts {
     uint64_t max_pixels;   /* refuse larger images (0: no limit) */
-    int jpeg_stb;          /* decode JPEG with stb_image even where libjpeg-turbo is built in */
+    enum io_decoder jpeg, png;
 };
 
 struct save_opts {
@@ -37,8 +43,9 @@ struct io_input {
     const char *name;    /* for messages */
     int jpeg;            /* the bytes are a JPEG (checked: complete marker structure) */
     int kind;            /* formats.h's file_kind */
-    int jpeg_stb;        /* load_opts.jpeg_stb */
+    enum io_decoder dec; /* load_opts' choice for this kind */
     struct geom g;       /* from the header */
+    const char *codec;   /* the decoder that ran ("libdeflate", "stb_image", ...), set by io_decode */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);
 /* io_read's checks on bytes already in memory (buf: malloc'ed, owned by in from now on, freed
@@ -47,6 +54,8 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
 int io_decode(struct io_input *in, struct image *out);
 void io_input_free(struct io_input *in);
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
+/* The encoder io_save uses for im with o, as -v names it ("libdeflate", "zlib, 8 strips", ...). */
+const char *io_encoder_name(const struct image *im, const struct save_opts *o);
 
 /* Checks worth doing before decoding: the output's directory exists, the output does not
  * exist unless force, it is not a directory. */

@@ -1,12 +1,13 @@
 /* gpuimg: PNG encoding on several threads. The rows are cut into strips; every strip's rows are
  * filtered (the five PNG filters, the one with the smallest sum of absolute values kept, as libpng
- * chooses) and then deflated on its own thread into raw deflate data that ends on a byte boundary
- * (a sync flush), primed with the last 32 KiB of the strip before it as a dictionary so that the
- * file is as small as one serial stream. The pieces, one zlib header and the Adler-32 of the
- * whole combined from the strips' make one ordinary zlib stream: libpng writes the signature,
- * IHDR, the IDAT chunks carrying it and IEND, so any PNG reader takes the file. An image for one
- * or two threads (a batch's workers, a 2-core machine) is deflated whole on one thread by
- * libdeflate where it is built in, at the same level number. */
+ * chooses) and then deflated on its own thread into raw deflate data that ends on a byte
+ * boundary, not final. With libdeflate (built in unless GPUIMG_PNG_ZLIB=1) a strip is deflated
+ * whole and then made to continue: its final block's header bit is cleared (zlib's inflate,
+ * stopping at each block boundary, finds it) and an empty stored block ends it on a byte, as a
+ * sync flush would. With zlib a strip is primed with the last 32 KiB of the strip before it and
+ * ends with a sync flush. The pieces, one zlib header and the Adler-32 of the whole combined from
+ * the strips' make one ordinary zlib stream: libpng writes the signature, IHDR, the IDAT chunks
+ * carrying it and IEND, so any PNG reader takes the file. */
 #include <config.h>
 #include <errno.h>
 #include <png.h>
@@ -20,7 +21,8 @@
 #include "core/error.h"
 #include "io/pngenc.h"
 
-#define STRIP_MIN_BYTES (256u << 10)   /* below this a strip's fixed cost (dictionary, flush) shows */
+#define STRIP_MIN_BYTES (256u << 10)
+#define STRIP_MAX_BYTES (1u << 30)
 #define DICT_BYTES 32768u
 #define IDAT_MAX (1u << 20)
 
@@ -176,24 +178,67 @@ static int deflate_strip(struct strip *s, const uint8_t *in, size_t len, size_t 
 }
 
 #ifdef HAVE_LIBDEFLATE
-/* in[0..len) as one raw deflate stream ending in the final block, by libdeflate. */
-static int deflate_whole(struct strip *s, const uint8_t *in, size_t len, int level)
+/* Make s->z, a raw deflate stream ending in a final block, continue: clear that block's BFINAL
+ * bit and end on a byte boundary with an empty stored block (3 zero bits, padding, 00 00 FF FF).
+ * zlib's inflate with Z_BLOCK returns after every block's end-of-block code, which tells where
+ * the next block's header starts; the output is thrown away (inflate keeps its own window). */
+static int unfinal(struct strip *s)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, -15) != Z_OK)
+        return GPUIMG_ENOMEM;
+    uint8_t scratch[1 << 16];
+    size_t header = 0, end = 0;   /* bit positions: the last block's header, the final block's end */
+    int st = GPUIMG_EINTERNAL, rc;
+    z.next_in = s->z;
+    z.avail_in = (uInt)s->zlen;   /* a strip is far below 4 GiB (STRIP_MAX_BYTES) */
+    do {
+        z.next_out = scratch;
+        z.avail_out = sizeof scratch;
+        rc = inflate(&z, Z_BLOCK);
+        const size_t bit = (size_t)(z.next_in - s->z) * 8 - (size_t)(z.data_type & 7);
+        if ((z.data_type & 128) && (z.data_type & 64))   /* the final block's end-of-block code */
+            end = bit;
+        else if (z.data_type & 128)   /* another block's: a header follows */
+            header = bit;
+    } while (rc == Z_OK);
+    inflateEnd(&z);
+    if (rc == Z_STREAM_END && end > header && (s->z[header / 8] >> (header % 8) & 1)) {
+        s->z[header / 8] &= (uint8_t)~(1u << (header % 8));
+        s->zlen = (end + 7) / 8;
+        if (end % 8)   /* the bits after the end must read as the stored block's zero header */
+            s->z[s->zlen - 1] &= (uint8_t)((1u << (end % 8)) - 1);
+        if (end % 8 == 0 || end % 8 > 5)   /* no room for 3 header bits in the last byte */
+            s->z[s->zlen++] = 0;
+        static const uint8_t stored[4] = { 0, 0, 0xff, 0xff };
+        memcpy(s->z + s->zlen, stored, 4);
+        s->zlen += 4;
+        st = GPUIMG_OK;
+    }
+    return st;
+}
+
+/* in[0..len) as raw deflate by libdeflate; not the last strip: made to continue (unfinal). */
+static int deflate_libdeflate(struct strip *s, const uint8_t *in, size_t len, int level, int last)
 {
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
     if (!c)
         return GPUIMG_ENOMEM;
-    const size_t cap = libdeflate_deflate_compress_bound(c, len);
+    const size_t cap = libdeflate_deflate_compress_bound(c, len) + 6;   /* + unfinal's bytes */
     int st = (s->z = malloc(cap)) ? GPUIMG_OK : GPUIMG_ENOMEM;
     if (!st && !(s->zlen = libdeflate_deflate_compress(c, in, len, s->z, cap)))
         st = GPUIMG_EINTERNAL;
     libdeflate_free_compressor(c);
+    if (!st && !last)
+        st = unfinal(s);
     s->adler = adler_of(in, len);
     return st;
 }
 #endif
 
-/* libdeflate for a single strip, unless GPUIMG_PNG_ZLIB=1 (a measuring knob: bench/README.md) */
-static int whole_by_libdeflate(void)
+/* libdeflate, unless GPUIMG_PNG_ZLIB=1 (a measuring knob: bench/README.md) */
+static int use_libdeflate(void)
 {
 #ifdef HAVE_LIBDEFLATE
     const char *e = getenv("GPUIMG_PNG_ZLIB");
@@ -267,20 +312,34 @@ static int write_container(FILE *fp, const char *name, const struct image *im, c
     return GPUIMG_OK;
 }
 
+/* Strips for an image of total filtered bytes: a few a thread evens out their costs; none
+ * smaller than STRIP_MIN_BYTES, where a strip's fixed cost shows, or larger than STRIP_MAX_BYTES
+ * (zlib counts in 32 bits). */
+static int strip_count(const struct image *im, int threads)
+{
+    const size_t total = (image_bpp(im) * (size_t)im->w + 1) * (size_t)im->h;
+    size_t ns = threads >= 2 ? 4 * (size_t)threads : 1;
+    if (ns > total / STRIP_MIN_BYTES)
+        ns = total / STRIP_MIN_BYTES;
+    if (ns < total / STRIP_MAX_BYTES + 1)
+        ns = total / STRIP_MAX_BYTES + 1;
+    if (ns > (size_t)im->h)
+        ns = (size_t)im->h;
+    return ns < 1 ? 1 : (int)ns;
+}
+
+const char *pngenc_name(const struct image *im, int threads)
+{
+    const int one = strip_count(im, threads) == 1;
+    return use_libdeflate() ? one ? "libdeflate" : "libdeflate, strips joined" : one ? "zlib" : "zlib, strips joined";
+}
+
 int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads)
 {
     const size_t bpp = image_bpp(im), n = (size_t)im->w * bpp, rowf = n + 1;
     const size_t total = rowf * (size_t)im->h;
-    /* a few strips a thread evens out their costs; libdeflate on one thread outruns zlib's strips
-     * on two (RESULTS: "PNG deflate"), so with it strips start at three threads */
-    const int libdeflate = whole_by_libdeflate();
-    int ns = threads >= (libdeflate ? 3 : 2) ? 4 * threads : 1;
-    if ((size_t)ns > total / STRIP_MIN_BYTES)
-        ns = (int)(total / STRIP_MIN_BYTES);
-    if (ns > im->h)
-        ns = im->h;
-    if (ns < 1)
-        ns = 1;
+    const int libdeflate = use_libdeflate();
+    const int ns = strip_count(im, threads);
     uint8_t *f = malloc(total);
     struct strip *s = calloc((size_t)ns, sizeof *s);
     if (!f || !s) {
@@ -294,8 +353,7 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     }
     const int nthreads = threads < 1 ? 1 : threads > ns ? ns : threads;
     (void)nthreads;   /* unused without OpenMP */
-    const int whole = ns == 1 && libdeflate;
-    /* Two phases: the dictionary of a strip is the filtered end of the one before it. */
+    /* Two phases: zlib's dictionary for a strip is the filtered end of the one before it. */
     #pragma omp parallel num_threads(nthreads)
     {
         #pragma omp for schedule(dynamic, 1)
@@ -308,8 +366,8 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
             const size_t off = (size_t)s[k].y0 * rowf, len = (size_t)(s[k].y1 - s[k].y0) * rowf;
             const size_t dict = off < DICT_BYTES ? off : DICT_BYTES;
 #ifdef HAVE_LIBDEFLATE
-            if (whole) {
-                s[k].status = deflate_whole(&s[k], f + off, len, level);
+            if (libdeflate) {
+                s[k].status = deflate_libdeflate(&s[k], f + off, len, level, k == ns - 1);
                 continue;
             }
 #endif
@@ -321,7 +379,7 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     for (int k = 0; k < ns && !st; k++) {
         if (s[k].status)
             st = gpuimg_fail(s[k].status, "%s: PNG encoder: %s", name,
-                             s[k].status == GPUIMG_ENOMEM ? "out of memory" : whole ? "libdeflate failed" : "zlib failed");
+                             s[k].status == GPUIMG_ENOMEM ? "out of memory" : libdeflate ? "libdeflate failed" : "zlib failed");
         else
             adler = adler32_combine(adler, s[k].adler, (z_off_t)((size_t)(s[k].y1 - s[k].y0) * rowf));
     }

@@ -71,6 +71,51 @@ def png_adam7(path, a, ctype):
                 + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
 
 
+def png_raw(path, a, depth, ctype, rows, extra=b''):
+    """A PNG of the given rows (each already filtered: type byte + data), in one IDAT."""
+    h, w = a.shape[0], a.shape[1]
+    with open(path, 'wb') as f:
+        f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, depth, ctype, 0, 0, 0)) + extra
+                + chunk(b'IDAT', zlib.compress(b''.join(rows))) + chunk(b'IEND', b''))
+
+
+def packed_rows(idx, bits):
+    """Rows of samples below 8 bits packed big-end first, filter 0."""
+    per = 8 // bits
+    rows = []
+    for r in idx:
+        r = np.concatenate([r, np.zeros((-len(r)) % per, r.dtype)]).reshape(-1, per)
+        rows.append(b'\x00' + bytes(int(sum(int(v) << (8 - bits * (k + 1)) for k, v in enumerate(g))) for g in r))
+    return rows
+
+
+def paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    return a if pa <= pb and pa <= pc else b if pb <= pc else c
+
+
+def filtered_rows(a, first=0):
+    """Rows of a (uint8 or uint16, stored big-endian) with filter type (first + y) % 5 on row y:
+    every filter, against the row above as PNG defines it (zeros above the first)."""
+    h = a.shape[0]
+    raw = a.reshape(h, -1).astype('>u2' if a.dtype == np.uint16 else np.uint8)
+    bpp = (a.shape[2] if a.ndim == 3 else 1) * a.itemsize
+    data = [np.frombuffer(r.tobytes(), np.uint8).astype(int) for r in raw]
+    rows = []
+    for y, x in enumerate(data):
+        ft = (first + y) % 5
+        up = data[y - 1] if y else np.zeros_like(x)
+        out = []
+        for i in range(len(x)):
+            left = x[i - bpp] if i >= bpp else 0
+            ul = up[i - bpp] if i >= bpp else 0
+            pred = [0, left, up[i], (left + up[i]) // 2, paeth(left, up[i], ul)][ft]
+            out.append((x[i] - pred) % 256)
+        rows.append(bytes([ft]) + bytes(out))
+    return rows
+
+
 def psd(path, rgb):
     """Photoshop RGB 8-bit, raw (compression 0), planar image data."""
     with open(path, 'wb') as f:
@@ -103,10 +148,13 @@ def main():
             os.remove(os.path.join(HERE, f))
     rgb, rgba, gray = pattern(3), pattern(4), pattern(1)
     cases = []  # (file, expected array, tolerance)
+    arrays = {}
+
 
     def want(name, arr, tol=0, pipe='flip=h,flip=h'):
         wname = 'want-' + name.replace('.', '-') + '.png'
         write_png(os.path.join(HERE, wname), arr)
+        arrays[name] = arr
         cases.append((name, pipe, wname, tol))
 
     want('palette.png', png_palette(os.path.join(HERE, 'palette.png'), rgb))
@@ -115,6 +163,40 @@ def main():
     g16 = pattern(1, 16)
     png_adam7(os.path.join(HERE, 'interlaced16.png'), g16, 0)
     want('interlaced16.png', g16)
+    # every filter type, for each pixel size the default (libdeflate) decoder unfilters
+    for c in (1, 2, 3, 4):
+        for depth in (8, 16):
+            a = pattern(c, depth)
+            name = 'filters-c%d-d%d.png' % (c, depth)   # each filter type first in some file
+            png_raw(os.path.join(HERE, name), a, depth, [0, 0, 4, 2, 6][c], filtered_rows(a, c + depth // 8))
+            want(name, a)
+    # grey below 8 bits (scaled to 8: 1 -> 255, 2 bits x 85, 4 bits x 17) and a 4-bit palette
+    for bits in (1, 2, 4):
+        idx = (gray.astype(int) * 7 // 5) % (1 << bits)
+        png_raw(os.path.join(HERE, 'grey%d.png' % bits), idx, bits, 0, packed_rows(idx, bits))
+        want('grey%d.png' % bits, (idx * (255 // ((1 << bits) - 1))).astype(np.uint8))
+    idx = (gray.astype(int) * 3) % 16
+    pal = np.array([[(k * 16) % 256, 255 - k * 9, (k * 53) % 256] for k in range(16)], np.uint8)
+    png_raw(os.path.join(HERE, 'palette4.png'), idx, 4, 3, packed_rows(idx, 4), chunk(b'PLTE', pal.tobytes()))
+    want('palette4.png', pal[idx])
+    # tRNS on grey and colour: the key colour becomes transparent, every other pixel opaque
+    key = int(gray[2, 3])
+    png_raw(os.path.join(HERE, 'grey-trns.png'), gray, 8, 0, filtered_rows(gray), chunk(b'tRNS', struct.pack('>H', key)))
+    want('grey-trns.png', np.stack([gray, np.where(gray == key, 0, 255).astype(np.uint8)], -1))
+    rgb16 = pattern(3, 16)
+    k16 = rgb16[4, 5]
+    png_raw(os.path.join(HERE, 'rgb16-trns.png'), rgb16, 16, 2, filtered_rows(rgb16),
+            chunk(b'tRNS', struct.pack('>HHH', *[int(v) for v in k16])))
+    a16 = np.where((rgb16 == k16).all(-1), 0, 65535).astype(np.uint16)
+    want('rgb16-trns.png', np.concatenate([rgb16, a16[..., None]], -1))
+    png_adam7(os.path.join(HERE, 'interlaced-rgba.png'), rgba, 6)
+    want('interlaced-rgba.png', rgba)
+    # an independent decoder (Pillow) agrees with every expected image it can hold (8 bits)
+    for name, w in arrays.items():
+        if name.endswith('.png') and w.dtype == np.uint8:
+            mode = {2: 'L', 3: {2: 'LA', 3: 'RGB', 4: 'RGBA'}.get(w.shape[-1])}[w.ndim]
+            got = np.asarray(Image.open(os.path.join(HERE, name)).convert(mode))
+            assert got.shape == w.shape and (got == w).all(), name
     for name, img, kw in [('image.bmp', Image.fromarray(rgb), {}), ('image.tga', Image.fromarray(rgba), {}),
                           ('image.ppm', Image.fromarray(rgb), {}), ('image.pgm', Image.fromarray(gray), {})]:
         img.save(os.path.join(HERE, name), **kw)

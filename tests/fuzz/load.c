@@ -1,11 +1,14 @@
 /* gpuimg fuzz target: image loading. The bytes go through the container checks and header
- * limits (io_parse) and, when accepted, stb_image's decoder (every format it reads). Checked:
- * no crash, no leak, and an accepted image has the geometry its header promised. */
+ * limits (io_parse) and, when accepted, the default decoder (libdeflate or libpng for PNG,
+ * libjpeg-turbo for JPEG, stb_image for the rest). Checked: no crash, no leak, an accepted
+ * image has the geometry its header promised, and a PNG that libpng also decodes gives libpng's
+ * pixels. */
 #include <config.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "fuzz.h"
+#include "io/formats.h"
 #include "io/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -14,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!buf)
         return 0;
     memcpy(buf, data, size);
-    struct load_opts lo = { FUZZ_MAX_PIXELS, 0 };
+    struct load_opts lo = { FUZZ_MAX_PIXELS, DEC_AUTO, DEC_AUTO };
     struct io_input in;
     struct image im = { 0 };
     if (io_parse("fuzz", buf, size, &lo, &in) == GPUIMG_OK) {
@@ -33,6 +36,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 sum += im.data[i];
             if (sum == 0xFFFFFFFFu)
                 fuzz_fail("unreachable");
+            struct load_opts lp = lo;
+            struct io_input in2;
+            struct image im2 = { 0 };
+            uint8_t *copy = in.kind == KIND_PNG ? malloc(size) : NULL;
+            if (copy) {
+                memcpy(copy, data, size);
+                lp.png = DEC_LIBPNG;
+                if (io_parse("fuzz", copy, size, &lp, &in2) == GPUIMG_OK && io_decode(&in2, &im2) == GPUIMG_OK) {
+                    if (im2.w != im.w || im2.h != im.h || im2.c != im.c || im2.depth != im.depth
+                        || memcmp(im2.data, im.data, bytes))
+                        fuzz_fail("libpng decodes this PNG differently from the default decoder");
+                    image_free(&im2);
+                }
+            }
             image_free(&im);
         }
     }
