@@ -30,6 +30,22 @@ if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
     "$GPUIMG" -q --jpeg-progressive flip=h "$src" "$T/p.jpg" && sof "$T/p.jpg" | grep -q "^ff c2" && ok \
         || bad "--jpeg-progressive wrote no progressive frame: $(sof "$T/p.jpg")"
 fi
+# --shrink-on-load (libjpeg-turbo builds): the factor chosen, and the result against OpenCV's
+# reduced read (the same DCT scaling) resized with INTER_AREA (tests/jpeg/make_jpegs.py)
+if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
+    grep -v '^#' "$TOP_SRCDIR/tests/jpeg/SHRINK" | while read -r in pipe f want tol; do
+        "$GPUIMG" -v --backend=cpu --shrink-on-load "$pipe" "$TOP_SRCDIR/tests/jpeg/$in" "$T/shrunk.png" 2>"$T/err" \
+            && grep -q "shrunk 1/$f on load" "$T/err" && ok || bad "$in: not shrunk 1/$f on load: $(cat "$T/err")"
+        "$dir/golden_test" --diff "$T/shrunk.png" "$TOP_SRCDIR/tests/jpeg/$want" "$tol" >"$T/log" && ok \
+            || bad "$in --shrink-on-load $pipe: $(cat "$T/log")"
+        "$GPUIMG" -v --backend=cpu "$pipe" "$TOP_SRCDIR/tests/jpeg/$in" "$T/full.png" 2>"$T/err" \
+            && ! grep -q "on load" "$T/err" && ok || bad "$in: shrunk on load without --shrink-on-load"
+        rm -f "$T/shrunk.png" "$T/full.png"
+    done
+    # a pipeline whose resize comes after a step that is not pointwise is not shrunk
+    "$GPUIMG" -v --backend=cpu --shrink-on-load blur=1,resize=37x25 "$TOP_SRCDIR/tests/jpeg/shrink-gray.jpg" \
+        "$T/b.png" 2>"$T/err" && ! grep -q "on load" "$T/err" && ok || bad "blur then resize was shrunk on load"
+fi
 # and through the command line, from stdin too
 "$GPUIMG" -q --backend=cpu transpose - "$T/o.png" <"$TOP_SRCDIR/tests/formats/image.psd" && ok || bad "PSD from stdin"
 finish

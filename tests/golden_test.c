@@ -3,7 +3,9 @@
  * within the case's tolerance (0 for exact operations, 1 level for filters). It also fails when
  * an operation in the op table has no golden case, so a new operation cannot go untested.
  * With a directory argument it runs that directory's MANIFEST instead, without the coverage
- * check (tests/formats.sh: one file in each input format and the pixels it must decode to). */
+ * check (tests/formats.sh: one file in each input format and the pixels it must decode to).
+ * golden_test --diff A B TOL: whether images A and B (any format, default decoders) have the same
+ * geometry and differ by at most TOL levels (exit 0), printing the largest difference. */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +15,28 @@
 #include "core/op.h"
 #include "testutil.h"
 
+static int diff(const char *a, const char *b, long tol)
+{
+    struct load_opts lo = { 0 };
+    struct image x, y;
+    if (io_load(a, &lo, &x) || io_load(b, &lo, &y)) {
+        fprintf(stderr, "%s\n", gpuimg_errmsg());
+        return 2;
+    }
+    long over = 0, worst = test_max_diff(&x, &y, &over, tol);
+    if (worst < 0)
+        printf("%s is %dx%d c%d, %s is %dx%d c%d\n", a, x.w, x.h, x.c, b, y.w, y.h, y.c);
+    else
+        printf("max diff %ld (%ld samples over %ld)\n", worst, over, tol);
+    image_free(&x);
+    image_free(&y);
+    return worst < 0 || worst > tol;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && !strcmp(argv[1], "--diff"))
+        return diff(argv[2], argv[3], atol(argv[4]));
     const char *dir = argc > 1 ? argv[1] : getenv("GOLDEN_DIR");
     const int coverage = argc <= 1;
     if (!dir)

@@ -20,7 +20,7 @@ enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
-    OPT_DECODER, OPT_PNG_DECODER,
+    OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD,
 };
 
 static const struct option longopts[] = {
@@ -52,6 +52,7 @@ static const struct option longopts[] = {
     { "jpeg-decoder", required_argument, NULL, OPT_JPEG_DECODER },
     { "png-decoder", required_argument, NULL, OPT_PNG_DECODER },
     { "decoder", required_argument, NULL, OPT_DECODER },
+    { "shrink-on-load", no_argument, NULL, OPT_SHRINK_ON_LOAD },
     { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
@@ -226,6 +227,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             else if (!strcmp(optarg, "libpng")) o->png_decoder = DEC_LIBPNG;
             else return gpuimg_fail(GPUIMG_EUSAGE, "--png-decoder must be auto, libpng or stb, not '%s'", optarg);
             break;
+        case OPT_SHRINK_ON_LOAD: o->shrink_on_load = 1; break;
         case OPT_DECODER:
             if (!strcmp(optarg, "auto")) o->jpeg_decoder = 0, o->png_decoder = DEC_AUTO;
             else if (!strcmp(optarg, "stb")) o->jpeg_decoder = 1, o->png_decoder = DEC_STB;
@@ -374,6 +376,9 @@ void cli_help(FILE *f)
             "                          there (builds with nvJPEG)\n"
             "      --png-decoder=D     auto (default: libdeflate for 8- and 16-bit grey, RGB and RGBA\n"
             "                          without tRNS, not interlaced; libpng for the rest), libpng, stb\n"
+            "      --shrink-on-load    a JPEG whose pipeline starts with resize (gray may come first) is\n"
+            "                          decoded shrunk by 2, 4 or 8 by libjpeg-turbo's DCT scaling, the\n"
+            "                          resize doing the rest: faster, not the same pixels (man page)\n"
             "      --gpu-mem-limit=SIZE  device memory one image's pipeline may use (e.g. 512M, 2G; default:\n"
             "                          what the GPU has). Over it, the pipeline runs in tiles, or on the CPU\n"
             "                          where a step cannot be tiled (resize), said on stderr\n"

@@ -67,10 +67,11 @@ int main(int argc, char **argv)
     backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
     struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0 }, o.max_pixels,
-                           { o.format, o.png_level, o.jpeg_quality, o.force, threads, 0, 0 }, 0, NULL, 0, DEC_AUTO, DEC_AUTO, NULL };
+                           { o.format, o.png_level, o.jpeg_quality, o.force, threads, 0, 0 }, 0, NULL, 0, DEC_AUTO, DEC_AUTO, 0, NULL };
     ctx.gpu_jpeg = o.jpeg_decoder == 2;   /* auto: on the CPU, faster than nvJPEG's single-image API */
     ctx.load_jpeg = o.jpeg_decoder == 1 ? DEC_STB : DEC_AUTO;
     ctx.load_png = o.png_decoder;
+    ctx.shrink_on_load = o.shrink_on_load;
     ctx.save.jpeg_sampling = o.jpeg_sampling;
     ctx.save.jpeg_progressive = o.jpeg_progressive;
     if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */

@@ -105,6 +105,12 @@ struct op_desc {
      * in it exact). NULL: the operation cannot run in tiles. */
     void (*region)(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
                    struct rect *need, struct rect *yields);
+    /* Shrink on load (--shrink-on-load): the largest factor, 2, 4 or 8, by which a decoder that
+     * scales (libjpeg-turbo's DCT scaling gives ceil(w / f) x ceil(h / f)) may shrink this step's
+     * input, in for out, with the step still making out from it; 1: none. a holds the step's
+     * parameters as parsed: where it returns more than 1 it rewrites them so that out is made
+     * from the shrunk input. NULL: the step takes no shrunk input. */
+    int (*load_shrink)(struct op_args *a, const struct geom *in, const struct geom *out);
 };
 /* region for operations that map each pixel to the same place (gray). */
 void op_region_point(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,

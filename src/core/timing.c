@@ -51,8 +51,11 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         char a[64], b[64];
         geom_text(a, sizeof a, &r->in);
         geom_text(b, sizeof b, &r->out);
-        fprintf(f, "gpuimg: %s (%s, %s) -> %s (%s, %s)\n", r->input, a, r->decoder ? r->decoder : "not decoded",
-                r->output, b, r->encoder ? r->encoder : "not encoded");
+        char shrunk[32] = "";
+        if (r->shrink > 1)
+            snprintf(shrunk, sizeof shrunk, ", shrunk 1/%d on load", r->shrink);
+        fprintf(f, "gpuimg: %s (%s, %s%s) -> %s (%s, %s)\n", r->input, a, r->decoder ? r->decoder : "not decoded",
+                shrunk, r->output, b, r->encoder ? r->encoder : "not encoded");
     }
     fprintf(f, "gpuimg: decode %.1f ms", r->decode_ms);
     if (r->gpu_init_ms >= 0)
@@ -124,6 +127,7 @@ void timing_write_json(FILE *f, const struct run_report *r)
         fprintf(f, "null");
     fprintf(f, ",\n  \"decoder\": ");
     json_str(f, r->decoder);
+    fprintf(f, ",\n  \"shrink_on_load\": %d", r->shrink > 1 ? r->shrink : 1);
     fprintf(f, ",\n  \"encoder\": ");
     json_str(f, r->encoder);
     if (r->tiles)

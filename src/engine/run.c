@@ -15,6 +15,33 @@ static int out_format(const struct run_ctx *c, const char *out, enum out_format 
     return GPUIMG_OK;
 }
 
+/* --shrink-on-load: where the first step that changes the geometry can take a shrunk input and
+ * only pointwise steps (op_region_point: gray) come before it, a decoder that scales is asked to
+ * shrink and the plan is resolved again for the shrunk input, to the same output. */
+static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct plan *pl, struct run_report *r)
+{
+    if (!io_can_shrink(raw))
+        return GPUIMG_OK;
+    int i = 0;
+    while (i < pl->nsteps && pl->steps[i].op->region == op_region_point)
+        i++;
+    if (i == pl->nsteps || !pl->steps[i].op->load_shrink)
+        return GPUIMG_OK;
+    struct op_args a = c->plan->steps[i].args;   /* as parsed: automatic choices made afresh */
+    const int f = pl->steps[i].op->load_shrink(&a, &pl->steps[i].in, &pl->steps[i].out);
+    if (f <= 1)
+        return GPUIMG_OK;
+    const struct geom want = pl->out;
+    io_shrink(raw, f);
+    *pl = *c->plan;
+    pl->steps[i].args = a;
+    int st = plan_resolve(pl, &raw->g, c->max_pixels);
+    if (!st && (pl->out.w != want.w || pl->out.h != want.h))
+        st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: shrink on load changed the result's size", pl->steps[i].text);
+    r->shrink = f;
+    return st;
+}
+
 /* Read and check in (nothing decoded yet), resolve the plan for its geometry and check that the
  * output's encoder can write the result, before any work. */
 static int load_header(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
@@ -32,8 +59,8 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->in = raw->g;
     *pl = *c->plan;
     enum out_format f;
-    if ((st = plan_resolve(pl, &r->in, c->max_pixels)) || (st = out_format(c, out, &f))
-        || (st = io_check_size(out, f, &pl->out)))
+    if ((st = plan_resolve(pl, &r->in, c->max_pixels)) || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r)))
+        || (st = out_format(c, out, &f)) || (st = io_check_size(out, f, &pl->out)))
         io_input_free(raw);
     return st;
 }
@@ -79,7 +106,7 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         return st;
     struct image img = { 0 };
     int done = 0;
-    if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
+    if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.shrink == 1 && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
         st = backend_gpu_run_jpeg(&pl, &c->gpu, &raw, &img, r);
         done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: stb_image below */
         if (done) {

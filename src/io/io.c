@@ -192,10 +192,28 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->jpeg = kind == KIND_JPEG;
     in->kind = kind;
     in->dec = kind == KIND_JPEG ? o->jpeg : kind == KIND_PNG ? o->png : DEC_STB;
+    in->shrink = 1;
     if (kind == KIND_PNG)
         comp = png_channels(buf, len);
     in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     return GPUIMG_OK;
+}
+
+int io_can_shrink(const struct io_input *in)
+{
+#ifdef HAVE_LIBJPEG
+    return in->kind == KIND_JPEG && in->dec != DEC_STB;
+#else
+    (void)in;
+    return 0;
+#endif
+}
+
+void io_shrink(struct io_input *in, int f)
+{
+    in->shrink = f;
+    in->g.w = (in->g.w + f - 1) / f;
+    in->g.h = (in->g.h + f - 1) / f;
 }
 
 void io_input_free(struct io_input *in)
@@ -271,7 +289,7 @@ int io_decode(struct io_input *in, struct image *out)
 #ifdef HAVE_LIBJPEG
     if (in->kind == KIND_JPEG && in->dec != DEC_STB) {
         in->codec = jpeg_codec_name();
-        int st = jpeg_decode(in->name, in->buf, in->len, &in->g, out);
+        int st = jpeg_decode(in->name, in->buf, in->len, in->shrink, &in->g, out);
         io_input_free(in);
         return st;
     }

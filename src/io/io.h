@@ -44,7 +44,8 @@ struct io_input {
     int jpeg;            /* the bytes are a JPEG (checked: complete marker structure) */
     int kind;            /* formats.h's file_kind */
     enum io_decoder dec; /* load_opts' choice for this kind */
-    struct geom g;       /* from the header */
+    struct geom g;       /* from the header; after io_shrink, the shrunk image's */
+    int shrink;          /* 1, or the factor io_shrink set */
     const char *codec;   /* the decoder that ran ("libdeflate", "stb_image", ...), set by io_decode */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);
@@ -52,6 +53,10 @@ int io_read(const char *path, const struct load_opts *o, struct io_input *in);
  * on failure); name is for messages and must outlive in. The fuzz targets start here. */
 int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts *o, struct io_input *in);
 int io_decode(struct io_input *in, struct image *out);
+/* Whether in's decoder can shrink it on load (a JPEG going to libjpeg-turbo), and the request to
+ * do so by f (2, 4 or 8): in->g becomes the shrunk geometry io_decode will give. */
+int io_can_shrink(const struct io_input *in);
+void io_shrink(struct io_input *in, int f);
 void io_input_free(struct io_input *in);
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
 /* The encoder io_save uses for im with o, as -v names it ("libdeflate", "zlib, 8 strips", ...). */

@@ -65,7 +65,8 @@ static void cmyk_to_rgb(const uint8_t *in, uint8_t *out, int w)
             out[k] = (uint8_t)((in[k] * in[3] + 127) / 255);
 }
 
-int jpeg_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, struct image *out)
+int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, const struct geom *want,
+                struct image *out)
 {
     struct jpeg_decompress_struct d;
     struct err e;
@@ -86,6 +87,8 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, const struct g
     d.out_color_space = d.num_components == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
     d.dct_method = JDCT_ISLOW;
     d.do_fancy_upsampling = TRUE;
+    d.scale_num = 1;
+    d.scale_denom = (unsigned)denom;
     jpeg_start_decompress(&d);
     const int c = cmyk ? 3 : d.output_components;
     if ((int)d.output_width != want->w || (int)d.output_height != want->h || c != want->c) {

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include "core/image.h"
 
-/* Decode len bytes into out (8 bits; grey 1 channel, colour and CMYK 3), which must have the
- * geometry want the header gave; a file whose data ends early or is corrupt is an error. */
-int jpeg_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, struct image *out);
+/* Decode len bytes into out (8 bits; grey 1 channel, colour and CMYK 3), shrunk by the DCT
+ * scaling by 1/denom (1, 2, 4 or 8: ceil(w / denom) x ceil(h / denom)), which must come out with
+ * the geometry want; a file whose data ends early or is corrupt is an error. */
+int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, const struct geom *want,
+                struct image *out);
 
 struct jpeg_opts {
     int quality;        /* 1..100 */

@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 W, H = 37, 23   # not a whole number of 16x16 MCUs either way
 
 
-def photo():
+def photo(W=W, H=H):
     """Smooth gradients, a hard colour edge and some texture, as photographs have."""
     y, x = np.mgrid[0:H, 0:W].astype(np.float64)
     r = 128 + 100 * np.sin(x / 6.0) * np.cos(y / 5.0)
@@ -55,6 +55,27 @@ def main():
     want('gray.jpg', 2, 0)
     Image.fromarray(rgb).convert('CMYK').save(os.path.join(HERE, 'cmyk.jpg'), quality=90)
     want('cmyk.jpg', 3, 1)
+    # --shrink-on-load: OpenCV's reduced reads use the same DCT scaling; its INTER_AREA resize of
+    # them is the reference (gpuimg's area filter is within 1 level of INTER_AREA). SHRINK lists
+    # input, pipeline, the factor gpuimg must choose, expected, tolerance.
+    big = photo(301, 203)
+    shrink = []
+    for name, img, flag, f, size in [('shrink-s420.jpg', Image.fromarray(big), cv2.IMREAD_REDUCED_COLOR_2, 2, (75, 51)),
+                                     ('shrink-gray.jpg', Image.fromarray(big).convert('L'),
+                                      cv2.IMREAD_REDUCED_GRAYSCALE_4, 4, (37, 25))]:
+        img.save(os.path.join(HERE, name), quality=90)
+        red = cv2.imread(os.path.join(HERE, name), flag)
+        assert red.shape[:2] == ((203 + f - 1) // f, (301 + f - 1) // f), red.shape
+        arr = cv2.resize(red, size, interpolation=cv2.INTER_AREA)
+        if arr.ndim == 3:
+            arr = arr[..., ::-1]
+        wname = 'want-' + name.replace('.', '-') + '.png'
+        write_png(os.path.join(HERE, wname), np.ascontiguousarray(arr))
+        shrink.append((name, 'resize=%dx%d' % size, f, wname, 1))
+    with open(os.path.join(HERE, 'SHRINK'), 'w') as f:
+        f.write('# input pipeline factor expected tolerance (made by make_jpegs.py: OpenCV %s IMREAD_REDUCED_* '
+                'and INTER_AREA)\n' % cv2.__version__)
+        f.write('\n'.join('%s %s %d %s %d' % c for c in shrink) + '\n')
     with open(os.path.join(HERE, 'MANIFEST'), 'w') as f:
         f.write('# input pipeline expected tolerance-stb_image tolerance-libjpeg-turbo '
                 '(made by make_jpegs.py: Pillow %s writes, OpenCV %s decodes)\n' % (Image.__version__, cv2.__version__))

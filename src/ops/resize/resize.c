@@ -49,6 +49,22 @@ static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
     return GPUIMG_OK;
 }
 
+/* The DCT scaling does the coarse part of a large shrink and the filter the rest: the largest
+ * factor that leaves the filter at least 2x on both axes (as vips's thumbnail does: the DCT's
+ * block average alone would sharpen and alias), so the area filter still averages. The size
+ * becomes absolute; nearest takes none (it picks pixels, a shrunk input has others). */
+static int load_shrink(struct op_args *a, const struct geom *in, const struct geom *out)
+{
+    if (a->v[P_FILTER].choice == F_NEAREST)
+        return 1;
+    for (int f = 8; f >= 2; f /= 2)
+        if ((in->w + f - 1) / f >= 2 * out->w && (in->h + f - 1) / f >= 2 * out->h) {
+            a->v[P_SIZE].size = (struct size_spec){ SIZE_PIXELS, 0, out->w, out->h };
+            return f;
+        }
+    return 1;
+}
+
 /* Source column for output column o, as INTER_NEAREST_EXACT: a 16.16 step, rounded to nearest. */
 static int32_t nearest_index(int64_t in, int64_t out, int64_t o)
 {
@@ -301,6 +317,12 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
     int f = a->v[P_FILTER].choice;
     if (f == F_NEAREST)
         return nearest(in, out);
+    if (in->w == out->w && in->h == out->h && !has_alpha(in->c)) {
+        /* 1:1 (after a shrink on load): every weight is exactly one. (With alpha the filter's
+         * division zeroes the colour of transparent pixels: not a copy.) */
+        memcpy(out->data, in->data, in->stride * (size_t)in->h);
+        return GPUIMG_OK;
+    }
     if (exact_half(f, in, out)) {
 #ifdef HAVE_X86_SIMD
         if (in->depth == 8 && in->c == 3 && simd_ok()) {
@@ -545,6 +567,7 @@ const struct op_desc op_resize = {
     .nparams = 2,
     .resolve = resolve,
     .cpu = cpu,
+    .load_shrink = load_shrink,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR) | KV_BIT(KV_TEXTURE),
                KV_VECTOR,   /* the fastest beside perpixel, tiled and texture */
                gpu_prepare, gpu_launch, gpu_release),
