@@ -75,6 +75,11 @@ run -v --backend=cpu gray,blur=1 "$T/rgb.png" "$T/t3.png"
 grep -q 'process [0-9.]* ms (gray [0-9.]*, blur=1 [0-9.]*)' "$ERR" && grep -q '101x61 RGB 8-bit' "$ERR" && ok || bad "-v: $(cat "$ERR")"
 run -q --backend=cpu --json="$T/r.json" resize=50% "$T/rgb.png" "$T/t4.png"
 [ "$(json_field "$T/r.json" width)" = 101 ] && grep -q '"backend": "cpu"' "$T/r.json" && grep -q '"step": "resize=50%"' "$T/r.json" && ok || bad "--json content: $(cat "$T/r.json")"
+# the codecs that ran, named in --json and -v (PNG in: libdeflate where built, else libpng)
+grep -Eq '"decoder": "(libdeflate|libpng [0-9.]+)"' "$T/r.json" && grep -Eq '"encoder": "(libdeflate|zlib)' "$T/r.json" \
+    && grep -q '"shrink_on_load": 1' "$T/r.json" && ok || bad "--json names no codecs: $(cat "$T/r.json")"
+run -v --backend=cpu --png-decoder=libpng resize=50% "$T/rgb.png" "$T/t4v.png"
+grep -Eq "rgb.png \(.*, libpng [0-9.]+\) -> .*t4v.png \(.*, (libdeflate|zlib)" "$ERR" && ok || bad "-v names no codecs: $(cat "$ERR")"
 run -q --json=- gray "$T/rgb.png" "$T/t5.png"
 grep -q '"decode":' "$OUT" && ok || bad "--json=- wrote nothing to stdout"
 run -q -j 1 --json=- gray "$T/rgb.png" "$T/t6.png"
