@@ -107,8 +107,8 @@ static size_t encode(const struct image *im, int level, int threads, uint8_t **o
 /* Each thread count through zlib (GPUIMG_PNG_ZLIB=1: one serial stream against primed strips),
  * then in libdeflate builds through libdeflate (one stream against strips made to continue and
  * joined): read back, the strips within 1% of the one stream, the one stream within 2% (zlib) or
- * 3% (libdeflate: smaller on most images, 2% larger on some renders: RESULTS) of libpng's size at
- * the same level. */
+ * 3% (libdeflate: its level numbers are not zlib's, a file may be a little larger) of libpng's
+ * size at the same level. */
 static void check(const struct geom *g, int level, const int *threads, int nthreads, int size_check)
 {
     struct image im, back;
