@@ -85,22 +85,6 @@ size_t png_drop_empty_idat(uint8_t *buf, size_t len)
     return out + (len - pos);
 }
 
-int png_channels(const uint8_t *buf, size_t len)
-{
-    static const int base[7] = { 1, 0, 3, 3, 2, 0, 4 };
-    const int ctype = buf[25] <= 6 ? buf[25] : 1;
-    int c = base[ctype] ? base[ctype] : 1;
-    for (size_t pos = 8; pos + 12 <= len && memcmp(buf + pos + 4, "IDAT", 4);) {
-        if (!memcmp(buf + pos + 4, "tRNS", 4) && (ctype == 0 || ctype == 2 || ctype == 3))
-            return c + 1;
-        const size_t n = (size_t)be32(buf + pos) + 12;
-        if (n > len - pos)
-            break;
-        pos += n;
-    }
-    return c;
-}
-
 static void chunk_name(char out[5], const uint8_t *p)
 {
     for (int i = 0; i < 4; i++)
@@ -108,10 +92,11 @@ static void chunk_name(char out[5], const uint8_t *p)
     out[4] = 0;
 }
 
-int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
+int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, struct png_facts *f)
 {
     size_t pos = 8;
-    int nchunk = 0;
+    int nchunk = 0, ctype = 0;
+    memset(f, 0, sizeof *f);
     for (;;) {
         if (len - pos < 8)
             return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated PNG: file ends at byte %zu, before the IEND chunk",
@@ -140,10 +125,20 @@ int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, ui
                 return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid PNG: image has zero %s", name, w == 0 ? "width" : "height");
             *pw = w;
             *ph = h;
+            ctype = buf[pos + 17];
         }
+        if (!memcmp(cname, "IDAT", 4) && clen) {
+            f->idat_bytes += clen;
+            f->idat_chunks++;
+        }
+        if (!memcmp(cname, "tRNS", 4) && !f->idat_chunks && (ctype == 0 || ctype == 2 || ctype == 3))
+            f->trns = 1;
         nchunk++;
-        if (memcmp(cname, "IEND", 4) == 0)
+        if (memcmp(cname, "IEND", 4) == 0) {
+            static const int base[7] = { 1, 0, 3, 3, 2, 0, 4 };
+            f->channels = (ctype <= 6 && base[ctype] ? base[ctype] : 1) + f->trns;
             return GPUIMG_OK;
+        }
         pos += (size_t)clen + 12;
     }
 }

@@ -18,14 +18,19 @@ const char *kind_name(enum file_kind k);   /* "PNG", ...; "file" for KIND_UNKNOW
 /* A PNG (checked by png_check) without its empty IDAT chunks, in place: legal, but stb_image
  * copies from a NULL buffer for an empty first one. Returns the new length. */
 size_t png_drop_empty_idat(uint8_t *buf, size_t len);
-/* The channels a PNG (checked by png_check) decodes to: its colour type's, palette as RGB, and
- * one more for a tRNS chunk before the image data (stb_image's header scan misses it on grey and
- * RGB, so its count cannot be used). */
-int png_channels(const uint8_t *buf, size_t len);
+/* What png_check's walk learns of a PNG besides its size. channels: what it decodes to, its
+ * colour type's (palette as RGB) and one more for a tRNS chunk before the image data (stb_image's
+ * header scan misses it on grey and RGB, so its count cannot be used). */
+struct png_facts {
+    int channels;
+    int trns;             /* a tRNS chunk before the image data */
+    size_t idat_bytes;    /* the image data's bytes, summed over its IDAT chunks */
+    int idat_chunks;      /* the IDAT chunks that hold any */
+};
 /* Each returns a gpuimg_status; `name` is used in the message. The image size in the header
  * is stored in *w, *h (left 0 when no frame header was seen), so that the pixel limit can be
  * applied before the decoder is asked anything: stb refuses to describe very large images. */
-int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
+int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h, struct png_facts *f);
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
 int pnm_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
 

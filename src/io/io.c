@@ -156,7 +156,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     uint32_t hw = 0, hh = 0;
     const enum file_kind kind = sniff_kind(buf, len);
     switch (kind) {
-    case KIND_PNG: st = png_check(name, buf, len, &hw, &hh); break;
+    case KIND_PNG: st = png_check(name, buf, len, &hw, &hh, &in->png); break;
     case KIND_JPEG: st = jpeg_check(name, buf, len, &hw, &hh); break;
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
     default: break;
@@ -194,7 +194,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->dec = kind == KIND_JPEG ? o->jpeg : kind == KIND_PNG ? o->png : DEC_STB;
     in->shrink = 1;
     if (kind == KIND_PNG)
-        comp = png_channels(buf, len);
+        comp = in->png.channels;
     in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     return GPUIMG_OK;
 }
@@ -295,7 +295,7 @@ int io_decode(struct io_input *in, struct image *out)
     }
 #endif
     if (in->kind == KIND_PNG && in->dec != DEC_STB) {
-        int st = png_decode(in->name, in->buf, in->len, &in->g, in->dec == DEC_LIBPNG, out, &in->codec);
+        int st = png_decode(in->name, in->buf, in->len, &in->g, &in->png, in->dec == DEC_LIBPNG, out, &in->codec);
         io_input_free(in);
         return st;
     }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "core/image.h"
+#include "io/formats.h"
 
 enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA };
 
@@ -46,6 +47,7 @@ struct io_input {
     enum io_decoder dec; /* load_opts' choice for this kind */
     struct geom g;       /* from the header; after io_shrink, the shrunk image's */
     int shrink;          /* 1, or the factor io_shrink set */
+    struct png_facts png;   /* a PNG's, from its chunk walk */
     const char *codec;   /* the decoder that ran ("libdeflate", "stb_image", ...), set by io_decode */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);

@@ -192,56 +192,56 @@ static long unfilter_image(uint8_t *f, size_t n, long h, size_t bpp, int swap)
 
 enum { FAST_OK, FAST_NOT_TAKEN };
 
+/* The image data: the one IDAT chunk's bytes in place, or several chunks' joined into *copy
+ * (NULL when out of memory). The chunks were walked by png_check: their lengths are in bounds. */
+static const uint8_t *image_data(const uint8_t *buf, size_t len, const struct png_facts *pf, uint8_t **copy)
+{
+    *copy = NULL;
+    if (pf->idat_chunks > 1 && !(*copy = malloc(pf->idat_bytes)))
+        return NULL;
+    size_t at = 0;
+    for (size_t pos = 8; pos + 12 <= len && memcmp(buf + pos + 4, "IEND", 4);) {
+        const size_t clen = be32(buf + pos);
+        if (clen && !memcmp(buf + pos + 4, "IDAT", 4)) {
+            if (!*copy)
+                return buf + pos + 8;
+            memcpy(*copy + at, buf + pos + 8, clen);
+            at += clen;
+        }
+        pos += clen + 12;
+    }
+    return *copy ? *copy : (const uint8_t *)"";   /* no image data: inflating nothing fails below */
+}
+
 /* The kinds taken here; anything else returns FAST_NOT_TAKEN with nothing recorded. */
-static int decode_fast(const char *name, const uint8_t *buf, size_t len, const struct geom *want, struct image *out,
-                       int *st)
+static int decode_fast(const char *name, const uint8_t *buf, size_t len, const struct geom *want,
+                       const struct png_facts *pf, struct image *out, int *st)
 {
     const uint8_t *ihdr = buf + 16;
     const int depth = ihdr[8], ctype = ihdr[9], interlace = ihdr[12];
     static const int channels[7] = { 1, 0, 3, 0, 2, 0, 4 };
-    if ((depth != 8 && depth != 16) || ctype > 6 || !channels[ctype] || interlace != 0)
+    if ((depth != 8 && depth != 16) || ctype > 6 || !channels[ctype] || interlace != 0 || pf->trns)
         return FAST_NOT_TAKEN;
     if ((int)be32(ihdr) != want->w || (int)be32(ihdr + 4) != want->h || channels[ctype] != want->c || depth != want->depth)
         return FAST_NOT_TAKEN;
-    size_t zlen = 0;
-    for (size_t pos = 8; pos + 12 <= len;) {   /* png_check walked these chunks: lengths are in bounds */
-        const size_t clen = be32(buf + pos);
-        if (!memcmp(buf + pos + 4, "tRNS", 4))
-            return FAST_NOT_TAKEN;
-        if (!memcmp(buf + pos + 4, "IDAT", 4))
-            zlen += clen;
-        if (!memcmp(buf + pos + 4, "IEND", 4))
-            break;
-        pos += clen + 12;
-    }
     const size_t bpp = geom_bpp(want), n = (size_t)want->w * bpp;
     if (n + 1 > SIZE_MAX / (size_t)want->h)
         return FAST_NOT_TAKEN;
     const size_t flen = (n + 1) * (size_t)want->h;
-    uint8_t *z = malloc(zlen ? zlen : 1), *f = malloc(flen);
+    uint8_t *copy, *f = malloc(flen);
+    const uint8_t *z = image_data(buf, len, pf, &copy);
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (!z || !f || !d) {
-        free(z);
+        free(copy);
         free(f);
         libdeflate_free_decompressor(d);
         *st = gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for %dx%d pixels", name, want->w, want->h);
         return FAST_OK;
     }
-    size_t at = 0;
-    for (size_t pos = 8; pos + 12 <= len;) {
-        const size_t clen = be32(buf + pos);
-        if (!memcmp(buf + pos + 4, "IDAT", 4)) {
-            memcpy(z + at, buf + pos + 8, clen);
-            at += clen;
-        }
-        if (!memcmp(buf + pos + 4, "IEND", 4))
-            break;
-        pos += clen + 12;
-    }
     /* NULL for the output size: the rows must fill f exactly (the Adler-32 is checked) */
-    const enum libdeflate_result r = libdeflate_zlib_decompress(d, z, zlen, f, flen, NULL);
+    const enum libdeflate_result r = libdeflate_zlib_decompress(d, z, pf->idat_bytes, f, flen, NULL);
     libdeflate_free_decompressor(d);
-    free(z);
+    free(copy);
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {   /* more data than rows: libpng decides */
         free(f);
         return FAST_NOT_TAKEN;
@@ -268,17 +268,18 @@ static int decode_fast(const char *name, const uint8_t *buf, size_t len, const s
 }
 #endif
 
-int png_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, int force_libpng,
-               struct image *out, const char **codec)
+int png_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, const struct png_facts *f,
+               int force_libpng, struct image *out, const char **codec)
 {
 #ifdef HAVE_LIBDEFLATE
     int st;
-    if (!force_libpng && decode_fast(name, buf, len, want, out, &st) == FAST_OK) {
+    if (!force_libpng && decode_fast(name, buf, len, want, f, out, &st) == FAST_OK) {
         *codec = "libdeflate";
         return st;
     }
 #else
     (void)force_libpng;
+    (void)f;
 #endif
     *codec = png_libpng_name();
     return decode_libpng(name, buf, len, want, out);

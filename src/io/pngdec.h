@@ -8,12 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/image.h"
+#include "io/formats.h"
 
-/* Decode buf (a PNG whose chunk walk passed: formats.h's png_check) into out, which must come
- * out with the geometry want the header gave. *codec names the decoder that ran. Returns a
- * gpuimg_status naming name. */
-int png_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, int force_libpng,
-               struct image *out, const char **codec);
+/* Decode buf (a PNG whose chunk walk passed: formats.h's png_check, which found f) into out,
+ * which must come out with the geometry want the header gave. *codec names the decoder that
+ * ran. Returns a gpuimg_status naming name. */
+int png_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *want, const struct png_facts *f,
+               int force_libpng, struct image *out, const char **codec);
 const char *png_libpng_name(void);   /* "libpng 1.6.39" */
 
 #endif
