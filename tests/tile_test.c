@@ -2,9 +2,9 @@
  * memory, checked on the OpenMP path: every tileable pipeline, run in tiles of many shapes (1x1,
  * thin strips, odd sizes, tiles smaller than the blur's halo, one tile), equals the same
  * pipeline run whole, byte for byte, for every layout, both depths and the odd sizes: every
- * tileable operation's examples from the registry, then more. Also: every operation has examples,
- * a
- * pipeline with a step that cannot be tiled (resize) is named, and tile_shrink halves. */
+ * tileable operation's examples from the registry, then more (resize by whole factors, whose tiles
+ * take cells, and by others, whose tiles take whole axes). Also: every operation has examples, a
+ * pipeline with a step that cannot be tiled is named, and tile_shrink halves. */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +53,9 @@ int main(void)
     static const char *const more[] = {
         "gray", "blur=2", "blur=0.6:border=replicate", "blur=3:border=constant", "blur=9", "transpose", "rotate=90",
         "rotate=180", "rotate=270", "flip=h", "flip=v", "gray,blur=2,transpose", "blur=1.5,rotate=90,blur=1,flip=h",
-        "rotate=270,blur=2:border=replicate,transpose,gray",
+        "rotate=270,blur=2:border=replicate,transpose,gray", "resize=25%", "resize=33.3333%", "resize=50%:filter=nearest",
+        "resize=50%:filter=bilinear", "resize=50%:filter=area", "resize=25%:filter=bilinear", "resize=33.3333%:filter=nearest",
+        "resize=10x7", "resize=100%", "gray,resize=50%,blur=2", "blur=1,resize=25%,transpose",
     };
     const char *pipes[64];
     size_t npipes = (size_t)op_examples(pipes, 64 - (int)(sizeof more / sizeof *more), 1);
@@ -96,12 +98,21 @@ int main(void)
                 image_free(&im);
             }
 
+    /* an operation without a region is named (every one has one today: a copy of blur without) */
     static struct plan pl;
+    static struct op_desc untileable;
     const char *which = NULL;
     checks++;
-    if (plan_parse("gray,resize=50%,blur=2", &pl) || tile_supported(&pl, &which) || !which || strcmp(which, "resize")) {
+    if (plan_parse("gray,blur=2,resize=50%", &pl) || !tile_supported(&pl, &which)) {
         failures++;
-        fprintf(stderr, "FAIL resize is not reported as the step that cannot be tiled\n");
+        fprintf(stderr, "FAIL gray,blur=2,resize=50%% cannot be tiled\n");
+    }
+    untileable = *pl.steps[1].op;
+    untileable.region = NULL;
+    pl.steps[1].op = &untileable;
+    if (tile_supported(&pl, &which) || !which || strcmp(which, "blur")) {
+        failures++;
+        fprintf(stderr, "FAIL blur without a region is not reported as the step that cannot be tiled\n");
     }
     int tw = 5, th = 9, ok = tile_shrink(&tw, &th) && tw == 5 && th == 5 && tile_shrink(&tw, &th) && tw == 3 && th == 5;
     tw = th = 1;

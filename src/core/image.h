@@ -43,6 +43,13 @@ int image_alloc(struct image *im, const struct geom *g);
 /* Wrap a malloc'ed buffer (ownership passes to im). */
 void image_wrap(struct image *im, const struct geom *g, void *data);
 void image_free(struct image *im);
+/* Progress of an image being made top down: done(arg, img, n) once the first n rows of img are
+ * complete (img allocated by then), at least every IMAGE_ROWS_STEP rows and at the last. */
+#define IMAGE_ROWS_STEP 16
+struct image_rows {
+    void (*done)(void *arg, const struct image *img, int n);
+    void *arg;
+};
 /* Short description such as "RGBA 16-bit". */
 const char *layout_name(int channels);
 

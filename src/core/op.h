@@ -105,6 +105,9 @@ struct op_desc {
      * in it exact). NULL: the operation cannot run in tiles. */
     void (*region)(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
                    struct rect *need, struct rect *yields);
+    /* For a step whose output size is a parameter (resize): set a so that resolve on a tile gives
+     * out, the size region said it yields. NULL: the size follows from the input. */
+    void (*tile_args)(struct op_args *a, const struct geom *out);
     /* Shrink on load (--shrink-on-load): the largest factor, 2, 4 or 8, by which a decoder that
      * scales (libjpeg-turbo's DCT scaling gives ceil(w / f) x ceil(h / f)) may shrink this step's
      * input, in for out, with the step still making out from it; 1: none. a holds the step's

@@ -79,6 +79,8 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         fprintf(f, ", %d thread%s", r->threads, r->threads == 1 ? "" : "s");
     if (r->tiles)
         fprintf(f, ", %d tile%s of %dx%d", r->tiles, r->tiles == 1 ? "" : "s", r->tile_w, r->tile_h);
+    if (r->streamed)
+        fprintf(f, ", streamed: the stages overlap");
     if (r->fallback)
         fprintf(f, ", %s", r->fallback);
     fprintf(f, "]\n");
@@ -130,6 +132,7 @@ void timing_write_json(FILE *f, const struct run_report *r)
     fprintf(f, ",\n  \"shrink_on_load\": %d", r->shrink > 1 ? r->shrink : 1);
     fprintf(f, ",\n  \"encoder\": ");
     json_str(f, r->encoder);
+    fprintf(f, ",\n  \"streamed\": %s", r->streamed ? "true" : "false");
     if (r->tiles)
         fprintf(f, ",\n  \"tiles\": {\"count\": %d, \"width\": %d, \"height\": %d}", r->tiles, r->tile_w, r->tile_h);
     if (r->note[0]) {

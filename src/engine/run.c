@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "engine/run.h"
+#include "engine/stream.h"
 
 /* The format out is written in: the extension's (batches), else the command's. */
 static int out_format(const struct run_ctx *c, const char *out, enum out_format *f)
@@ -106,6 +107,18 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         return st;
     struct image img = { 0 };
     int done = 0;
+    if (c->kind == BACKEND_CPU) {
+        struct save_opts so = c->save;
+        if (!(st = out_format(c, out, &so.fmt)))
+            st = stream_run(&pl, &raw, out, &so, c->hold, r);
+        done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not streamed: the stages in turn below */
+        if (done) {
+            io_input_free(&raw);   /* where it failed before decoding */
+            r->total_ms = timing_now_ms() - t0;
+            return st;
+        }
+        st = GPUIMG_OK;
+    }
     if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.shrink == 1 && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
         st = backend_gpu_run_jpeg(&pl, &c->gpu, &raw, &img, r);
         done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: stb_image below */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/timing.h"
 #include "engine/tile.h"
 
 int tile_supported(const struct plan *pl, const char **which)
@@ -43,7 +44,9 @@ int tile_chain(const struct plan *pl, const struct rect *t, struct tile_chain *t
         struct step *s = &tc->steps[k];
         *s = pl->steps[k];
         s->in = g;
-        struct op_args a = pl->steps[k].args;
+        if (s->op->tile_args)
+            s->op->tile_args(&s->args, &(struct geom){ yields[k].w, yields[k].h, g.c, g.depth });
+        struct op_args a = s->args;
         if ((r = s->op->resolve(&a, &g, &s->out)))
             break;
         if (s->out.w != yields[k].w || s->out.h != yields[k].h)
@@ -115,6 +118,56 @@ void image_paste(struct image *dst, int x, int y, const struct image *src)
                src->stride);
 }
 
+/* The rows y .. y + r->h of src as an image, without copying: where r spans src's width. */
+static int view(const struct image *src, const struct rect *r, struct image *v)
+{
+    if (r->x != 0 || r->w != src->w)
+        return 0;
+    *v = *src;
+    v->h = r->h;
+    v->data = src->data + (size_t)r->y * src->stride;
+    return 1;
+}
+
+int tile_chain_cpu(const struct tile_chain *tc, const struct image *img, struct image *res, void **own, double *step_ms)
+{
+    struct image cur = { 0 };
+    void *cur_own = NULL;   /* the allocation cur lies in, NULL: img's */
+    int st = GPUIMG_OK;
+    if (!view(img, &tc->src, &cur) && !(st = image_crop(img, &tc->src, &cur)))
+        cur_own = cur.data;
+    for (int k = 0; !st && k < tc->nsteps; k++) {
+        const struct step *s = &tc->steps[k];
+        struct image o, kept;
+        if ((st = image_alloc(&o, &s->out)))
+            break;
+        const double t0 = step_ms ? timing_now_ms() : 0;
+        st = s->op->cpu(&s->args, &cur, &o);
+        if (step_ms)
+            step_ms[k] += timing_now_ms() - t0;
+        free(cur_own);
+        cur_own = NULL;
+        if (!st && view(&o, &tc->keep[k], &cur))
+            cur_own = o.data;
+        else {
+            if (!st && !(st = image_crop(&o, &tc->keep[k], &kept))) {
+                cur = kept;
+                cur_own = kept.data;
+            }
+            image_free(&o);
+        }
+    }
+    if (!st && !cur_own)   /* no step: still img's rows */
+        st = image_crop(img, &tc->src, &cur) ? GPUIMG_ENOMEM : (cur_own = cur.data, GPUIMG_OK);
+    if (st)
+        free(cur_own);
+    else {
+        *res = cur;
+        *own = cur_own;
+    }
+    return st;
+}
+
 int tile_run_cpu(const struct plan *pl, int tw, int th, struct image *img)
 {
     const char *which;
@@ -127,22 +180,11 @@ int tile_run_cpu(const struct plan *pl, int tw, int th, struct image *img)
         for (int x = 0; !st && x < pl->out.w; x += tw) {
             const struct rect t = tile_at(pl, x, y, tw, th);
             struct image cur;
-            if ((st = tile_chain(pl, &t, &tc)) || (st = image_crop(img, &tc.src, &cur)))
+            void *own;
+            if ((st = tile_chain(pl, &t, &tc)) || (st = tile_chain_cpu(&tc, img, &cur, &own, NULL)))
                 break;
-            for (int k = 0; !st && k < tc.nsteps; k++) {
-                const struct step *s = &tc.steps[k];
-                struct image o, kept;
-                if ((st = image_alloc(&o, &s->out)))
-                    break;
-                if ((st = s->op->cpu(&s->args, &cur, &o)) == GPUIMG_OK && (st = image_crop(&o, &tc.keep[k], &kept)) == GPUIMG_OK) {
-                    image_free(&cur);
-                    cur = kept;
-                }
-                image_free(&o);
-            }
-            if (!st)
-                image_paste(&out, x, y, &cur);
-            image_free(&cur);
+            image_paste(&out, x, y, &cur);
+            free(own);
         }
     if (st) {
         image_free(&out);

@@ -33,6 +33,11 @@ int tile_shrink(int *tw, int *th);
 int image_crop(const struct image *src, const struct rect *r, struct image *dst);
 void image_paste(struct image *dst, int x, int y, const struct image *src);
 
+/* tc's steps on the CPU, from its source rectangle of img: *res is the tile, lying in *own
+ * (allocated here, for the caller to free; rows that span a whole image are taken in place, not
+ * copied). step_ms (may be NULL) has each step's time added to it. */
+int tile_chain_cpu(const struct tile_chain *tc, const struct image *img, struct image *res, void **own,
+                   double *step_ms);
 /* The OpenMP backend in tiles of tw x th: the reference for the tiling itself (tests). */
 int tile_run_cpu(const struct plan *pl, int tw, int th, struct image *img);
 

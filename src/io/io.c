@@ -284,12 +284,17 @@ static void *stb_load(const uint8_t *buf, size_t len, int is16, int *w, int *h, 
     return px;
 }
 
-int io_decode(struct io_input *in, struct image *out)
+int io_can_stream(const struct io_input *in)
+{
+    return io_can_shrink(in);   /* libjpeg-turbo's rows come as they are decoded */
+}
+
+static int decode(struct io_input *in, struct image *out, const struct image_rows *rows)
 {
 #ifdef HAVE_LIBJPEG
     if (in->kind == KIND_JPEG && in->dec != DEC_STB) {
         in->codec = jpeg_codec_name();
-        int st = jpeg_decode(in->name, in->buf, in->len, in->shrink, &in->g, out);
+        int st = jpeg_decode(in->name, in->buf, in->len, in->shrink, &in->g, out, rows);
         io_input_free(in);
         return st;
     }
@@ -297,6 +302,8 @@ int io_decode(struct io_input *in, struct image *out)
     if (in->kind == KIND_PNG && in->dec != DEC_STB) {
         int st = png_decode(in->name, in->buf, in->len, &in->g, &in->png, in->dec == DEC_LIBPNG, out, &in->codec);
         io_input_free(in);
+        if (!st && rows)
+            rows->done(rows->arg, out, out->h);
         return st;
     }
     in->codec = "stb_image";
@@ -328,7 +335,19 @@ int io_decode(struct io_input *in, struct image *out)
                            in->name, in->g.w, in->g.h, in->g.c, w, h, comp);
     }
     image_wrap(out, &g, px);
+    if (rows)
+        rows->done(rows->arg, out, out->h);
     return GPUIMG_OK;
+}
+
+int io_decode(struct io_input *in, struct image *out)
+{
+    return decode(in, out, NULL);
+}
+
+int io_decode_rows(struct io_input *in, struct image *out, const struct image_rows *rows)
+{
+    return decode(in, out, rows);
 }
 
 int io_load(const char *path, const struct load_opts *o, struct image *out)
@@ -439,22 +458,36 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
     return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
 }
 
-int io_save_pending(const char *path, const struct image *im, const struct save_opts *o, struct io_pending *p)
+int io_write_pending(const char *path, const struct geom *g, const struct save_opts *o, struct io_pending *p,
+                     int (*write)(FILE *fp, const char *name, void *arg), void *arg)
 {
-    const char *name = io_display_name(path, 1);
-    const struct geom g = image_geom(im);
     memset(p, 0, sizeof *p);
     p->slot = -1;
-    int r = io_check_size(path, o->fmt, &g);
+    int r = io_check_size(path, o->fmt, g);
     if (!r)
         r = io_pending_open(path, o->force, p);
     if (!r)
-        r = encode_to(p->fp, name, im, o);
+        r = write(p->fp, io_display_name(path, 1), arg);
     if (!r)
         r = io_pending_close(p);
     if (r)
         io_pending_discard(p);
     return r;
+}
+
+struct encode_args { const struct image *im; const struct save_opts *o; };
+
+static int encode_cb(FILE *fp, const char *name, void *arg)
+{
+    const struct encode_args *a = arg;
+    return encode_to(fp, name, a->im, a->o);
+}
+
+int io_save_pending(const char *path, const struct image *im, const struct save_opts *o, struct io_pending *p)
+{
+    const struct geom g = image_geom(im);
+    struct encode_args a = { im, o };
+    return io_write_pending(path, &g, o, p, encode_cb, &a);
 }
 
 const char *io_encoder_name(const struct image *im, const struct save_opts *o)

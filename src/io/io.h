@@ -58,6 +58,12 @@ int io_decode(struct io_input *in, struct image *out);
 /* Whether in's decoder can shrink it on load (a JPEG going to libjpeg-turbo), and the request to
  * do so by f (2, 4 or 8): in->g becomes the shrunk geometry io_decode will give. */
 int io_can_shrink(const struct io_input *in);
+/* io_decode telling rows as they are complete: as they come where io_can_stream (libjpeg-turbo;
+ * a PNG's rows could come from zlib's inflate row by row, but that takes 1.7 times libdeflate's
+ * whole-image inflate, more than the overlap gains on 2 cores: bench/RESULTS.md), all at the end
+ * otherwise. */
+int io_can_stream(const struct io_input *in);
+int io_decode_rows(struct io_input *in, struct image *out, const struct image_rows *rows);
 void io_shrink(struct io_input *in, int f);
 void io_input_free(struct io_input *in);
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
@@ -85,6 +91,10 @@ int io_pending_publish(struct io_pending *p);    /* close, then put in place (or
 void io_pending_discard(struct io_pending *p);   /* remove the temporary file */
 /* io_save without the publish: the encoded image waits in p for io_pending_publish. */
 int io_save_pending(const char *path, const struct image *im, const struct save_opts *o, struct io_pending *p);
+/* The same for an image of g whose bytes write(fp, name, arg) writes (an encoder driven by its
+ * caller, as the streamed run drives pngenc). */
+int io_write_pending(const char *path, const struct geom *g, const struct save_opts *o, struct io_pending *p,
+                     int (*write)(FILE *fp, const char *name, void *arg), void *arg);
 /* "<stdin>" / "<stdout>" for "-", else path. */
 const char *io_display_name(const char *path, int out);
 

@@ -66,7 +66,7 @@ static void cmyk_to_rgb(const uint8_t *in, uint8_t *out, int w)
 }
 
 int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, const struct geom *want,
-                struct image *out)
+                struct image *out, const struct image_rows *rows)
 {
     struct jpeg_decompress_struct d;
     struct err e;
@@ -114,6 +114,8 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
         }
         if (cmyk)
             cmyk_to_rgb(row, out->data + (size_t)y * out->stride, g.w);
+        if (rows && (d.output_scanline % IMAGE_ROWS_STEP == 0 || d.output_scanline == d.output_height))
+            rows->done(rows->arg, out, (int)d.output_scanline);
     }
     jpeg_finish_decompress(&d);
     jpeg_destroy_decompress(&d);

@@ -8,9 +8,10 @@
 
 /* Decode len bytes into out (8 bits; grey 1 channel, colour and CMYK 3), shrunk by the DCT
  * scaling by 1/denom (1, 2, 4 or 8: ceil(w / denom) x ceil(h / denom)), which must come out with
- * the geometry want; a file whose data ends early or is corrupt is an error. */
+ * the geometry want; a file whose data ends early or is corrupt is an error. rows (may be NULL)
+ * is told as rows are complete. */
 int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, const struct geom *want,
-                struct image *out);
+                struct image *out, const struct image_rows *rows);
 
 struct jpeg_opts {
     int quality;        /* 1..100 */

@@ -1,11 +1,12 @@
 /* gpuimg: PNG encoding on several threads. The rows are cut into strips; every strip's rows are
- * filtered (the five PNG filters, the one with the smallest sum of absolute values kept, as libpng
- * chooses) and then deflated on its own thread into raw deflate data that ends on a byte
+ * filtered into a buffer of the strip's own (the five PNG filters, the one with the smallest sum
+ * of absolute values kept, as libpng chooses) and then deflated on its own thread into raw deflate data that ends on a byte
  * boundary, not final. With libdeflate (built in unless GPUIMG_PNG_ZLIB=1) a strip is deflated
  * whole and then made to continue: its final block's header bit is cleared (zlib's inflate,
  * stopping at each block boundary, finds it) and an empty stored block ends it on a byte, as a
  * sync flush would. With zlib a strip is primed with the last 32 KiB of the strip before it and
- * ends with a sync flush. The pieces, one zlib header and the Adler-32 of the whole combined from
+ * ends with a sync flush. Strips depend on no other's work, so they can be encoded as soon as
+ * their rows exist (pngenc_begin .. pngenc_end). The pieces, one zlib header and the Adler-32 of the whole combined from
  * the strips' make one ordinary zlib stream: libpng writes the signature, IHDR, the IDAT chunks
  * carrying it and IEND, so any PNG reader takes the file. */
 #include <config.h>
@@ -259,7 +260,7 @@ static void on_error(png_structp png, png_const_charp msg)
 static void on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
 
 /* Write the container with libpng around the zlib stream made of header + strips + adler. */
-static int write_container(FILE *fp, const char *name, const struct image *im, const uint8_t zhead[2],
+static int write_container(FILE *fp, const char *name, const struct geom *im, const uint8_t zhead[2],
                            const struct strip *s, int ns, const uint8_t ztail[4])
 {
     static const int ctype[5] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
@@ -315,85 +316,141 @@ static int write_container(FILE *fp, const char *name, const struct image *im, c
 /* Strips for an image of total filtered bytes: a few a thread evens out their costs; none
  * smaller than STRIP_MIN_BYTES, where a strip's fixed cost shows, or larger than STRIP_MAX_BYTES
  * (zlib counts in 32 bits). */
-static int strip_count(const struct image *im, int threads)
+static int strip_count(const struct geom *g, int threads)
 {
-    const size_t total = (image_bpp(im) * (size_t)im->w + 1) * (size_t)im->h;
-    size_t ns = threads >= 2 ? 4 * (size_t)threads : 1;
+    const size_t total = (geom_bpp(g) * (size_t)g->w + 1) * (size_t)g->h;
+    size_t ns = threads >= 2 ? 8 * (size_t)threads : 1;
     if (ns > total / STRIP_MIN_BYTES)
         ns = total / STRIP_MIN_BYTES;
     if (ns < total / STRIP_MAX_BYTES + 1)
         ns = total / STRIP_MAX_BYTES + 1;
-    if (ns > (size_t)im->h)
-        ns = (size_t)im->h;
+    if (ns > (size_t)g->h)
+        ns = (size_t)g->h;
     return ns < 1 ? 1 : (int)ns;
 }
 
 const char *pngenc_name(const struct image *im, int threads)
 {
-    const int one = strip_count(im, threads) == 1;
+    const struct geom g = image_geom(im);
+    const int one = strip_count(&g, threads) == 1;
     return use_libdeflate() ? one ? "libdeflate" : "libdeflate, strips joined" : one ? "zlib" : "zlib, strips joined";
 }
 
-int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads)
+struct pngenc {
+    struct geom g;
+    size_t n, bpp, rowf;
+    int level, libdeflate, ns;
+    struct strip *s;
+};
+
+int pngenc_begin(struct pngenc **out, const char *name, const struct geom *g, int level, int threads)
 {
-    const size_t bpp = image_bpp(im), n = (size_t)im->w * bpp, rowf = n + 1;
-    const size_t total = rowf * (size_t)im->h;
-    const int libdeflate = use_libdeflate();
-    const int ns = strip_count(im, threads);
-    uint8_t *f = malloc(total);
-    struct strip *s = calloc((size_t)ns, sizeof *s);
-    if (!f || !s) {
-        free(f);
-        free(s);
+    struct pngenc *e = calloc(1, sizeof *e);
+    const int ns = strip_count(g, threads);
+    if (e)
+        e->s = calloc((size_t)ns, sizeof *e->s);
+    if (!e || !e->s) {
+        free(e);
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the PNG encoder", name);
     }
+    e->g = *g;
+    e->bpp = geom_bpp(g);
+    e->n = (size_t)g->w * e->bpp;
+    e->rowf = e->n + 1;
+    e->level = level;
+    e->libdeflate = use_libdeflate();
+    e->ns = ns;
     for (int k = 0; k < ns; k++) {
-        s[k].y0 = (int)((long long)im->h * k / ns);
-        s[k].y1 = (int)((long long)im->h * (k + 1) / ns);
+        e->s[k].y0 = (int)((long long)g->h * k / ns);
+        e->s[k].y1 = (int)((long long)g->h * (k + 1) / ns);
+        e->s[k].status = -1;   /* not encoded yet */
     }
-    const int nthreads = threads < 1 ? 1 : threads > ns ? ns : threads;
-    (void)nthreads;   /* unused without OpenMP */
-    /* Two phases: zlib's dictionary for a strip is the filtered end of the one before it. */
-    #pragma omp parallel num_threads(nthreads)
-    {
-        #pragma omp for schedule(dynamic, 1)
-        for (int k = 0; k < ns; k++)
-            s[k].status = filter_strip(im, s[k].y0, s[k].y1, f + (size_t)s[k].y0 * rowf, n, bpp);
-        #pragma omp for schedule(dynamic, 1)
-        for (int k = 0; k < ns; k++) {
-            if (s[k].status)
-                continue;
-            const size_t off = (size_t)s[k].y0 * rowf, len = (size_t)(s[k].y1 - s[k].y0) * rowf;
-            const size_t dict = off < DICT_BYTES ? off : DICT_BYTES;
+    *out = e;
+    return GPUIMG_OK;
+}
+
+int pngenc_strips(const struct pngenc *e) { return e->ns; }
+
+void pngenc_strip_rows(const struct pngenc *e, int k, int *y0, int *y1)
+{
+    *y0 = e->s[k].y0;
+    *y1 = e->s[k].y1;
+}
+
+/* Strip k on its own: its rows filtered into a buffer of its own and deflated. zlib's dictionary
+ * is the filtered end of the strip before, filtered again here from the rows above (at most
+ * 32 KiB), so that strips need not wait for one another. */
+int pngenc_strip(struct pngenc *e, const struct image *im, int k)
+{
+    struct strip *s = &e->s[k];
+    const size_t rows_dict = e->libdeflate ? 0 : (DICT_BYTES + e->rowf - 1) / e->rowf;
+    const int ya = (size_t)s->y0 > rows_dict ? s->y0 - (int)rows_dict : 0;
+    const size_t pre = (size_t)(s->y0 - ya) * e->rowf, len = (size_t)(s->y1 - s->y0) * e->rowf;
+    const size_t dict = pre < DICT_BYTES ? pre : DICT_BYTES;
+    uint8_t *f = malloc(pre + len);
+    int st = f ? filter_strip(im, ya, s->y1, f, e->n, e->bpp) : GPUIMG_ENOMEM;
+    const int last = k == e->ns - 1;
 #ifdef HAVE_LIBDEFLATE
-            if (libdeflate) {
-                s[k].status = deflate_libdeflate(&s[k], f + off, len, level, k == ns - 1);
-                continue;
-            }
+    if (!st && e->libdeflate)
+        st = deflate_libdeflate(s, f + pre, len, e->level, last);
+    else
 #endif
-            s[k].status = deflate_strip(&s[k], f + off, len, dict, level, k == ns - 1);
-        }
-    }
+    if (!st)
+        st = deflate_strip(s, f + pre, len, dict, e->level, last);
+    free(f);
+    s->status = st;
+    return st;
+}
+
+int pngenc_end(struct pngenc *e, FILE *fp, const char *name)
+{
     int st = GPUIMG_OK;
     uLong adler = adler32(0L, Z_NULL, 0);
-    for (int k = 0; k < ns && !st; k++) {
-        if (s[k].status)
-            st = gpuimg_fail(s[k].status, "%s: PNG encoder: %s", name,
-                             s[k].status == GPUIMG_ENOMEM ? "out of memory" : libdeflate ? "libdeflate failed" : "zlib failed");
+    for (int k = 0; k < e->ns && !st; k++) {
+        const struct strip *s = &e->s[k];
+        if (s->status)
+            st = gpuimg_fail(s->status < 0 ? GPUIMG_EINTERNAL : s->status, "%s: PNG encoder: %s", name,
+                             s->status < 0                  ? "a strip was not encoded"
+                             : s->status == GPUIMG_ENOMEM ? "out of memory"
+                             : e->libdeflate              ? "libdeflate failed"
+                                                          : "zlib failed");
         else
-            adler = adler32_combine(adler, s[k].adler, (z_off_t)((size_t)(s[k].y1 - s[k].y0) * rowf));
+            adler = adler32_combine(adler, s->adler, (z_off_t)((size_t)(s->y1 - s->y0) * e->rowf));
     }
-    free(f);
     if (!st) {
-        const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+        const int flevel = e->level < 2 ? 0 : e->level < 6 ? 1 : e->level == 6 ? 2 : 3;
         uint8_t zhead[2] = { 0x78, (uint8_t)(flevel << 6) };
         zhead[1] += (uint8_t)((31 - (zhead[0] * 256 + zhead[1]) % 31) % 31);
         const uint8_t ztail[4] = { (uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8),
                                    (uint8_t)adler };
-        st = write_container(fp, name, im, zhead, s, ns, ztail);
+        st = write_container(fp, name, &e->g, zhead, e->s, e->ns, ztail);
     }
-    for (int k = 0; k < ns; k++)
-        free(s[k].z);
-    free(s);
+    return st;
+}
+
+void pngenc_free(struct pngenc *e)
+{
+    if (!e)
+        return;
+    for (int k = 0; k < e->ns; k++)
+        free(e->s[k].z);
+    free(e->s);
+    free(e);
+}
+
+int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads)
+{
+    const struct geom g = image_geom(im);
+    struct pngenc *e;
+    int st = pngenc_begin(&e, name, &g, level, threads);
+    if (st)
+        return st;
+    const int nthreads = threads < 1 ? 1 : threads > e->ns ? e->ns : threads;
+    (void)nthreads;   /* unused without OpenMP */
+    #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
+    for (int k = 0; k < e->ns; k++)
+        pngenc_strip(e, im, k);
+    st = pngenc_end(e, fp, name);
+    pngenc_free(e);
     return st;
 }

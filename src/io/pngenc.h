@@ -9,4 +9,16 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
 /* The deflater pngenc_write uses for im on threads threads ("libdeflate", "zlib, strips joined"). */
 const char *pngenc_name(const struct image *im, int threads);
 
+/* pngenc_write in its parts, for rows that come over time: begin cuts an image of g into the
+ * strips pngenc_write would (the file is the same byte for byte); pngenc_strip encodes strip k
+ * from im's rows y0 - 1 .. y1 - 1 (the row above is the first row's filter context), on any
+ * thread, each strip once; pngenc_end writes the file once every strip is encoded. */
+struct pngenc;
+int pngenc_begin(struct pngenc **e, const char *name, const struct geom *g, int level, int threads);
+int pngenc_strips(const struct pngenc *e);
+void pngenc_strip_rows(const struct pngenc *e, int k, int *y0, int *y1);
+int pngenc_strip(struct pngenc *e, const struct image *im, int k);
+int pngenc_end(struct pngenc *e, FILE *fp, const char *name);
+void pngenc_free(struct pngenc *e);
+
 #endif

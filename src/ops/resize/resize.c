@@ -65,6 +65,39 @@ static int load_shrink(struct op_args *a, const struct geom *in, const struct ge
     return 1;
 }
 
+/* Tiles: on an axis where the input is a whole multiple f of the output (a shrink by 2, 3, ...,
+ * or 1:1) output pixel o takes its taps from input pixels o*f .. o*f + f - 1 alone (bilinear's
+ * sample sits at o*f + (f - 1) / 2, its second tap weighing 0 where that is a pixel's centre;
+ * area's cell; nearest's pick), so a tile of whole cells gives its outputs exactly. On any other
+ * axis a tile takes the whole axis. */
+static void axis_region(int in, int out, int want0, int wantn, int *need0, int *needn, int *yield0, int *yieldn)
+{
+    if (in % out == 0) {
+        const int f = in / out;
+        *need0 = want0 * f;
+        *needn = wantn * f;
+        *yield0 = want0;
+        *yieldn = wantn;
+    } else {
+        *need0 = *yield0 = 0;
+        *needn = in;
+        *yieldn = out;
+    }
+}
+
+static void region(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
+                   struct rect *need, struct rect *yields)
+{
+    (void)a;
+    axis_region(in->w, out->w, want->x, want->w, &need->x, &need->w, &yields->x, &yields->w);
+    axis_region(in->h, out->h, want->y, want->h, &need->y, &need->h, &yields->y, &yields->h);
+}
+
+static void tile_args(struct op_args *a, const struct geom *out)
+{
+    a->v[P_SIZE].size = (struct size_spec){ SIZE_PIXELS, 0, out->w, out->h };
+}
+
 /* Source column for output column o, as INTER_NEAREST_EXACT: a 16.16 step, rounded to nearest. */
 static int32_t nearest_index(int64_t in, int64_t out, int64_t o)
 {
@@ -568,6 +601,8 @@ const struct op_desc op_resize = {
     .resolve = resolve,
     .cpu = cpu,
     .load_shrink = load_shrink,
+    .region = region,
+    .tile_args = tile_args,
     GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR) | KV_BIT(KV_TEXTURE),
                KV_VECTOR,   /* the fastest beside perpixel, tiled and texture */
                gpu_prepare, gpu_launch, gpu_release),
