@@ -4,7 +4,7 @@
  * pipeline run whole, byte for byte, for every layout, both depths and the odd sizes: every
  * tileable operation's examples from the registry, then more (resize by whole factors, whose tiles
  * take cells, and by others, whose tiles take whole axes). Also: every operation has examples, a
- * pipeline with a step that cannot be tiled is named, and tile_shrink halves. */
+ * pipeline with a step that cannot be tiled is named, and tile_shrink and tile_shrink_plan halve. */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,6 +120,24 @@ int main(void)
     if (!ok || tile_shrink(&tw, &th)) {
         failures++;
         fprintf(stderr, "FAIL tile_shrink\n");
+    }
+    /* tile_shrink_plan halves the side that saves bytes: the rows of a resize that takes whole rows
+     * (1001 columns to 501), the longer side of a pointwise step */
+    static struct plan rp;
+    const struct geom big = { 1001, 626, 3, 8 };
+    checks++;
+    tw = 501, th = 313;
+    if (plan_parse("resize=50%", &rp) || plan_resolve(&rp, &big, 0) || !tile_shrink_plan(&rp, &tw, &th) || tw != 501
+        || th != 157) {
+        failures++;
+        fprintf(stderr, "FAIL tile_shrink_plan on resize=50%%: %dx%d, want 501x157\n", tw, th);
+    }
+    checks++;
+    tw = 1000, th = 626;   /* a tie: the longer side */
+    if (plan_parse("gray", &rp) || plan_resolve(&rp, &(struct geom){ 1000, 626, 3, 8 }, 0) || !tile_shrink_plan(&rp, &tw, &th)
+        || tw != 500 || th != 626) {
+        failures++;
+        fprintf(stderr, "FAIL tile_shrink_plan on gray: %dx%d, want 500x626\n", tw, th);
     }
     printf("tile_test: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

@@ -315,8 +315,8 @@ static int run_tile(const struct plan *pl, const struct tile_chain *tc, const st
 
 #define TILE_MIN_PIXELS 4096
 
-/* The pipeline in tiles, after the whole image did not fit: the tile's longer side is halved
- * until its buffers and tables fit (tile.h). Each operation's kernel is the one it would run on
+/* The pipeline in tiles, after the whole image did not fit: a side of the tile is halved (the one
+ * that saves more) until its buffers and tables fit (tile.h). Each operation's kernel is the one it would run on
  * the whole image, so the result is the same byte for byte. */
 static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
@@ -343,7 +343,7 @@ static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, st
     while (!st && !done) {
         /* below 64x64 pixels a tile costs more in launches and halo than the CPU takes */
         const int pw = tw, ph = th;
-        if (!tile_shrink(&tw, &th) || (int64_t)tw * th < TILE_MIN_PIXELS) {
+        if (!tile_shrink_plan(pl, &tw, &th) || (int64_t)tw * th < TILE_MIN_PIXELS) {
             st = gpuimg_fail(GPUIMG_ENODEVMEM, "the pipeline does not fit in device memory even in tiles of %dx%d pixels",
                              pw, ph);
             break;

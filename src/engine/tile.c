@@ -97,6 +97,24 @@ int tile_shrink(int *tw, int *th)
     return 1;
 }
 
+int tile_shrink_plan(const struct plan *pl, int *tw, int *th)
+{
+    if (*tw <= 1 || *th <= 1)
+        return tile_shrink(tw, th);
+    const int hw = (*tw + 1) / 2, hh = (*th + 1) / 2;
+    uint64_t bw, bh;
+    int n;
+    if (tile_grid_bytes(pl, hw, *th, &bw, &n) || tile_grid_bytes(pl, *tw, hh, &bh, &n)) {
+        gpuimg_clear_error();
+        return tile_shrink(tw, th);
+    }
+    if (bw < bh || (bw == bh && *tw >= *th))
+        *tw = hw;
+    else
+        *th = hh;
+    return 1;
+}
+
 int image_crop(const struct image *src, const struct rect *r, struct image *dst)
 {
     struct geom g = { r->w, r->h, src->c, src->depth };

@@ -29,6 +29,9 @@ struct rect tile_at(const struct plan *pl, int x, int y, int tw, int th);
 int tile_grid_bytes(const struct plan *pl, int tw, int th, uint64_t *max_bytes, int *count);
 /* The tile size after t x h that needs less memory: the longer side halved. 0 when already 1x1. */
 int tile_shrink(int *tw, int *th);
+/* The same for pl's tiles: the side whose halving needs the fewer bytes (a resize that takes whole
+ * rows gains nothing from narrower tiles), the longer one on a tie. */
+int tile_shrink_plan(const struct plan *pl, int *tw, int *th);
 /* Copy the rectangle r of src into dst (allocated here) / dst's rectangle at (x, y) from src. */
 int image_crop(const struct image *src, const struct rect *r, struct image *dst);
 void image_paste(struct image *dst, int x, int y, const struct image *src);
