@@ -2,13 +2,16 @@
  * cut into many strips, several thread counts and zlib levels: the file is read back with libpng's
  * own reader (CRCs and Adler-32 checked, nothing of ours) and must give the same samples; the
  * threaded file must be as small as one deflate stream within 1% and, for one thread, within 2%
- * (zlib) or 3% (libdeflate) of what libpng writes itself at the same level. */
+ * (zlib) or 3% (libdeflate) of what libpng writes itself at the same level. Also raw deflate
+ * chunks made elsewhere (as nvCOMP makes them) joined into one file: read back, and refused when
+ * they are short or damaged. */
 #include <config.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <zlib.h>
 #include "core/error.h"
 #include "io/pngenc.h"
 #include "testutil.h"
@@ -209,8 +212,105 @@ static void write_failures(void)
     image_free(&im);
 }
 
+/* pngenc_write_chunks, as the GPU encoder will call it: the rows filtered (none on even rows, sub
+ * on odd ones), cut into chunks of csize bytes that ignore row ends, each deflated on its own by
+ * zlib into a complete raw stream (several blocks at 64 KiB and level 9, stored blocks at level
+ * 0), joined: libpng must read back the image. Then chunks holding one byte too few, and a
+ * damaged chunk, must be refused. */
+static int chunks_check(const struct geom *g, size_t csize, int level, int threads, int damage)
+{
+    struct image im;
+    if (test_make_image(&im, g, (uint32_t)(csize + level)))
+        return 1;
+    const size_t bpp = image_bpp(&im), n = (size_t)g->w * bpp, total = (n + 1) * (size_t)g->h;
+    uint8_t *f = malloc(total);
+    uint8_t *x = malloc(n);
+    for (int y = 0; y < g->h; y++) {
+        memcpy(x, im.data + (size_t)y * im.stride, n);
+        for (size_t i = 0; g->depth == 16 && i < n; i += 2) {   /* PNG's samples are big-endian */
+            uint16_t v;
+            memcpy(&v, &x[i], 2);
+            x[i] = (uint8_t)(v >> 8);
+            x[i + 1] = (uint8_t)v;
+        }
+        uint8_t *o = f + (size_t)y * (n + 1);
+        o[0] = (uint8_t)(y & 1);
+        for (size_t i = 0; i < n; i++)
+            o[1 + i] = (uint8_t)(x[i] - (y & 1 && i >= bpp ? x[i - bpp] : 0));
+    }
+    free(x);
+    const size_t have = damage == 1 ? total - 1 : total;   /* 1: a byte short */
+    const int nc = (int)((have + csize - 1) / csize);
+    uint8_t **chunks = calloc((size_t)nc, sizeof *chunks);
+    size_t *lens = calloc((size_t)nc, sizeof *lens);
+    for (int k = 0; k < nc; k++) {
+        const size_t off = (size_t)k * csize, len = have - off < csize ? have - off : csize;
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+        const size_t cap = deflateBound(&z, len) + 6;
+        chunks[k] = malloc(cap);
+        z.next_in = f + off;
+        z.avail_in = (uInt)len;
+        z.next_out = chunks[k];
+        z.avail_out = (uInt)cap;
+        deflate(&z, Z_FINISH);
+        lens[k] = cap - z.avail_out;
+        deflateEnd(&z);
+    }
+    if (damage == 2)   /* a block type that does not exist (BTYPE 11) at the start of the middle chunk */
+        chunks[nc / 2][0] |= 6;
+    char *buf = NULL;
+    size_t bn = 0;
+    FILE *fp = open_memstream(&buf, &bn);
+    const int st = pngenc_write_chunks(fp, "chunks", g, level, chunks, lens, nc, threads);
+    fclose(fp);
+    int bad = 0;
+    struct image back;
+    if (damage) {
+        bad = st == GPUIMG_OK;
+        if (bad)
+            fprintf(stderr, "FAIL chunks %dx%d c%d d%d: damage %d accepted\n", g->w, g->h, g->c, g->depth, damage);
+        gpuimg_clear_error();
+    } else if (st || libpng_read((uint8_t *)buf, bn, &back)) {
+        fprintf(stderr, "FAIL chunks %dx%d c%d d%d of %zu bytes level %d: %s\n", g->w, g->h, g->c, g->depth, csize, level,
+                st ? gpuimg_errmsg() : "libpng cannot read the file");
+        bad = 1;
+    } else {
+        if (!test_equal(&im, &back)) {
+            fprintf(stderr, "FAIL chunks %dx%d c%d d%d of %zu bytes level %d: other pixels\n", g->w, g->h, g->c, g->depth,
+                    csize, level);
+            bad = 1;
+        }
+        image_free(&back);
+    }
+    for (int k = 0; k < nc; k++)
+        free(chunks[k]);
+    free(chunks);
+    free(lens);
+    free(buf);
+    free(f);
+    image_free(&im);
+    return bad;
+}
+
 int main(void)
 {
+    /* joined chunks: one chunk, chunks of 1000 bytes and 64 KiB, levels 0, 1 and 9 */
+    static const struct { int w, h, c, d; size_t csize; int level; } cc[] = {
+        { 7, 3, 3, 8, 65536, 6 },     { 13, 42, 1, 8, 100, 1 },     { 300, 200, 4, 8, 1000, 9 },
+        { 300, 200, 2, 16, 1000, 0 }, { 1001, 626, 3, 8, 65536, 9 }, { 1001, 626, 4, 16, 65536, 1 },
+    };
+    int chunk_runs = 0;
+    for (size_t i = 0; i < sizeof cc / sizeof cc[0]; i++)
+        for (int damage = 0; damage <= 2; damage++) {
+            const struct geom g = { cc[i].w, cc[i].h, cc[i].c, cc[i].d };
+            if (damage == 2 && (size_t)(g.w * g.c * g.depth / 8 + 1) * g.h <= cc[i].csize)
+                continue;   /* one chunk: the damaged middle one would be the first */
+            failures += chunks_check(&g, cc[i].csize, cc[i].level, 1 + (int)i % 4, damage);
+            chunk_runs++;
+        }
+    printf("pngenc: %d joins of deflate chunks checked\n", chunk_runs);
     write_failures();
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 1600, 1000 } };
     static const int threads[] = { 1, 3, 8 };

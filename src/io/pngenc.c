@@ -100,7 +100,8 @@ struct strip {
     int y0, y1;
     uint8_t *z;        /* compressed bytes */
     size_t zlen;
-    uLong adler;
+    size_t raw;        /* the filtered bytes they hold */
+    uLong adler;       /* of those */
     int status;
 };
 
@@ -175,15 +176,17 @@ static int deflate_strip(struct strip *s, const uint8_t *in, size_t len, size_t 
     }
     deflateEnd(&z);
     s->adler = adler_of(in, len);
+    s->raw = len;
     return st;
 }
 
-#ifdef HAVE_LIBDEFLATE
-/* Make s->z, a raw deflate stream ending in a final block, continue: clear that block's BFINAL
- * bit and end on a byte boundary with an empty stored block (3 zero bits, padding, 00 00 FF FF).
- * zlib's inflate with Z_BLOCK returns after every block's end-of-block code, which tells where
- * the next block's header starts; the output is thrown away (inflate keeps its own window). */
-static int unfinal(struct strip *s)
+/* Walk s->z, a raw deflate stream ending in a final block, through zlib's inflate, which with
+ * Z_BLOCK returns after every block's end-of-block code and so tells where the next block's
+ * header starts (the output is thrown away; inflate keeps its own window). Not last: make it
+ * continue by clearing that final block's BFINAL bit and ending on a byte boundary with an empty
+ * stored block (3 zero bits, padding, 00 00 FF FF; up to 6 bytes more). count: set s->raw and
+ * s->adler from what it inflates to. */
+static int walk_blocks(struct strip *s, int last, int count)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -191,21 +194,31 @@ static int unfinal(struct strip *s)
         return GPUIMG_ENOMEM;
     uint8_t scratch[1 << 16];
     size_t header = 0, end = 0;   /* bit positions: the last block's header, the final block's end */
+    uLong adler = adler32(0L, Z_NULL, 0);
     int st = GPUIMG_EINTERNAL, rc;
     z.next_in = s->z;
-    z.avail_in = (uInt)s->zlen;   /* a strip is far below 4 GiB (STRIP_MAX_BYTES) */
+    z.avail_in = (uInt)s->zlen;   /* a strip or chunk is far below 4 GiB (STRIP_MAX_BYTES) */
     do {
         z.next_out = scratch;
         z.avail_out = sizeof scratch;
         rc = inflate(&z, Z_BLOCK);
+        if (count)
+            adler = adler32(adler, scratch, (uInt)(sizeof scratch - z.avail_out));
         const size_t bit = (size_t)(z.next_in - s->z) * 8 - (size_t)(z.data_type & 7);
         if ((z.data_type & 128) && (z.data_type & 64))   /* the final block's end-of-block code */
             end = bit;
         else if (z.data_type & 128)   /* another block's: a header follows */
             header = bit;
     } while (rc == Z_OK);
+    if (count) {
+        s->raw = z.total_out;
+        s->adler = adler;
+    }
     inflateEnd(&z);
-    if (rc == Z_STREAM_END && end > header && (s->z[header / 8] >> (header % 8) & 1)) {
+    if (rc == Z_STREAM_END && last && end > 0) {
+        s->zlen = (end + 7) / 8;   /* nothing after the final block */
+        st = GPUIMG_OK;
+    } else if (!last && rc == Z_STREAM_END && end > header && (s->z[header / 8] >> (header % 8) & 1)) {
         s->z[header / 8] &= (uint8_t)~(1u << (header % 8));
         s->zlen = (end + 7) / 8;
         if (end % 8)   /* the bits after the end must read as the stored block's zero header */
@@ -220,20 +233,22 @@ static int unfinal(struct strip *s)
     return st;
 }
 
-/* in[0..len) as raw deflate by libdeflate; not the last strip: made to continue (unfinal). */
+#ifdef HAVE_LIBDEFLATE
+/* in[0..len) as raw deflate by libdeflate; not the last strip: made to continue (walk_blocks). */
 static int deflate_libdeflate(struct strip *s, const uint8_t *in, size_t len, int level, int last)
 {
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
     if (!c)
         return GPUIMG_ENOMEM;
-    const size_t cap = libdeflate_deflate_compress_bound(c, len) + 6;   /* + unfinal's bytes */
+    const size_t cap = libdeflate_deflate_compress_bound(c, len) + 6;   /* + walk_blocks' bytes */
     int st = (s->z = malloc(cap)) ? GPUIMG_OK : GPUIMG_ENOMEM;
     if (!st && !(s->zlen = libdeflate_deflate_compress(c, in, len, s->z, cap)))
         st = GPUIMG_EINTERNAL;
     libdeflate_free_compressor(c);
     if (!st && !last)
-        st = unfinal(s);
+        st = walk_blocks(s, 0, 0);
     s->adler = adler_of(in, len);
+    s->raw = len;
     return st;
 }
 #endif
@@ -336,6 +351,17 @@ const char *pngenc_name(const struct image *im, int threads)
     return use_libdeflate() ? one ? "libdeflate" : "libdeflate, strips joined" : one ? "zlib" : "zlib, strips joined";
 }
 
+/* The zlib header for level, the strips and the Adler-32 of the whole, in libpng's container. */
+static int write_stream(FILE *fp, const char *name, const struct geom *g, int level, const struct strip *s, int ns,
+                        uLong adler)
+{
+    const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+    uint8_t zhead[2] = { 0x78, (uint8_t)(flevel << 6) };
+    zhead[1] += (uint8_t)((31 - (zhead[0] * 256 + zhead[1]) % 31) % 31);
+    const uint8_t ztail[4] = { (uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8), (uint8_t)adler };
+    return write_container(fp, name, g, zhead, s, ns, ztail);
+}
+
 struct pngenc {
     struct geom g;
     size_t n, bpp, rowf;
@@ -415,17 +441,9 @@ int pngenc_end(struct pngenc *e, FILE *fp, const char *name)
                              : e->libdeflate              ? "libdeflate failed"
                                                           : "zlib failed");
         else
-            adler = adler32_combine(adler, s->adler, (z_off_t)((size_t)(s->y1 - s->y0) * e->rowf));
+            adler = adler32_combine(adler, s->adler, (z_off_t)s->raw);
     }
-    if (!st) {
-        const int flevel = e->level < 2 ? 0 : e->level < 6 ? 1 : e->level == 6 ? 2 : 3;
-        uint8_t zhead[2] = { 0x78, (uint8_t)(flevel << 6) };
-        zhead[1] += (uint8_t)((31 - (zhead[0] * 256 + zhead[1]) % 31) % 31);
-        const uint8_t ztail[4] = { (uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8),
-                                   (uint8_t)adler };
-        st = write_container(fp, name, &e->g, zhead, e->s, e->ns, ztail);
-    }
-    return st;
+    return st ? st : write_stream(fp, name, &e->g, e->level, e->s, e->ns, adler);
 }
 
 void pngenc_free(struct pngenc *e)
@@ -452,5 +470,41 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
         pngenc_strip(e, im, k);
     st = pngenc_end(e, fp, name);
     pngenc_free(e);
+    return st;
+}
+
+int pngenc_write_chunks(FILE *fp, const char *name, const struct geom *g, int level, uint8_t *const *chunks,
+                        const size_t *lens, int n, int threads)
+{
+    struct strip *s = n > 0 ? calloc((size_t)n, sizeof *s) : NULL;
+    if (!s)
+        return gpuimg_fail(n > 0 ? GPUIMG_ENOMEM : GPUIMG_EINTERNAL, "%s: PNG encoder: %s", name,
+                           n > 0 ? "out of memory" : "no deflate chunks");
+    for (int k = 0; k < n; k++) {
+        s[k].z = chunks[k];
+        s[k].zlen = lens[k];
+    }
+    const int nthreads = threads < 1 ? 1 : threads > n ? n : threads;
+    (void)nthreads;   /* unused without OpenMP */
+    #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
+    for (int k = 0; k < n; k++)
+        s[k].status = lens[k] > UINT32_MAX ? GPUIMG_EINTERNAL : walk_blocks(&s[k], k == n - 1, 1);
+    int st = GPUIMG_OK;
+    size_t raw = 0;
+    uLong adler = adler32(0L, Z_NULL, 0);
+    for (int k = 0; k < n && !st; k++) {
+        if (s[k].status)
+            st = gpuimg_fail(s[k].status, "%s: PNG encoder: deflate chunk %d of %d %s", name, k + 1, n,
+                             s[k].status == GPUIMG_ENOMEM ? "cannot be read: out of memory" : "does not inflate to its end");
+        adler = adler32_combine(adler, s[k].adler, (z_off_t)s[k].raw);
+        raw += s[k].raw;
+    }
+    const size_t want = (geom_bpp(g) * (size_t)g->w + 1) * (size_t)g->h;
+    if (!st && raw != want)
+        st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: PNG encoder: the deflate chunks hold %zu bytes, the filtered rows %zu", name,
+                         raw, want);
+    if (!st)
+        st = write_stream(fp, name, g, level, s, n, adler);
+    free(s);
     return st;
 }
