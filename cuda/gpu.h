@@ -1,4 +1,4 @@
-/* gpuimg: the CUDA runtime's plain-C face (cuda/device.cu, cuda/jpeg.cu): kernel variant ids,
+/* gpuimg: the CUDA runtime's plain-C face (cuda/device.cu, cuda/jpeg.cu, cuda/png.cu): kernel variant ids,
  * device images, launch requests, the probe, memory, copies and timers. Plain C
  * types only: no CUDA header is included outside cuda/. Each operation's launchers are in its
  * own cuda/NAME/kernels.h. Every function that can fail returns 0 or a CUDA error code, with a
@@ -73,6 +73,21 @@ int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen);
  * channels, 8 bits, into dst on the device. 0: done; -1: nvJPEG does not take this one (CMYK,
  * a header that disagrees): decode it on the CPU; > 0: failed (err says why). */
 int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, char *err, size_t errlen);
+/* nvCOMP (HAVE_NVCOMP builds): PNG's rows of a w x h device image (c channels, depth bits, 16-bit
+ * samples in host order) filtered as the CPU encoder filters them and deflated by nvCOMP in 64
+ * KiB chunks with the algorithm for level (gpu_png_algorithm), the chunks packed into out->buf
+ * (each with 8 bytes of room after it) for pngenc_write_chunks; *ms: the device's time. 0: done;
+ * 1: failed (err says why). */
+struct gpu_png_chunks {
+    unsigned char *buf, **chunks;
+    size_t *lens, bytes;
+    int n;
+};
+int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out, float *ms,
+                    char *err, size_t errlen);
+void gpu_png_chunks_free(struct gpu_png_chunks *c);
+int gpu_png_algorithm(int level);
+const char *gpu_nvcomp_version(void);   /* "6.0.0" */
 /* Make device the calling thread's current one (each worker thread of a batch calls it). */
 int gpu_use_device(int device, char *err, size_t errlen);
 

@@ -63,7 +63,7 @@ static int check_run(const char *pipe, struct plan *pl, const struct image *in, 
     struct run_report r;
     timing_report_init(&r);
     test_copy(&got, in);
-    struct gpu_run_opts go = { 0, v, 0, nofuse, v & 1, v & 1 };   /* odd variants: as a batch worker */
+    struct gpu_run_opts go = { 0, v, 0, nofuse, v & 1, v & 1, NULL };   /* odd variants: as a batch worker */
     const char *vn = v < 0 ? (nofuse ? "auto-unfused" : "auto-fused") : kernel_names[v];
     if (backend_gpu_run(pl, &go, &got, &r) != GPUIMG_OK) {
         printf("FAIL %s %s %dx%d c%d d%d: %s\n", pipe, vn, in->w, in->h, in->c, in->depth, gpuimg_errmsg());
@@ -242,7 +242,7 @@ static int tiled_checks(int quick)
                         struct run_report r;
                         timing_report_init(&r);
                         test_copy(&got, &in);
-                        struct gpu_run_opts go = { 0, v, 0, 0, 0, 0 };
+                        struct gpu_run_opts go = { 0, v, 0, 0, 0, 0, NULL };
                         backend_gpu_set_mem_limit(pl.max_bytes / div);
                         int st = backend_gpu_run(&pl, &go, &got, &r);
                         backend_gpu_set_mem_limit(0);

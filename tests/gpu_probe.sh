@@ -104,4 +104,37 @@ expect_ok -q --jobs=2 --backend=cpu -o "$T/bu/%s.png" blur=1,transpose "$T"/b?.p
 for f in "$T"/bu/*.png; do
     cmp -s "$f" "$T/bt/$(basename "$f")" && ok || bad "tiled GPU batch: $(basename "$f") differs from the CPU batch"
 done
+# PNG filtered and deflated on the GPU (nvCOMP builds, GPUIMG_PNG_GPU=1): every layout at 8 and 16
+# bits, odd sizes, gives a file libpng reads with the very pixels of the CPU's file; -v names
+# nvCOMP; level 0 (stored) and the default leave the deflate to the CPU; a batch on the GPU gives
+# the pixels of the CPU batch
+if "$GPUIMG" --version | grep -q "^GPU encoder: nvCOMP"; then
+    env -u GPUIMG_PNG_GPU "$GPUIMG" -v -f --backend=gpu gray "$T/in.png" "$T/d.png" 2>"$T/err"
+    grep -q "nvCOMP" "$T/err" && bad "deflated on the GPU by default" || ok
+    export GPUIMG_PNG_GPU=1
+    dir=$(dirname "$GPUIMG")/tests
+    for c in 1 2 3 4; do
+        for d in 8 16; do
+            "$MKIMG" 1001 627 "$c" "$d" "$T/n.png" "$c" || exit 99
+            expect_ok -q -f --backend=cpu blur=1 "$T/n.png" "$T/nc.png"
+            run -v -f --backend=gpu blur=1 "$T/n.png" "$T/ng.png"
+            [ "$RC" -eq 0 ] && grep -q "nvCOMP deflate on the GPU" "$ERR" && ok || bad "GPU PNG c$c d$d: $(cat "$ERR")"
+            "$dir/golden_test" --diff "$T/nc.png" "$T/ng.png" 0 >"$T/log" && ok || bad "GPU PNG c$c d$d: $(cat "$T/log")"
+        done
+    done
+    for l in 1 9; do
+        run -v -f --backend=gpu --png-level=$l gray "$T/n.png" "$T/nl.png"
+        grep -q "nvCOMP" "$ERR" && ok || bad "level $l not deflated on the GPU: $(cat "$ERR")"
+        expect_ok -q -f --backend=cpu gray "$T/n.png" "$T/nlc.png"
+        "$dir/golden_test" --diff "$T/nl.png" "$T/nlc.png" 0 >"$T/log" && ok || bad "GPU PNG level $l: $(cat "$T/log")"
+    done
+    run -v -f --backend=gpu --png-level=0 gray "$T/n.png" "$T/n0.png"
+    grep -q "nvCOMP" "$ERR" && bad "level 0 deflated on the GPU: $(cat "$ERR")" || ok
+    expect_ok -q --jobs=2 --backend=gpu -o "$T/pg/%s.png" gray,blur=1 "$T"/b?.png
+    expect_ok -q --jobs=2 --backend=cpu -o "$T/pc/%s.png" gray,blur=1 "$T"/b?.png
+    for f in "$T"/pc/*.png; do
+        "$dir/golden_test" --diff "$f" "$T/pg/$(basename "$f")" 0 >"$T/log" && ok || bad "GPU PNG batch: $(cat "$T/log")"
+    done
+    unset GPUIMG_PNG_GPU
+fi
 finish

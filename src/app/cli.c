@@ -443,6 +443,12 @@ void cli_version(FILE *f)
 #ifdef HAVE_NVJPEG
     fprintf(f, "GPU decoder: nvJPEG (JPEG on the GPU, --jpeg-decoder=nvjpeg)\n");
 #endif
+#ifdef HAVE_NVCOMP
+    fprintf(f, "GPU encoder: nvCOMP %s deflate (PNG on the GPU at levels 1 to 9 with GPUIMG_PNG_GPU=1)\n",
+            gpu_nvcomp_version());
+#elif defined HAVE_CUDA
+    fprintf(f, "GPU encoder: none (no nvCOMP: PNG deflated on the CPU)\n");
+#endif
 }
 
 static void roff_text(FILE *f, const char *s)

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     io_install_signal_cleanup();
     backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
-    struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0 }, o.max_pixels,
+    struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0, NULL }, o.max_pixels,
                            { o.format, o.png_level, o.jpeg_quality, o.force, threads, 0, 0 }, 0, NULL, 0, DEC_AUTO, DEC_AUTO, 0, NULL };
     ctx.gpu_jpeg = o.jpeg_decoder == 2;   /* auto: on the CPU, faster than nvJPEG's single-image API */
     ctx.load_jpeg = o.jpeg_decoder == 1 ? DEC_STB : DEC_AUTO;

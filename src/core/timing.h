@@ -32,6 +32,7 @@ struct run_report {
     const char *device;           /* GPU name, or NULL */
     const char *fallback;         /* why auto ran on the CPU in a CUDA build ("no usable GPU"), or NULL */
     const char *decoder, *encoder;   /* the codecs that ran ("libdeflate", "libjpeg-turbo 2.1.5"), or NULL */
+    char encoder_buf[96];         /* where encoder points when it is made up for the run */
     int shrink;                   /* the decoder shrank the image by this on load (0 or 1: not) */
     int tiles, tile_w, tile_h;    /* the GPU ran the pipeline in tiles (0: whole) */
     int streamed;                 /* decode, process and encode overlapped (stream.h): their times are busy times */

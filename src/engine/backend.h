@@ -19,6 +19,18 @@ struct backend_choice {
 
 int backend_select(enum backend_kind want, const struct plan *pl, int device, struct backend_choice *out);
 
+/* PNG's filter and deflate on the GPU (nvCOMP builds): the result's pixels stay on the device and
+ * its deflate chunks come down instead (pngenc_write_chunks joins them). */
+struct gpu_png_request {
+    int level;                    /* --png-level, 1..9 */
+    struct gpu_png_chunks out;    /* out.n > 0: the run encoded on the GPU; free with backend_gpu_png_free */
+    int algorithm;                /* nvCOMP's deflate algorithm it used */
+    double ms;                    /* the wall time of the filter, deflate and copies */
+};
+void backend_gpu_png_free(struct gpu_png_request *p);
+/* 1 where this build can deflate PNG on the GPU (nvCOMP) and GPUIMG_PNG_GPU=1 asks for it. */
+int backend_gpu_png_available(void);
+
 struct gpu_run_opts {
     int device;
     int variant;   /* KV_* for every step, or -1: each operation's automatic choice */
@@ -26,6 +38,7 @@ struct gpu_run_opts {
     int nofuse;    /* run every step as its own kernel (fusion needs variant -1) */
     int stage;     /* copy through this thread's pinned staging buffers (a batch's workers) */
     int keep;      /* keep this thread's device memory between files (a batch's workers) */
+    struct gpu_png_request *png;   /* non-NULL: encode the result on the GPU, not download it */
 };
 /* A worker thread that ran GPU work is done: free its staging buffers. */
 void backend_gpu_thread_done(void);

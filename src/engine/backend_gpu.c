@@ -470,6 +470,24 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
             r->process_ms += step_ms[i];
     }
 
+#ifdef HAVE_NVCOMP
+    if (!st && o->png && o->png->level >= 1) {   /* the result's PNG chunks come down, not its pixels */
+        const double te = timing_now_ms();
+        float dev_ms;
+        if (gpu_png_deflate(gp.buf[cur], pl->out.w, pl->out.h, pl->out.c, pl->out.depth, o->png->level, &o->png->out,
+                            &dev_ms, err, sizeof err))
+            st = gpuimg_fail(GPUIMG_EENCODE, "PNG encoder (nvCOMP): %s", err);
+        o->png->ms = timing_now_ms() - te;
+        o->png->algorithm = gpu_png_algorithm(o->png->level);
+        r->download_ms = 0;
+        gpu_pipeline_close(&gp, pl);
+        if (st)
+            return st;
+        image_free(img);
+        *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w, NULL };
+        return GPUIMG_OK;
+    }
+#endif
     struct image out = { 0 };
     double t1 = timing_now_ms();
     if (!st)
@@ -497,6 +515,27 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     return gpu_run(pl, o, NULL, img, r);
 }
 
+int backend_gpu_png_available(void)
+{
+#ifdef HAVE_NVCOMP
+    /* asked for only: one process's first nvCOMP deflate costs about 100 ms more than the CPU's
+     * whole encode (bench/RESULTS.md), so it is not the default until that is gone */
+    const char *e = getenv("GPUIMG_PNG_GPU");
+    return e && !strcmp(e, "1");
+#else
+    return 0;
+#endif
+}
+
+void backend_gpu_png_free(struct gpu_png_request *p)
+{
+#ifdef HAVE_NVCOMP
+    gpu_png_chunks_free(&p->out);
+#else
+    (void)p;
+#endif
+}
+
 int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
                          struct image *out, struct run_report *r)
 {
@@ -522,6 +561,8 @@ double backend_gpu_init_ms(void) { return -1; }
 int backend_gpu_pin_default(void) { return 0; }
 void backend_gpu_set_mem_limit(uint64_t bytes) {}
 void backend_gpu_thread_done(void) {}
+int backend_gpu_png_available(void) { return 0; }
+void backend_gpu_png_free(struct gpu_png_request *p) {}
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "engine/run.h"
 #include "engine/stream.h"
+#include "io/pngenc.h"
 
 /* The format out is written in: the extension's (batches), else the command's. */
 static int out_format(const struct run_ctx *c, const char *out, enum out_format *f)
@@ -97,6 +98,46 @@ int run_save(const struct run_ctx *c, const char *out, const struct image *img, 
     return st;
 }
 
+struct chunks_args { const struct geom *g; int level, threads; const struct gpu_png_chunks *ch; };
+
+static int write_chunks(FILE *fp, const char *name, void *arg)
+{
+    const struct chunks_args *a = arg;
+    return pngenc_write_chunks(fp, name, a->g, a->level, a->ch->chunks, a->ch->lens, a->ch->n, a->threads);
+}
+
+/* The PNG the GPU filtered and deflated: its chunks joined into out. */
+static int save_chunks(const struct run_ctx *c, const char *out, const struct image *img, struct gpu_png_request *gp,
+                       struct run_report *r)
+{
+    const struct geom g = image_geom(img);
+    struct chunks_args a = { &g, c->save.png_level, c->save.threads, &gp->out };
+    struct io_pending p;
+    r->out = g;
+    snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvCOMP deflate on the GPU (algorithm %d), %d chunks joined",
+             gp->algorithm, gp->out.n);
+    r->encoder = r->encoder_buf;
+    const double t0 = timing_now_ms();
+    int st = io_write_pending(out, &g, &c->save, c->hold ? c->hold : &p, write_chunks, &a);
+    if (!st && !c->hold)
+        st = io_pending_publish(&p);
+    r->encode_ms = gp->ms + timing_now_ms() - t0;
+    return st;
+}
+
+/* Whether out is a PNG the GPU may deflate (nvCOMP; level 0, stored, is the CPU's). */
+static int gpu_png(const struct run_ctx *c, const char *out)
+{
+    enum out_format f;
+    if (c->kind != BACKEND_GPU || c->save.png_level < 1 || !backend_gpu_png_available())
+        return 0;
+    if (out_format(c, out, &f)) {   /* said by the save, where it matters */
+        gpuimg_clear_error();
+        return 0;
+    }
+    return f == FMT_PNG;
+}
+
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
 {
     double t0 = timing_now_ms();
@@ -107,6 +148,9 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         return st;
     struct image img = { 0 };
     int done = 0;
+    struct gpu_png_request gp = { .level = c->save.png_level };
+    struct gpu_run_opts go = c->gpu;
+    go.png = gpu_png(c, out) ? &gp : NULL;
     if (c->kind == BACKEND_CPU) {
         struct save_opts so = c->save;
         if (!(st = out_format(c, out, &so.fmt)))
@@ -120,7 +164,7 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         st = GPUIMG_OK;
     }
     if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.shrink == 1 && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
-        st = backend_gpu_run_jpeg(&pl, &c->gpu, &raw, &img, r);
+        st = backend_gpu_run_jpeg(&pl, &go, &raw, &img, r);
         done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: stb_image below */
         if (done) {
             io_input_free(&raw);
@@ -130,7 +174,7 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
             st = GPUIMG_OK;
     }
     if (!done && !(st = decode(&raw, &img, r)))
-        st = c->kind == BACKEND_GPU ? backend_gpu_run(&pl, &c->gpu, &img, r) : backend_cpu_run(&pl, &img, r);
+        st = c->kind == BACKEND_GPU ? backend_gpu_run(&pl, &go, &img, r) : backend_cpu_run(&pl, &img, r);
     if (st == GPUIMG_ENODEVMEM && img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */
         snprintf(r->note, sizeof r->note, "%s: %s; ran on the CPU", in, gpuimg_errmsg() ? gpuimg_errmsg() : "no device memory");
         gpuimg_clear_error();
@@ -140,7 +184,8 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         st = backend_cpu_run(&pl, &img, r);
     }
     if (!st)
-        st = run_save(c, out, &img, r);
+        st = gp.out.n ? save_chunks(c, out, &img, &gp, r) : run_save(c, out, &img, r);
+    backend_gpu_png_free(&gp);
     image_free(&img);
     r->total_ms = timing_now_ms() - t0;
     return st;
