@@ -11,6 +11,15 @@
 #include "cuda/gpu.h"
 
 #define CHUNK (64u << 10)   /* nvCOMP's largest deflate chunk, and its fastest */
+
+/* Measuring knobs (bench/README.md): GPUIMG_PNG_GPU_CHUNK, bytes a chunk (a multiple of 8 from
+ * 4096 to 65536), and GPUIMG_PNG_GPU_ALGO, nvCOMP's algorithm (0 to 5) for every level. */
+static size_t chunk_bytes(void)
+{
+    const char *e = std::getenv("GPUIMG_PNG_GPU_CHUNK");
+    const long v = e ? std::atol(e) : 0;
+    return v >= 4096 && v <= (long)CHUNK && v % 8 == 0 ? (size_t)v : CHUNK;
+}
 #define ROOM 8u             /* bytes after each packed chunk: the join appends up to 6 */
 #define THREADS 256
 
@@ -118,6 +127,9 @@ extern "C" const char *gpu_nvcomp_version(void)
 
 extern "C" int gpu_png_algorithm(int level)
 {
+    const char *e = std::getenv("GPUIMG_PNG_GPU_ALGO");
+    if (e && e[0] >= '0' && e[0] <= '5' && !e[1])
+        return e[0] - '0';
     /* nvCOMP's own words: 2 beats zlib level 1 on ratio, 4 beats level 6 */
     return level <= 5 ? 2 : 4;
 }
@@ -127,7 +139,7 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
 {
     std::memset(out, 0, sizeof *out);
     const size_t bpp = (size_t)c * (depth / 8), n = (size_t)w * bpp, total = (n + 1) * (size_t)h;
-    const size_t nch = (total + CHUNK - 1) / CHUNK;
+    const size_t chunk = chunk_bytes(), nch = (total + chunk - 1) / chunk;
     nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
     opt.algorithm = gpu_png_algorithm(level);
     cudaStream_t st = cudaStreamPerThread;
@@ -146,8 +158,8 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
         std::snprintf(err, errlen, "out of host memory");
         goto done;
     }
-    NVCOMP_TRY(nvcompBatchedDeflateCompressGetMaxOutputChunkSize(CHUNK, opt, &maxo));
-    NVCOMP_TRY(nvcompBatchedDeflateCompressGetTempSize(nch, CHUNK, opt, &tempb, total, st));
+    NVCOMP_TRY(nvcompBatchedDeflateCompressGetMaxOutputChunkSize(chunk, opt, &maxo));
+    NVCOMP_TRY(nvcompBatchedDeflateCompressGetTempSize(nch, chunk, opt, &tempb, total, st));
     slot = (maxo + 7) & ~(size_t)7;
     CUDA_GO(cudaEventCreate(&e0));
     CUDA_GO(cudaEventCreate(&e1));
@@ -158,16 +170,16 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
     CUDA_GO(cudaMallocAsync((void **)&sizes, 3 * nch * sizeof(size_t), st));
     CUDA_GO(cudaMallocAsync((void **)&status, nch * sizeof(nvcompStatus_t), st));
     for (size_t k = 0; k < nch; k++) {
-        hptrs[k] = filt + k * CHUNK;
+        hptrs[k] = filt + k * chunk;
         hptrs[nch + k] = comp + k * slot;
-        hsizes[k] = total - k * CHUNK < CHUNK ? total - k * CHUNK : CHUNK;
+        hsizes[k] = total - k * chunk < chunk ? total - k * chunk : chunk;
     }
     CUDA_GO(cudaMemcpyAsync(ptrs, hptrs, 2 * nch * sizeof(void *), cudaMemcpyHostToDevice, st));
     CUDA_GO(cudaMemcpyAsync(sizes, hsizes, nch * sizeof(size_t), cudaMemcpyHostToDevice, st));
     CUDA_GO(cudaEventRecord(e0, st));
     filter_rows<<<(unsigned)h, THREADS, 0, st>>>((const unsigned char *)src, filt, n, (int)bpp, depth == 16);
     CUDA_GO(cudaGetLastError());
-    NVCOMP_TRY(nvcompBatchedDeflateCompressAsync((const void *const *)ptrs, sizes, CHUNK, nch, temp, tempb,
+    NVCOMP_TRY(nvcompBatchedDeflateCompressAsync((const void *const *)ptrs, sizes, chunk, nch, temp, tempb,
                                                  (void *const *)(ptrs + nch), sizes + nch, opt, status, st));
     CUDA_GO(cudaMemcpyAsync(hsizes + nch, sizes + nch, nch * sizeof(size_t), cudaMemcpyDeviceToHost, st));
     CUDA_GO(cudaMemcpyAsync(hstatus, status, nch * sizeof(nvcompStatus_t), cudaMemcpyDeviceToHost, st));
