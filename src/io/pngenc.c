@@ -12,6 +12,7 @@
 #include <config.h>
 #include <errno.h>
 #include <png.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <libdeflate.h>
 #endif
 #include "core/error.h"
+#include "core/hot.h"
 #include "io/pngenc.h"
 
 #define STRIP_MIN_BYTES (256u << 10)
@@ -36,20 +38,19 @@ static inline uint8_t paeth(int a, int b, int c)
 }
 
 /* Filter one row x (previous row p, NULL for the first) of n bytes, bpp bytes a pixel, into
- * out[0] (the filter type) and out[1..n]; cand is scratch of 4 * n bytes. */
-static void filter_row(uint8_t *restrict out, const uint8_t *restrict x, const uint8_t *restrict p, size_t n,
-                       size_t bpp, uint8_t *restrict cand)
+ * out[0] (the filter type) and out[1..n]; cand is scratch of 4 * n bytes. The candidates are made
+ * in one pass and summed in another, in 32-bit sums over blocks of 2^24 bytes (each at most
+ * 2^31), so that both loops vectorise (HOT: AVX2). */
+HOT static void filter_row(uint8_t *restrict out, const uint8_t *restrict x, const uint8_t *restrict p, size_t n,
+                           size_t bpp, uint8_t *restrict cand)
 {
     uint8_t *sub = cand, *up = cand + n, *avg = cand + 2 * n, *pae = cand + 3 * n;
-    unsigned long s[5] = { 0, 0, 0, 0, 0 };
-    for (size_t i = 0; i < n; i++)
-        s[0] += sabs(x[i]);
-    for (size_t i = 0; i < bpp && i < n; i++) {
+    for (size_t i = 0; i < bpp && i < n; i++) {   /* a = c = 0: paeth predicts b */
         const int b = p ? p[i] : 0;
         sub[i] = x[i];
         up[i] = (uint8_t)(x[i] - b);
         avg[i] = (uint8_t)(x[i] - (b >> 1));
-        pae[i] = (uint8_t)(x[i] - b);   /* a = c = 0: the predictor is b */
+        pae[i] = (uint8_t)(x[i] - b);
     }
     if (p) {
         for (size_t i = bpp; i < n; i++) {
@@ -66,11 +67,22 @@ static void filter_row(uint8_t *restrict out, const uint8_t *restrict x, const u
             pae[i] = sub[i];   /* b = c = 0: the predictor is a */
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        s[1] += sabs(sub[i]);
-        s[2] += sabs(up[i]);
-        s[3] += sabs(avg[i]);
-        s[4] += sabs(pae[i]);
+    unsigned long s[5] = { 0, 0, 0, 0, 0 };
+    for (size_t i0 = 0; i0 < n; i0 += (size_t)1 << 24) {
+        const size_t i1 = n - i0 < ((size_t)1 << 24) ? n : i0 + ((size_t)1 << 24);
+        uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+        for (size_t i = i0; i < i1; i++) {
+            s0 += sabs(x[i]);
+            s1 += sabs(sub[i]);
+            s2 += sabs(up[i]);
+            s3 += sabs(avg[i]);
+            s4 += sabs(pae[i]);
+        }
+        s[0] += s0;
+        s[1] += s1;
+        s[2] += s2;
+        s[3] += s3;
+        s[4] += s4;
     }
     int best = 0;
     for (int f = 1; f < 5; f++)
@@ -122,8 +134,23 @@ static int filter_strip(const struct image *im, int y0, int y1, uint8_t *f, size
     return GPUIMG_OK;
 }
 
+/* libdeflate, unless GPUIMG_PNG_ZLIB=1 (a measuring knob: bench/README.md) */
+static int use_libdeflate(void)
+{
+#ifdef HAVE_LIBDEFLATE
+    const char *e = getenv("GPUIMG_PNG_ZLIB");
+    return !(e && atoi(e));
+#else
+    return 0;
+#endif
+}
+
 static uLong adler_of(const uint8_t *p, size_t len)
 {
+#ifdef HAVE_LIBDEFLATE
+    if (use_libdeflate())   /* its Adler-32 is vectorised; zlib 1.2's is not */
+        return libdeflate_adler32(1, p, len);
+#endif
     uLong a = adler32(0L, Z_NULL, 0);
     for (size_t off = 0; off < len;) {   /* zlib counts in uInt: at most 1 GiB a call */
         const size_t step = len - off < (1u << 30) ? len - off : (1u << 30);
@@ -234,17 +261,14 @@ static int walk_blocks(struct strip *s, int last, int count)
 }
 
 #ifdef HAVE_LIBDEFLATE
-/* in[0..len) as raw deflate by libdeflate; not the last strip: made to continue (walk_blocks). */
-static int deflate_libdeflate(struct strip *s, const uint8_t *in, size_t len, int level, int last)
+/* in[0..len) as raw deflate by libdeflate (c, made for level); not the last strip: made to
+ * continue (walk_blocks). */
+static int deflate_libdeflate(struct strip *s, const uint8_t *in, size_t len, struct libdeflate_compressor *c, int last)
 {
-    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
-    if (!c)
-        return GPUIMG_ENOMEM;
     const size_t cap = libdeflate_deflate_compress_bound(c, len) + 6;   /* + walk_blocks' bytes */
     int st = (s->z = malloc(cap)) ? GPUIMG_OK : GPUIMG_ENOMEM;
     if (!st && !(s->zlen = libdeflate_deflate_compress(c, in, len, s->z, cap)))
         st = GPUIMG_EINTERNAL;
-    libdeflate_free_compressor(c);
     if (!st && !last)
         st = walk_blocks(s, 0, 0);
     s->adler = adler_of(in, len);
@@ -253,16 +277,6 @@ static int deflate_libdeflate(struct strip *s, const uint8_t *in, size_t len, in
 }
 #endif
 
-/* libdeflate, unless GPUIMG_PNG_ZLIB=1 (a measuring knob: bench/README.md) */
-static int use_libdeflate(void)
-{
-#ifdef HAVE_LIBDEFLATE
-    const char *e = getenv("GPUIMG_PNG_ZLIB");
-    return !(e && atoi(e));
-#else
-    return 0;
-#endif
-}
 
 struct png_err { jmp_buf jb; char msg[200]; };
 
@@ -362,12 +376,43 @@ static int write_stream(FILE *fp, const char *name, const struct geom *g, int le
     return write_container(fp, name, g, zhead, s, ns, ztail);
 }
 
+/* What a thread needs for a strip, kept for the next: the filtered rows' buffer and libdeflate's
+ * compressor (its tables are large: made afresh a strip, their pages were a tenth of the time). */
+struct scratch {
+    uint8_t *buf;
+    size_t cap;
+#ifdef HAVE_LIBDEFLATE
+    struct libdeflate_compressor *c;
+#endif
+    struct scratch *next;
+};
+
 struct pngenc {
     struct geom g;
     size_t n, bpp, rowf;
     int level, libdeflate, ns;
     struct strip *s;
+    pthread_mutex_t mu;
+    struct scratch *spare;        /* scratch no thread holds */
 };
+
+static struct scratch *scratch_take(struct pngenc *e)
+{
+    pthread_mutex_lock(&e->mu);
+    struct scratch *sc = e->spare;
+    if (sc)
+        e->spare = sc->next;
+    pthread_mutex_unlock(&e->mu);
+    return sc ? sc : calloc(1, sizeof *sc);
+}
+
+static void scratch_give(struct pngenc *e, struct scratch *sc)
+{
+    pthread_mutex_lock(&e->mu);
+    sc->next = e->spare;
+    e->spare = sc;
+    pthread_mutex_unlock(&e->mu);
+}
 
 int pngenc_begin(struct pngenc **out, const char *name, const struct geom *g, int level, int threads)
 {
@@ -379,6 +424,7 @@ int pngenc_begin(struct pngenc **out, const char *name, const struct geom *g, in
         free(e);
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the PNG encoder", name);
     }
+    pthread_mutex_init(&e->mu, NULL);
     e->g = *g;
     e->bpp = geom_bpp(g);
     e->n = (size_t)g->w * e->bpp;
@@ -403,7 +449,7 @@ void pngenc_strip_rows(const struct pngenc *e, int k, int *y0, int *y1)
     *y1 = e->s[k].y1;
 }
 
-/* Strip k on its own: its rows filtered into a buffer of its own and deflated. zlib's dictionary
+/* Strip k on its own: its rows filtered into a thread's scratch buffer and deflated. zlib's dictionary
  * is the filtered end of the strip before, filtered again here from the rows above (at most
  * 32 KiB), so that strips need not wait for one another. */
 int pngenc_strip(struct pngenc *e, const struct image *im, int k)
@@ -413,17 +459,31 @@ int pngenc_strip(struct pngenc *e, const struct image *im, int k)
     const int ya = (size_t)s->y0 > rows_dict ? s->y0 - (int)rows_dict : 0;
     const size_t pre = (size_t)(s->y0 - ya) * e->rowf, len = (size_t)(s->y1 - s->y0) * e->rowf;
     const size_t dict = pre < DICT_BYTES ? pre : DICT_BYTES;
-    uint8_t *f = malloc(pre + len);
-    int st = f ? filter_strip(im, ya, s->y1, f, e->n, e->bpp) : GPUIMG_ENOMEM;
+    struct scratch *sc = scratch_take(e);
+    int st = sc ? GPUIMG_OK : GPUIMG_ENOMEM;
+    if (!st && sc->cap < pre + len) {
+        uint8_t *nb = realloc(sc->buf, pre + len);
+        if (nb) {
+            sc->buf = nb;
+            sc->cap = pre + len;
+        } else
+            st = GPUIMG_ENOMEM;
+    }
+    if (!st)
+        st = filter_strip(im, ya, s->y1, sc->buf, e->n, e->bpp);
     const int last = k == e->ns - 1;
 #ifdef HAVE_LIBDEFLATE
-    if (!st && e->libdeflate)
-        st = deflate_libdeflate(s, f + pre, len, e->level, last);
-    else
+    if (!st && e->libdeflate) {
+        if (!sc->c && !(sc->c = libdeflate_alloc_compressor(e->level)))
+            st = GPUIMG_ENOMEM;
+        if (!st)
+            st = deflate_libdeflate(s, sc->buf + pre, len, sc->c, last);
+    } else
 #endif
     if (!st)
-        st = deflate_strip(s, f + pre, len, dict, e->level, last);
-    free(f);
+        st = deflate_strip(s, sc->buf + pre, len, dict, e->level, last);
+    if (sc)
+        scratch_give(e, sc);
     s->status = st;
     return st;
 }
@@ -450,6 +510,15 @@ void pngenc_free(struct pngenc *e)
 {
     if (!e)
         return;
+    for (struct scratch *sc = e->spare, *next; sc; sc = next) {
+        next = sc->next;
+        free(sc->buf);
+#ifdef HAVE_LIBDEFLATE
+        libdeflate_free_compressor(sc->c);
+#endif
+        free(sc);
+    }
+    pthread_mutex_destroy(&e->mu);
     for (int k = 0; k < e->ns; k++)
         free(e->s[k].z);
     free(e->s);

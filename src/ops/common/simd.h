@@ -1,13 +1,8 @@
-/* gpuimg: HOT marks a pixel loop for an AVX2+FMA clone beside the baseline x86-64 one, chosen when
- * the program loads (GCC function multiversioning); elsewhere it is empty. The clones compute the
- * same integers: only the instruction set differs. */
+/* gpuimg: the SIMD switches of the pixel loops: HOT (core/hot.h) for compiler-made AVX2 clones,
+ * and the hand-written AVX2 paths' test. */
 #ifndef GPUIMG_SIMD_H
 #define GPUIMG_SIMD_H
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define HOT
-#endif
+#include "core/hot.h"
 
 #include <stdlib.h>
 #if defined(__x86_64__) && defined(__GNUC__)
