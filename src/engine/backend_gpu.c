@@ -518,8 +518,8 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
 int backend_gpu_png_available(void)
 {
 #ifdef HAVE_NVCOMP
-    /* asked for only: one process's first nvCOMP deflate costs about 100 ms more than the CPU's
-     * whole encode (bench/RESULTS.md), so it is not the default until that is gone */
+    /* asked for only: the default is the faster encoder, and one process's first nvCOMP deflate
+     * costs more than the CPU's whole encode */
     const char *e = getenv("GPUIMG_PNG_GPU");
     return e && !strcmp(e, "1");
 #else

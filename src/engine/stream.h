@@ -4,7 +4,7 @@
  * the whole image gives) and is filtered and deflated, while the decoder goes on. One thread
  * decodes, then joins the others. It pays where the decoder gives rows as it goes (libjpeg-turbo)
  * and the first band needs less than the whole input (not transpose or rotate); the file is the
- * same byte for byte as the run without it (tests/cli.sh). */
+ * same byte for byte as the run without it (tests/stream.sh). */
 #ifndef GPUIMG_STREAM_H
 #define GPUIMG_STREAM_H
 #include "core/plan.h"

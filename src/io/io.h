@@ -58,13 +58,12 @@ int io_decode(struct io_input *in, struct image *out);
 /* Whether in's decoder can shrink it on load (a JPEG going to libjpeg-turbo), and the request to
  * do so by f (2, 4 or 8): in->g becomes the shrunk geometry io_decode will give. */
 int io_can_shrink(const struct io_input *in);
-/* io_decode telling rows as they are complete: as they come where io_can_stream (libjpeg-turbo;
- * a PNG's rows could come from zlib's inflate row by row, but that takes 1.7 times libdeflate's
- * whole-image inflate, more than the overlap gains on 2 cores: bench/RESULTS.md), all at the end
- * otherwise. */
+void io_shrink(struct io_input *in, int f);
+/* io_decode telling rows as they are complete: as they come where io_can_stream (libjpeg-turbo),
+ * all at the end otherwise (a PNG's rows could come from zlib's inflate row by row, but it is
+ * slower than libdeflate's whole-image inflate by more than the overlap gains). */
 int io_can_stream(const struct io_input *in);
 int io_decode_rows(struct io_input *in, struct image *out, const struct image_rows *rows);
-void io_shrink(struct io_input *in, int f);
 void io_input_free(struct io_input *in);
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
 /* The encoder io_save uses for im with o, as -v names it ("libdeflate", "zlib, 8 strips", ...). */

@@ -377,7 +377,7 @@ static int write_stream(FILE *fp, const char *name, const struct geom *g, int le
 }
 
 /* What a thread needs for a strip, kept for the next: the filtered rows' buffer and libdeflate's
- * compressor (its tables are large: made afresh a strip, their pages were a tenth of the time). */
+ * compressor (its tables are large: made afresh for each strip, their fresh pages cost time). */
 struct scratch {
     uint8_t *buf;
     size_t cap;
