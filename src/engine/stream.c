@@ -167,9 +167,14 @@ int stream_run(const struct plan *pl, struct io_input *raw, const char *out, con
         st = GPUIMG_EUNSUPPORTED;
     else
         st = plan_bands(&s, pl);
+    struct image img = { 0 };   /* the decoder's rows: made here, so that a failed decode cannot free
+                                   them under a thread still reading */
     if (!st)
         st = image_alloc(&s.out, &pl->out);
+    if (!st)
+        st = image_alloc(&img, &raw->g);
     if (st) {
+        image_free(&s.out);
         free(s.need);
         free(s.made);
         pngenc_free(s.enc);
@@ -177,7 +182,6 @@ int stream_run(const struct plan *pl, struct io_input *raw, const char *out, con
     }
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
-    struct image img = { 0 };
     const struct image_rows rows = { on_rows, &s };
     double decode_ms = 0;
     #pragma omp parallel num_threads(so->threads)

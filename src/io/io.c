@@ -342,6 +342,7 @@ static int decode(struct io_input *in, struct image *out, const struct image_row
 
 int io_decode(struct io_input *in, struct image *out)
 {
+    memset(out, 0, sizeof *out);   /* every decoder allocates its own */
     return decode(in, out, NULL);
 }
 

@@ -61,7 +61,9 @@ int io_can_shrink(const struct io_input *in);
 void io_shrink(struct io_input *in, int f);
 /* io_decode telling rows as they are complete: as they come where io_can_stream (libjpeg-turbo),
  * all at the end otherwise (a PNG's rows could come from zlib's inflate row by row, but it is
- * slower than libdeflate's whole-image inflate by more than the overlap gains). */
+ * slower than libdeflate's whole-image inflate by more than the overlap gains). Where
+ * io_can_stream, out->data may be a buffer of in->g's geometry that the caller made and frees
+ * (the rows' readers must be done first, failure or not); otherwise out->data must be NULL. */
 int io_can_stream(const struct io_input *in);
 int io_decode_rows(struct io_input *in, struct image *out, const struct image_rows *rows);
 void io_input_free(struct io_input *in);

@@ -71,13 +71,16 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
     struct jpeg_decompress_struct d;
     struct err e;
     uint8_t *volatile row = NULL;   /* volatile: set after setjmp, freed after a longjmp */
-    memset(out, 0, sizeof *out);
+    const int given = out->data != NULL;   /* the caller's buffer: others may be reading its rows */
+    if (!given)
+        memset(out, 0, sizeof *out);
     d.err = &e.pub;
     set_errors(&e);
     if (setjmp(e.jb)) {
         jpeg_destroy_decompress(&d);
         free(row);
-        image_free(out);
+        if (!given)
+            image_free(out);
         return gpuimg_fail(GPUIMG_EDECODE, "%s: bad JPEG: %s", name, e.msg);
     }
     jpeg_create_decompress(&d);
@@ -97,7 +100,11 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
         longjmp(e.jb, 1);
     }
     const struct geom g = { want->w, want->h, c, 8 };
-    if (image_alloc(out, &g)) {
+    if (given && (out->w != g.w || out->h != g.h || out->c != g.c || out->depth != 8)) {
+        snprintf(e.msg, sizeof e.msg, "the frame is not the %dx%d the buffer was made for", out->w, out->h);
+        longjmp(e.jb, 1);
+    }
+    if (!given && image_alloc(out, &g)) {
         snprintf(e.msg, sizeof e.msg, "out of memory for %dx%d pixels", g.w, g.h);
         longjmp(e.jb, 1);
     }

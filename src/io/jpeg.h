@@ -9,7 +9,9 @@
 /* Decode len bytes into out (8 bits; grey 1 channel, colour and CMYK 3), shrunk by the DCT
  * scaling by 1/denom (1, 2, 4 or 8: ceil(w / denom) x ceil(h / denom)), which must come out with
  * the geometry want; a file whose data ends early or is corrupt is an error. rows (may be NULL)
- * is told as rows are complete. */
+ * is told as rows are complete. out->data not NULL: a buffer of want's geometry to decode into,
+ * which stays the caller's (a failure leaves it allocated: others may be reading its rows);
+ * NULL: allocated here, freed on failure. */
 int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, const struct geom *want,
                 struct image *out, const struct image_rows *rows);
 

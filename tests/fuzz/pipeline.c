@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     int st = jpeg_encode(f, "fuzz", &im, &jo);
                     if (fclose(f) == 0 && st == GPUIMG_OK) {
                         const struct geom want = { im.w, im.h, im.c <= 2 ? 1 : 3, 8 };
-                        struct image back;
+                        struct image back = { 0 };
                         if (jpeg_decode("fuzz", (const uint8_t *)jpg, jlen, 1, &want, &back, NULL) != GPUIMG_OK)
                             fuzz_fail("the encoded JPEG does not decode to its geometry");
                         image_free(&back);
