@@ -106,7 +106,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     optind = 1;
     int c;
     long long v;
-    int r;
+    int r, w;
     while ((c = getopt_long(argc, argv, ":hVj:fqvo:", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o->action = ACT_HELP; return GPUIMG_OK;
@@ -119,11 +119,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
                 o->list_format = optarg;
             }
             return GPUIMG_OK;
-        case OPT_BACKEND:
-            if (!strcmp(optarg, "auto")) o->backend = BACKEND_AUTO;
-            else if (!strcmp(optarg, "cpu")) o->backend = BACKEND_CPU;
-            else if (!strcmp(optarg, "gpu")) o->backend = BACKEND_GPU;
-            else return gpuimg_fail(GPUIMG_EUSAGE, "--backend must be auto, cpu or gpu, not '%s'", optarg);
+        case OPT_BACKEND:   /* the words in enum backend_kind's order */
+            if ((w = param_choice_index("auto|cpu|gpu", optarg)) < 0)
+                return gpuimg_fail(GPUIMG_EUSAGE, "--backend must be auto, cpu or gpu, not '%s'", optarg);
+            o->backend = (enum backend_kind)w;
             break;
         case OPT_DEVICE:
             if ((r = parse_int("--device", optarg, 0, 1023, &v))) return r;
@@ -206,12 +205,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             if ((r = parse_int("--jobs", optarg, 1, 64, &v))) return r;
             o->jobs = (int)v;
             break;
-        case OPT_JPEG_DECODER:
-            if (!strcmp(optarg, "auto")) o->jpeg_decoder = 0;
-            else if (!strcmp(optarg, "stb")) o->jpeg_decoder = 1;
-            else if (!strcmp(optarg, "nvjpeg")) o->jpeg_decoder = 2;
-            else if (!strcmp(optarg, "libjpeg")) o->jpeg_decoder = 3;
-            else return gpuimg_fail(GPUIMG_EUSAGE, "--jpeg-decoder must be auto, libjpeg, stb or nvjpeg, not '%s'", optarg);
+        case OPT_JPEG_DECODER:   /* the words in cli.h's numbering of jpeg_decoder */
+            if ((o->jpeg_decoder = param_choice_index("auto|stb|nvjpeg|libjpeg", optarg)) < 0)
+                return gpuimg_fail(GPUIMG_EUSAGE, "--jpeg-decoder must be auto, libjpeg, stb or nvjpeg, not '%s'", optarg);
 #ifndef HAVE_LIBJPEG
             if (o->jpeg_decoder == 3)
                 return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=libjpeg: this gpuimg was built without libjpeg-turbo");
@@ -221,17 +217,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
                 return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=nvjpeg: this gpuimg was built without nvJPEG");
 #endif
             break;
-        case OPT_PNG_DECODER:
-            if (!strcmp(optarg, "auto")) o->png_decoder = DEC_AUTO;
-            else if (!strcmp(optarg, "stb")) o->png_decoder = DEC_STB;
-            else if (!strcmp(optarg, "libpng")) o->png_decoder = DEC_LIBPNG;
-            else return gpuimg_fail(GPUIMG_EUSAGE, "--png-decoder must be auto, libpng or stb, not '%s'", optarg);
+        case OPT_PNG_DECODER:   /* the words in enum io_decoder's order */
+            if ((w = param_choice_index("auto|stb|libpng", optarg)) < 0)
+                return gpuimg_fail(GPUIMG_EUSAGE, "--png-decoder must be auto, libpng or stb, not '%s'", optarg);
+            o->png_decoder = (enum io_decoder)w;
             break;
         case OPT_SHRINK_ON_LOAD: o->shrink_on_load = 1; break;
-        case OPT_DECODER:
-            if (!strcmp(optarg, "auto")) o->jpeg_decoder = 0, o->png_decoder = DEC_AUTO;
-            else if (!strcmp(optarg, "stb")) o->jpeg_decoder = 1, o->png_decoder = DEC_STB;
-            else return gpuimg_fail(GPUIMG_EUSAGE, "--decoder must be auto or stb, not '%s'", optarg);
+        case OPT_DECODER:   /* auto (0) and stb (1) in both numberings */
+            if ((w = param_choice_index("auto|stb", optarg)) < 0)
+                return gpuimg_fail(GPUIMG_EUSAGE, "--decoder must be auto or stb, not '%s'", optarg);
+            o->jpeg_decoder = w;
+            o->png_decoder = (enum io_decoder)w;
             break;
         case OPT_DEVICES:
             if (!strcmp(optarg, "all")) {

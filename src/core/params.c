@@ -10,6 +10,19 @@
 #include "core/error.h"
 #include "core/params.h"
 
+int param_choice_index(const char *choices, const char *text)
+{
+    const size_t tl = strlen(text);
+    int i = 0;
+    for (const char *s = choices; s; i++) {
+        const size_t len = strcspn(s, "|");
+        if (len == tl && strncmp(s, text, len) == 0)
+            return i;
+        s = s[len] ? s + len + 1 : NULL;
+    }
+    return -1;
+}
+
 void param_choice_word(const struct op_param *p, int i, char *buf, size_t n)
 {
     const char *s = p->choices;
@@ -82,23 +95,10 @@ int param_parse(const struct op_desc *op, const struct op_param *p, const char *
         v->num = d;
         break;
     }
-    case PARAM_CHOICE: {
-        const char *s = p->choices;
-        int i = 0;
-        size_t tl = strlen(text);
-        while (s) {
-            size_t len = strcspn(s, "|");
-            if (len == tl && strncmp(s, text, len) == 0) {
-                v->choice = i;
-                break;
-            }
-            s = s[len] ? s + len + 1 : NULL;
-            i++;
-        }
-        if (!s)
+    case PARAM_CHOICE:
+        if ((v->choice = param_choice_index(p->choices, text)) < 0)
             return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);
         break;
-    }
     case PARAM_SIZE: {
         size_t len = strlen(text);
         const char *x = strchr(text, 'x');
