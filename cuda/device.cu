@@ -16,9 +16,9 @@ __global__ void probe_kernel(int *out, int v) { *out = v; }
 extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen)
 {
     std::memset(info, 0, sizeof *info);
-    /* CUDA loads kernels lazily by default: each one's first launch would carry its loading into
-     * an operation's time. Eager loading moves it into the context creation timed here. */
-    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    /* Kernels load lazily (CUDA's default), each at its first launch, which counts in that
+     * launch's time: eager loading would load every kernel of nvJPEG and nvCOMP into the context,
+     * a cost every command pays whatever it runs. */
     auto t0 = std::chrono::steady_clock::now();
     int n = 0;
     CUDA_TRY(cudaGetDeviceCount(&n), err, errlen);

@@ -70,14 +70,24 @@ int gpu_last_launch(struct gpu_launch_info *info, char *err, size_t errlen);
 /* Is device usable? Counts devices, makes a context and runs a tiny kernel. */
 int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen);
 /* nvJPEG (HAVE_NVJPEG builds): decode a w x h JPEG of c = 1 (grey) or 3 (RGB, interleaved)
- * channels, 8 bits, into dst on the device. 0: done; -1: nvJPEG does not take this one (CMYK,
- * a header that disagrees): decode it on the CPU; > 0: failed (err says why). */
-int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, char *err, size_t errlen);
+ * channels, 8 bits, into dst on the device: on the GPU's JPEG engines where it has them and they
+ * take the file (*hardware = 1), batched with other threads' calls. any = 0: the engines only,
+ * and only once gpu_jpeg_start has made their decoder (else -1: the CPU decodes meanwhile);
+ * any = 1: the engines (made now if need be), else nvJPEG's default backend. 0: done; -1: not
+ * taken (as said, CMYK, a header that disagrees, a file cut short): decode it on the CPU; > 0:
+ * nvJPEG failed (err says why). */
+int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, int any, int *hardware,
+                    char *err, size_t errlen);
+/* Begin making the JPEG engines' decoder of a device on a thread of its own (about 0.6 s);
+ * gpu_jpeg_stop waits for every such thread (before the process exits). */
+void gpu_jpeg_start(int device);
+int gpu_jpeg_ready(int device);   /* 1 once the engines' decoder of device is made */
+void gpu_jpeg_stop(void);
 /* nvCOMP (HAVE_NVCOMP builds): PNG's rows of a w x h device image (c channels, depth bits, 16-bit
  * samples in host order) filtered as the CPU encoder filters them and deflated by nvCOMP in 64
- * KiB chunks with the algorithm for level (gpu_png_algorithm), the chunks packed into out->buf
- * (each with 8 bytes of room after it) for pngenc_write_chunks; *ms: the device's time. 0: done;
- * 1: failed (err says why). */
+ * KiB chunks, each by the algorithms for level (gpu_png_method says which) keeping the smaller,
+ * the chunks packed into out->buf (each with 8 bytes of room after it) for
+ * pngenc_write_chunks; *ms: the device's time. 0: done; 1: failed (err says why). */
 struct gpu_png_chunks {
     unsigned char *buf, **chunks;
     size_t *lens, bytes;
@@ -86,7 +96,7 @@ struct gpu_png_chunks {
 int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out, float *ms,
                     char *err, size_t errlen);
 void gpu_png_chunks_free(struct gpu_png_chunks *c);
-int gpu_png_algorithm(int level);
+const char *gpu_png_method(int level);   /* "algorithms 0 and 2, the smaller a chunk" */
 const char *gpu_nvcomp_version(void);   /* "6.0.0" */
 /* Make device the calling thread's current one (each worker thread of a batch calls it). */
 int gpu_use_device(int device, char *err, size_t errlen);

@@ -1,17 +1,29 @@
 /* gpuimg: JPEG decoding on the GPU with nvJPEG (built when configure finds it). The compressed
  * bytes go in, the 8-bit grey or interleaved RGB image comes out in device memory, straight into
- * the pipeline's first buffer: no decode on the CPU and no upload of pixels. One nvJPEG handle
- * for the process; a decoder state per thread, since the workers of a batch decode at once. */
+ * the pipeline's first buffer: no decode on the CPU and no upload of pixels.
+ *
+ * Two decoders:
+ *  - the hardware engines (NVJPEG_BACKEND_HARDWARE: A100, H100, H200), batched: the requests of
+ *    the threads decoding at once (a batch's workers) go into one nvjpegDecodeBatched call
+ *    (combine.h). Each image is checked first (nvjpegDecodeBatchedSupported), so one it cannot
+ *    take (progressive, 4:1:0, 4:1:1) never fails a batch; a batch that fails anyway is decoded
+ *    again image by image, and an image that fails alone is handed back (-1) to the CPU;
+ *  - nvJPEG's default backend, one image at a time (--jpeg-decoder=nvjpeg, for what the engines
+ *    do not take), a decoder state per thread.
+ * Only a file that ends with its EOI marker goes to the GPU: a cut file is the CPU decoder's to
+ * judge (its error, not an image padded by the GPU). */
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <thread>
+#include <vector>
 #include <nvjpeg.h>
 #include "cuda/check.h"
+#include "cuda/combine.h"
 #include "cuda/gpu.h"
-
-static nvjpegHandle_t handle;
-static nvjpegStatus_t handle_status;
-static std::once_flag handle_once;
-static thread_local nvjpegJpegState_t state;
 
 #define NVJPEG_TRY(call)                                                                                     \
     do {                                                                                                      \
@@ -22,8 +34,172 @@ static thread_local nvjpegJpegState_t state;
         }                                                                                                     \
     } while (0)
 
-extern "C" int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, char *err,
-                               size_t errlen)
+#define MAX_DEVICES 16
+#define MAX_BATCH 64   /* images a hardware call decodes at most */
+
+/* ---- the hardware engines, batched ------------------------------------------------------- */
+
+struct hw_req {
+    const unsigned char *data;
+    size_t len;
+    void *dst;
+    int w, c;
+    int rc;   /* 0 decoded, 1 failed (the image alone) */
+};
+
+/* One a device: the handle, the decoder state its calls share (one call at a time), the
+ * combiner of its threads' requests. Making the handle and state takes about 0.6 s (H100), so a
+ * batch starts it on a thread of its own (gpu_jpeg_start) while the CPU decodes the first files;
+ * callers that do not wait take the engines only once ready is set. */
+struct hw_decoder {
+    std::once_flag once;
+    std::atomic<int> ready{0};      /* 1: made, 2: not available (no engines) */
+    std::thread maker;
+    nvjpegHandle_t handle;
+    nvjpegJpegState_t state;
+    int batch;                     /* the batch size and format the state was set up for */
+    nvjpegOutputFormat_t fmt;
+    combiner<hw_req> queue;
+};
+static hw_decoder hw[MAX_DEVICES];
+
+/* Interpolated chroma upsampling, as libjpeg-turbo's "fancy" upsampling: within one level of its
+ * pixels instead of tens of levels at colour edges (tests/gpu_jpeg.sh). */
+static void hw_make(hw_decoder *d, int dev)
+{
+    const char *e = std::getenv("GPUIMG_NVJPEG_FLAGS");   /* a measuring knob: nvjpegCreateEx's flags */
+    const unsigned flags = e ? (unsigned)std::atoi(e) : NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
+    int ok = cudaSetDevice(dev) == cudaSuccess
+             && nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, flags, &d->handle) == NVJPEG_STATUS_SUCCESS;
+    if (ok && nvjpegJpegStateCreate(d->handle, &d->state) != NVJPEG_STATUS_SUCCESS) {
+        nvjpegDestroy(d->handle);
+        ok = 0;
+    }
+    d->ready.store(ok ? 1 : 2);
+}
+
+extern "C" void gpu_jpeg_start(int dev)
+{
+    if (dev < 0 || dev >= MAX_DEVICES)
+        return;
+    hw_decoder *d = &hw[dev];
+    std::call_once(d->once, [d, dev] { d->maker = std::thread(hw_make, d, dev); });
+}
+
+extern "C" int gpu_jpeg_ready(int dev)
+{
+    return dev >= 0 && dev < MAX_DEVICES && hw[dev].ready.load() == 1;
+}
+
+extern "C" void gpu_jpeg_stop(void)
+{
+    for (hw_decoder &d : hw)
+        if (d.maker.joinable())
+            d.maker.join();
+}
+
+/* wait: make the engines' decoder now if need be and wait for it; else take it only if ready */
+static hw_decoder *hw_get(int dev, int wait)
+{
+    hw_decoder *d = &hw[dev];
+    if (wait) {
+        std::call_once(d->once, [d, dev] { hw_make(d, dev); });
+        if (d->maker.joinable())   /* started by gpu_jpeg_start: made on that thread */
+            while (!d->ready.load())
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return d->ready.load() == 1 ? d : nullptr;
+}
+
+/* Each thread parses its images for the check with its own stream object, made with its
+ * device's handle. */
+static thread_local nvjpegJpegStream_t parsed;
+static thread_local nvjpegHandle_t parsed_with;
+
+static int hw_call(hw_decoder *d, hw_req *const *r, int n)
+{
+    const unsigned char *data[MAX_BATCH];
+    size_t lens[MAX_BATCH];
+    nvjpegImage_t img[MAX_BATCH];
+    for (int i = 0; i < n; i++) {
+        data[i] = r[i]->data;
+        lens[i] = r[i]->len;
+        img[i] = nvjpegImage_t{};
+        img[i].channel[0] = static_cast<unsigned char *>(r[i]->dst);
+        img[i].pitch[0] = (size_t)r[i]->w * r[i]->c;
+    }
+    const nvjpegOutputFormat_t fmt = r[0]->c == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
+    if (d->batch != n || d->fmt != fmt) {
+        if (nvjpegDecodeBatchedInitialize(d->handle, d->state, n, 1, fmt) != NVJPEG_STATUS_SUCCESS)
+            return d->batch = 0, 1;
+        d->batch = n;
+        d->fmt = fmt;
+    }
+    if (nvjpegDecodeBatched(d->handle, d->state, data, lens, img, cudaStreamPerThread) != NVJPEG_STATUS_SUCCESS
+        || cudaStreamSynchronize(cudaStreamPerThread) != cudaSuccess)
+        return d->batch = 0, 1;   /* set up afresh after a failure */
+    return 0;
+}
+
+static void hw_run(hw_decoder *d, std::vector<hw_req *> &batch)
+{
+    const int n = (int)batch.size();
+    if (!hw_call(d, batch.data(), n)) {
+        for (hw_req *r : batch)
+            r->rc = 0;
+        return;
+    }
+    for (hw_req *r : batch)   /* which one: each alone */
+        r->rc = n == 1 ? 1 : hw_call(d, &r, 1);
+}
+
+/* 1 when the bytes end with EOI, trailing zero bytes aside (a cut file does not) */
+static int ends_with_eoi(const unsigned char *p, size_t len)
+{
+    while (len > 2 && p[len - 1] == 0)
+        len--;
+    return len >= 4 && p[len - 2] == 0xFF && p[len - 1] == 0xD9;
+}
+
+/* 0: decoded; -1: the engines do not take it (or are not there, or not ready and not waited for) */
+static int hw_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, int wait)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= MAX_DEVICES || !ends_with_eoi(data, len))
+        return -1;
+    hw_decoder *d = hw_get(dev, wait);
+    if (!d)
+        return -1;
+    if (parsed_with != d->handle) {
+        if (parsed)
+            nvjpegJpegStreamDestroy(parsed);
+        parsed = nullptr;
+        if (nvjpegJpegStreamCreate(d->handle, &parsed) != NVJPEG_STATUS_SUCCESS)
+            return -1;
+        parsed_with = d->handle;
+    }
+    unsigned pw = 0, ph = 0, nc = 0;
+    int unsupported = 1;
+    if (nvjpegJpegStreamParse(d->handle, data, len, 0, 0, parsed) != NVJPEG_STATUS_SUCCESS
+        || nvjpegJpegStreamGetFrameDimensions(parsed, &pw, &ph) != NVJPEG_STATUS_SUCCESS
+        || nvjpegJpegStreamGetComponentsNum(parsed, &nc) != NVJPEG_STATUS_SUCCESS
+        || nvjpegDecodeBatchedSupported(d->handle, parsed, &unsupported) != NVJPEG_STATUS_SUCCESS || unsupported
+        || (int)pw != w || (int)ph != h || (int)nc != c)
+        return -1;
+    hw_req r = { data, len, dst, w, c, 1 };
+    d->queue.submit(&r, MAX_BATCH, [d](std::vector<hw_req *> &b) { hw_run(d, b); },
+                    [](const hw_req *a, const hw_req *b) { return a->c == b->c; });
+    return r.rc ? -1 : 0;
+}
+
+/* ---- nvJPEG's default backend, one image --------------------------------------------------- */
+
+static nvjpegHandle_t handle;
+static nvjpegStatus_t handle_status;
+static std::once_flag handle_once;
+static thread_local nvjpegJpegState_t state;
+
+static int one_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, char *err, size_t errlen)
 {
     std::call_once(handle_once, [] { handle_status = nvjpegCreateSimple(&handle); });
     NVJPEG_TRY(handle_status);
@@ -32,7 +208,7 @@ extern "C" int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst,
     int nc = 0, ws[NVJPEG_MAX_COMPONENT], hs[NVJPEG_MAX_COMPONENT];
     nvjpegChromaSubsampling_t ss;
     NVJPEG_TRY(nvjpegGetImageInfo(handle, data, len, &nc, &ss, ws, hs));
-    /* grey and YCbCr only; CMYK/YCCK and anything unexpected go to stb_image */
+    /* grey and YCbCr only; CMYK/YCCK and anything unexpected go to the CPU */
     if (ws[0] != w || hs[0] != h || !((c == 1 && nc == 1) || (c == 3 && nc == 3)) || ss == NVJPEG_CSS_UNKNOWN)
         return -1;
     nvjpegImage_t img = {};
@@ -42,4 +218,17 @@ extern "C" int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst,
                             cudaStreamPerThread));
     CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
     return 0;
+}
+
+extern "C" int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, int any,
+                               int *hardware, char *err, size_t errlen)
+{
+    *hardware = 0;
+    if (!hw_decode(data, len, dst, w, h, c, any)) {
+        *hardware = 1;
+        return 0;
+    }
+    if (!any || !ends_with_eoi(data, len))
+        return -1;
+    return one_decode(data, len, dst, w, h, c, err, errlen);
 }

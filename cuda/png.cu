@@ -1,24 +1,31 @@
 /* gpuimg: PNG's rows filtered and deflated on the GPU (built when configure finds nvCOMP). The
  * filter of each row is chosen as the CPU encoder chooses it (the five PNG filters, the smallest
  * sum of absolute values, the first of equals), so the filtered bytes are the CPU's; nvCOMP's
- * batched deflate compresses them in 64 KiB chunks, each a complete raw deflate stream; the
- * chunks are packed on the device and only their bytes come down. The host joins them into one
+ * batched deflate compresses them in 64 KiB chunks, each a complete raw deflate stream, the chunks
+ * of the threads encoding at once in one call (combine.h); the chunks are packed on the device
+ * and only their bytes come down. The host joins them into one
  * zlib stream (src/io/pngenc.c, pngenc_write_chunks). */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 #include <nvcomp/deflate.h>
+#include "cuda/combine.h"
 #include "cuda/gpu.h"
 
-#define CHUNK (64u << 10)   /* nvCOMP's largest deflate chunk, and its fastest */
+/* Bytes a chunk: a batch's images are a few hundred chunks at this size, enough to fill the
+ * GPU; 64 KiB (nvCOMP's largest) is 1-3% smaller and slower on a batch. */
+#define CHUNK (16u << 10)
+#define MAX_CHUNK (64u << 10)
 
 /* Measuring knobs (bench/README.md): GPUIMG_PNG_GPU_CHUNK, bytes a chunk (a multiple of 8 from
- * 4096 to 65536), and GPUIMG_PNG_GPU_ALGO, nvCOMP's algorithm (0 to 5) for every level. */
+ * 4096 to 65536), and GPUIMG_PNG_GPU_ALGO, nvCOMP's algorithm (0 to 5) alone for every level. */
 static size_t chunk_bytes(void)
 {
     const char *e = std::getenv("GPUIMG_PNG_GPU_CHUNK");
     const long v = e ? std::atol(e) : 0;
-    return v >= 4096 && v <= (long)CHUNK && v % 8 == 0 ? (size_t)v : CHUNK;
+    return v >= 4096 && v <= (long)MAX_CHUNK && v % 8 == 0 ? (size_t)v : CHUNK;
 }
 #define ROOM 8u             /* bytes after each packed chunk: the join appends up to 6 */
 #define THREADS 256
@@ -92,10 +99,10 @@ __global__ void filter_rows(const unsigned char *src, unsigned char *dst, size_t
     }
 }
 
-/* One block a chunk: its compressed bytes to their place in the packed buffer. */
-__global__ void pack_chunks(const unsigned char *in, size_t slot, const size_t *lens, const size_t *offs, unsigned char *out)
+/* One block a chunk: its compressed bytes (the kept algorithm's) to their place in the packed buffer. */
+__global__ void pack_chunks(const unsigned char *const *in, const size_t *lens, const size_t *offs, unsigned char *out)
 {
-    const unsigned char *s = in + blockIdx.x * slot;
+    const unsigned char *s = in[blockIdx.x];
     unsigned char *d = out + offs[blockIdx.x];
     for (size_t i = threadIdx.x; i < lens[blockIdx.x]; i += blockDim.x)
         d[i] = s[i];
@@ -125,14 +132,128 @@ extern "C" const char *gpu_nvcomp_version(void)
     return STR(NVCOMP_VER_MAJOR) "." STR(NVCOMP_VER_MINOR) "." STR(NVCOMP_VER_PATCH);
 }
 
-extern "C" int gpu_png_algorithm(int level)
+/* The algorithms a level runs. Entropy coding alone (algorithm 0) is fast and, on photographs'
+ * filtered rows, which hold few repeats, smaller than zlib's level 6; LZ matching (2, or 4 at
+ * level 9) wins where rows repeat (flat areas, renders, text) but is several times slower on a
+ * batch. A chunk entropy coding brings below 1/retry of its bytes shows repeats: those chunks
+ * alone are deflated again with matching and the smaller result kept. Up to level 6 (the
+ * default) retry is 7, just above Huffman coding's floor of one bit a byte: flat areas only; above,
+ * 4: most smooth areas too. */
+static int algorithms(int level, int alg[2], int *retry)
 {
     const char *e = std::getenv("GPUIMG_PNG_GPU_ALGO");
-    if (e && e[0] >= '0' && e[0] <= '5' && !e[1])
-        return e[0] - '0';
-    /* nvCOMP's own words: 2 beats zlib level 1 on ratio, 4 beats level 6 */
-    return level <= 5 ? 2 : 4;
+    *retry = level <= 6 ? 7 : 4;
+    if (e && e[0] >= '0' && e[0] <= '5' && !e[1]) {
+        alg[0] = e[0] - '0';
+        return 1;
+    }
+    alg[0] = 0;
+    alg[1] = level >= 9 ? 4 : 2;
+    return 2;
 }
+
+extern "C" const char *gpu_png_method(int level)
+{
+    static const char *one[] = { "algorithm 0", "algorithm 1", "algorithm 2", "algorithm 3", "algorithm 4",
+                                 "algorithm 5" };
+    int alg[2], retry;
+    if (algorithms(level, alg, &retry) == 1)
+        return one[alg[0]];
+    return alg[1] == 4 ? "algorithm 0, and 4 where it gives under 1/4"
+           : retry == 7 ? "algorithm 0, and 2 where it gives under 1/7"
+                        : "algorithm 0, and 2 where it gives under 1/4";
+}
+
+/* One image's chunks for the device's deflate combiner: the compressed sizes and statuses come
+ * back into hsizes[nch..2 nch) and hstatus. */
+struct deflate_req {
+    size_t nch, chunk;
+    int algorithm;
+    void *const *in;        /* host arrays: nch chunk pointers in, nch slots out, nch sizes in */
+    void *const *out;
+    const size_t *in_sizes;
+    size_t *out_sizes;
+    nvcompStatus_t *status;
+    int rc;
+    char err[512];
+};
+
+/* Deflate calls of the threads encoding at once go into one nvCOMP call a device and algorithm:
+ * a small result (a 1280x800 grey image is 64 chunks) leaves the GPU idle alone. The algorithms
+ * have a combiner each, so that a slow matching call does not hold up entropy-coding ones. */
+#define MAX_DEVICES 16
+#define MAX_CALL_CHUNKS (1u << 16)
+static combiner<deflate_req> deflaters[MAX_DEVICES][6];
+/* The stream-ordered allocations below come from the device's default pool, which by default
+ * returns its memory at every synchronisation: kept up to this much, they are reused instead. */
+#define POOL_KEEP (512ull << 20)
+static std::once_flag pool_once[MAX_DEVICES];
+
+static void deflate_batch(std::vector<deflate_req *> &b)
+{
+    size_t n = 0;
+    for (deflate_req *r : b)
+        n += r->nch;
+    const size_t chunk = b[0]->chunk;
+    nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
+    opt.algorithm = b[0]->algorithm;
+    cudaStream_t st = cudaStreamPerThread;
+    std::vector<void *> hptrs(2 * n);
+    std::vector<size_t> hsizes(2 * n);
+    std::vector<nvcompStatus_t> hstatus(n);
+    void **ptrs = nullptr;
+    size_t *sizes = nullptr, tempb = 0;
+    nvcompStatus_t *status = nullptr;
+    unsigned char *temp = nullptr;
+    char err[512] = "";
+    const size_t errlen = sizeof err;
+    size_t k = 0;
+    for (deflate_req *r : b)
+        for (size_t i = 0; i < r->nch; i++, k++) {
+            hptrs[k] = r->in[i];
+            hptrs[n + k] = r->out[i];
+            hsizes[k] = r->in_sizes[i];
+        }
+    NVCOMP_TRY(nvcompBatchedDeflateCompressGetTempSize(n, chunk, opt, &tempb, n * chunk, st));
+    CUDA_GO(cudaMallocAsync((void **)&temp, tempb ? tempb : 1, st));
+    CUDA_GO(cudaMallocAsync((void **)&ptrs, 2 * n * sizeof(void *), st));
+    CUDA_GO(cudaMallocAsync((void **)&sizes, 2 * n * sizeof(size_t), st));
+    CUDA_GO(cudaMallocAsync((void **)&status, n * sizeof(nvcompStatus_t), st));
+    CUDA_GO(cudaMemcpyAsync(ptrs, hptrs.data(), 2 * n * sizeof(void *), cudaMemcpyHostToDevice, st));
+    CUDA_GO(cudaMemcpyAsync(sizes, hsizes.data(), n * sizeof(size_t), cudaMemcpyHostToDevice, st));
+    NVCOMP_TRY(nvcompBatchedDeflateCompressAsync((const void *const *)ptrs, sizes, chunk, n, temp, tempb,
+                                                 (void *const *)(ptrs + n), sizes + n, opt, status, st));
+    CUDA_GO(cudaMemcpyAsync(hsizes.data() + n, sizes + n, n * sizeof(size_t), cudaMemcpyDeviceToHost, st));
+    CUDA_GO(cudaMemcpyAsync(hstatus.data(), status, n * sizeof(nvcompStatus_t), cudaMemcpyDeviceToHost, st));
+    CUDA_GO(cudaStreamSynchronize(st));
+done:
+    void *dev[] = { temp, ptrs, sizes, status };
+    for (void *d : dev)
+        if (d)
+            cudaFreeAsync(d, st);
+    k = 0;
+    for (deflate_req *r : b) {
+        r->rc = err[0] != 0;
+        std::snprintf(r->err, sizeof r->err, "%s", err);
+        for (size_t i = 0; i < r->nch; i++, k++) {
+            r->out_sizes[i] = hsizes[n + k];
+            r->status[i] = hstatus[k];
+        }
+    }
+}
+
+/* Each thread's pinned buffer for the chunks' download: pageable copies of many threads queue on
+ * the driver's one staging buffer. Kept and grown for the thread's next image. */
+struct pinned_buf {
+    unsigned char *p = nullptr;
+    size_t n = 0;
+    ~pinned_buf()
+    {
+        if (p)
+            cudaFreeHost(p);
+    }
+};
+static thread_local pinned_buf down;
 
 extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out,
                                float *ms, char *err, size_t errlen)
@@ -140,69 +261,147 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
     std::memset(out, 0, sizeof *out);
     const size_t bpp = (size_t)c * (depth / 8), n = (size_t)w * bpp, total = (n + 1) * (size_t)h;
     const size_t chunk = chunk_bytes(), nch = (total + chunk - 1) / chunk;
-    nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
-    opt.algorithm = gpu_png_algorithm(level);
+    int alg[2], retry;
+    const int nalg = algorithms(level, alg, &retry);
     cudaStream_t st = cudaStreamPerThread;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
-    unsigned char *filt = nullptr, *comp = nullptr, *packed = nullptr, *temp = nullptr, *host = nullptr;
-    void **ptrs = nullptr;   /* device: nch input pointers, nch output pointers */
-    size_t *sizes = nullptr; /* device: nch input sizes, nch output sizes, nch offsets */
-    nvcompStatus_t *status = nullptr;
-    size_t maxo = 0, tempb = 0, slot, packed_bytes = 0;
-    size_t *hsizes = (size_t *)std::malloc(3 * nch * sizeof(size_t));
-    void **hptrs = (void **)std::malloc(2 * nch * sizeof(void *));
-    nvcompStatus_t *hstatus = (nvcompStatus_t *)std::malloc(nch * sizeof(nvcompStatus_t));
-    int rc = 1;
+    unsigned char *filt = nullptr, *comp = nullptr, *packed = nullptr, *host = nullptr;
+    size_t *table = nullptr; /* device: nch source pointers, nch sizes, nch offsets */
+    size_t maxo = 0, slot = 0, packed_bytes = 0;
+    /* host: nch sizes in, nalg x nch sizes out, then the pack table (pointers, sizes, offsets);
+     * pointers: nch in, nalg x nch out */
+    size_t *hsizes = (size_t *)std::malloc((1 + nalg + 3) * nch * sizeof(size_t));
+    void **hptrs = (void **)std::malloc((1 + nalg) * nch * sizeof(void *));
+    nvcompStatus_t *hstatus = (nvcompStatus_t *)std::malloc(nalg * nch * sizeof(nvcompStatus_t));
+    size_t *ptab = hsizes ? hsizes + (1 + nalg) * nch : nullptr;
+    std::vector<size_t> idx, rin, rout;   /* the retried chunks: indices, sizes in and out */
+    std::vector<void *> rptr, rslot;
+    std::vector<unsigned char> bestof(nch);
+    int rc = 1, dev = 0;
     err[0] = 0;
     if (!hsizes || !hptrs || !hstatus) {
         std::snprintf(err, errlen, "out of host memory");
         goto done;
     }
-    NVCOMP_TRY(nvcompBatchedDeflateCompressGetMaxOutputChunkSize(chunk, opt, &maxo));
-    NVCOMP_TRY(nvcompBatchedDeflateCompressGetTempSize(nch, chunk, opt, &tempb, total, st));
+    CUDA_GO(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= MAX_DEVICES || nch > MAX_CALL_CHUNKS) {
+        std::snprintf(err, errlen, "device %d or %zu chunks: past what the GPU deflate takes", dev, nch);
+        goto done;
+    }
+    std::call_once(pool_once[dev], [dev] {
+        cudaMemPool_t pool;
+        unsigned long long keep = POOL_KEEP;
+        if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    });
+    for (int a = 0; a < nalg; a++) {
+        nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
+        opt.algorithm = alg[a];
+        size_t m = 0;
+        NVCOMP_TRY(nvcompBatchedDeflateCompressGetMaxOutputChunkSize(chunk, opt, &m));
+        maxo = m > maxo ? m : maxo;
+    }
     slot = (maxo + 7) & ~(size_t)7;
     CUDA_GO(cudaEventCreate(&e0));
     CUDA_GO(cudaEventCreate(&e1));
     CUDA_GO(cudaMallocAsync((void **)&filt, total, st));
-    CUDA_GO(cudaMallocAsync((void **)&comp, nch * slot, st));
-    CUDA_GO(cudaMallocAsync((void **)&temp, tempb ? tempb : 1, st));
-    CUDA_GO(cudaMallocAsync((void **)&ptrs, 2 * nch * sizeof(void *), st));
-    CUDA_GO(cudaMallocAsync((void **)&sizes, 3 * nch * sizeof(size_t), st));
-    CUDA_GO(cudaMallocAsync((void **)&status, nch * sizeof(nvcompStatus_t), st));
+    CUDA_GO(cudaMallocAsync((void **)&comp, nalg * nch * slot, st));
+    CUDA_GO(cudaMallocAsync((void **)&table, 3 * nch * sizeof(size_t), st));
     for (size_t k = 0; k < nch; k++) {
         hptrs[k] = filt + k * chunk;
-        hptrs[nch + k] = comp + k * slot;
         hsizes[k] = total - k * chunk < chunk ? total - k * chunk : chunk;
+        for (int a = 0; a < nalg; a++)
+            hptrs[(1 + a) * nch + k] = comp + (a * nch + k) * slot;
     }
-    CUDA_GO(cudaMemcpyAsync(ptrs, hptrs, 2 * nch * sizeof(void *), cudaMemcpyHostToDevice, st));
-    CUDA_GO(cudaMemcpyAsync(sizes, hsizes, nch * sizeof(size_t), cudaMemcpyHostToDevice, st));
     CUDA_GO(cudaEventRecord(e0, st));
     filter_rows<<<(unsigned)h, THREADS, 0, st>>>((const unsigned char *)src, filt, n, (int)bpp, depth == 16);
     CUDA_GO(cudaGetLastError());
-    NVCOMP_TRY(nvcompBatchedDeflateCompressAsync((const void *const *)ptrs, sizes, chunk, nch, temp, tempb,
-                                                 (void *const *)(ptrs + nch), sizes + nch, opt, status, st));
-    CUDA_GO(cudaMemcpyAsync(hsizes + nch, sizes + nch, nch * sizeof(size_t), cudaMemcpyDeviceToHost, st));
-    CUDA_GO(cudaMemcpyAsync(hstatus, status, nch * sizeof(nvcompStatus_t), cudaMemcpyDeviceToHost, st));
-    CUDA_GO(cudaStreamSynchronize(st));
-    for (size_t k = 0; k < nch; k++) {
-        if (hstatus[k] != nvcompSuccess || hsizes[nch + k] > maxo) {
-            std::snprintf(err, errlen, "nvCOMP deflate of chunk %zu: status %d", k, (int)hstatus[k]);
-            goto done;
+    CUDA_GO(cudaStreamSynchronize(st));   /* filtered before another thread's stream deflates it */
+    {
+        /* algorithm 0 on every chunk, then the second on those it compressed well */
+        for (int a = 0; a < nalg; a++) {
+            size_t todo = nch;
+            void **in = hptrs, **outp = hptrs + (1 + a) * nch;
+            size_t *in_sizes = hsizes, *out_sizes = hsizes + (1 + a) * nch;
+            nvcompStatus_t *stat = hstatus + a * nch;
+            if (a) {
+                idx.clear();
+                for (size_t k = 0; k < nch; k++) {
+                    out_sizes[k] = 0;
+                    if (hstatus[k] == nvcompSuccess && hsizes[nch + k] * (size_t)retry < hsizes[k])
+                        idx.push_back(k);
+                }
+                if (!(todo = idx.size()))
+                    break;
+                rin.resize(todo);
+                rout.assign(todo, 0);
+                rptr.resize(todo);
+                rslot.resize(todo);
+                for (size_t i = 0; i < todo; i++) {
+                    rin[i] = hsizes[idx[i]];
+                    rptr[i] = hptrs[idx[i]];
+                    rslot[i] = outp[idx[i]];
+                }
+                in = rptr.data();
+                outp = rslot.data();
+                in_sizes = rin.data();
+                out_sizes = rout.data();
+                stat = hstatus + a * nch + nch - todo;   /* the row's tail, moved to place below */
+            }
+            deflate_req req = { todo, chunk, alg[a], in, outp, in_sizes, out_sizes, stat, 1, "" };
+            deflaters[dev][alg[a]].submit(&req, MAX_CALL_CHUNKS, deflate_batch, [](const deflate_req *x, const deflate_req *y) {
+                return x->algorithm == y->algorithm && x->chunk == y->chunk;
+            });
+            if (req.rc) {
+                std::snprintf(err, errlen, "%s", req.err);
+                goto done;
+            }
+            for (size_t i = 0; a && i < todo; i++)   /* each retried chunk's result to its own index */
+                if (stat[i] == nvcompSuccess)
+                    hsizes[(1 + a) * nch + idx[i]] = rout[i];
         }
-        hsizes[2 * nch + k] = packed_bytes;
-        packed_bytes += hsizes[nch + k] + ROOM;
+        for (size_t k = 0; k < nch; k++) {
+            int best = -1;
+            for (int a = 0; a < nalg; a++) {   /* a retried chunk's status was checked as it was moved */
+                const size_t z = hsizes[(1 + a) * nch + k];
+                if (z > 0 && z <= maxo && (a || hstatus[k] == nvcompSuccess) && (best < 0 || z < hsizes[(1 + best) * nch + k]))
+                    best = a;
+            }
+            if (best < 0) {
+                std::snprintf(err, errlen, "nvCOMP deflate of chunk %zu: status %d", k, (int)hstatus[k]);
+                goto done;
+            }
+            bestof[k] = (unsigned char)best;
+        }
+        for (size_t k = 0; k < nch; k++) {
+            const int best = bestof[k];
+            ptab[k] = (size_t)(comp + (best * nch + k) * slot);
+            ptab[nch + k] = hsizes[(1 + best) * nch + k];
+            ptab[2 * nch + k] = packed_bytes;
+            packed_bytes += ptab[nch + k] + ROOM;
+        }
     }
     CUDA_GO(cudaMallocAsync((void **)&packed, packed_bytes, st));
-    CUDA_GO(cudaMemcpyAsync(sizes + 2 * nch, hsizes + 2 * nch, nch * sizeof(size_t), cudaMemcpyHostToDevice, st));
-    pack_chunks<<<(unsigned)nch, THREADS, 0, st>>>(comp, slot, sizes + nch, sizes + 2 * nch, packed);
+    CUDA_GO(cudaMemcpyAsync(table, ptab, 3 * nch * sizeof(size_t), cudaMemcpyHostToDevice, st));
+    pack_chunks<<<(unsigned)nch, THREADS, 0, st>>>((const unsigned char *const *)table, table + nch, table + 2 * nch,
+                                                 packed);
     CUDA_GO(cudaGetLastError());
     CUDA_GO(cudaEventRecord(e1, st));
+    if (down.n < packed_bytes) {
+        if (down.p)
+            cudaFreeHost(down.p);
+        down.p = nullptr;
+        down.n = 0;
+        CUDA_GO(cudaMallocHost((void **)&down.p, packed_bytes + packed_bytes / 2));
+        down.n = packed_bytes + packed_bytes / 2;
+    }
     if (!(host = (unsigned char *)std::malloc(packed_bytes))) {
         std::snprintf(err, errlen, "out of host memory for %zu bytes", packed_bytes);
         goto done;
     }
-    CUDA_GO(cudaMemcpyAsync(host, packed, packed_bytes, cudaMemcpyDeviceToHost, st));
+    CUDA_GO(cudaMemcpyAsync(down.p, packed, packed_bytes, cudaMemcpyDeviceToHost, st));
     CUDA_GO(cudaStreamSynchronize(st));
+    std::memcpy(host, down.p, packed_bytes);
     CUDA_GO(cudaEventElapsedTime(ms, e0, e1));
     out->chunks = (unsigned char **)std::malloc(nch * sizeof *out->chunks);
     out->lens = (size_t *)std::malloc(nch * sizeof *out->lens);
@@ -211,8 +410,8 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
         goto done;
     }
     for (size_t k = 0; k < nch; k++) {
-        out->chunks[k] = host + hsizes[2 * nch + k];
-        out->lens[k] = hsizes[nch + k];
+        out->chunks[k] = host + ptab[2 * nch + k];
+        out->lens[k] = ptab[nch + k];
     }
     out->buf = host;
     out->n = (int)nch;
@@ -226,8 +425,8 @@ done:
         std::memset(out, 0, sizeof *out);
     }
     std::free(host);
-    void *dev[] = { filt, comp, temp, ptrs, sizes, status, packed };
-    for (void *d : dev)
+    void *dev_bufs[] = { filt, comp, table, packed };
+    for (void *d : dev_bufs)
         if (d)
             cudaFreeAsync(d, st);
     if (e0)

@@ -15,7 +15,8 @@ cd "$T" || exit 99
 expect_ok -j 2 --jobs=2 -o 'out/%s.png' gray,resize=50% in/a/one.png in/a/two.png in/b/three.png in/b/four.png
 grep -q '^gpuimg: batch: 4 done, 0 failed, 0 skipped of 4 in ' "$ERR" && ok || bad "summary: $(cat "$ERR")"
 grep -q '^gpuimg: busy: decode .*encode' "$ERR" && ok || bad "no busy line: $(cat "$ERR")"
-[ "$(wc -l <"$ERR")" -eq 2 ] && ok || bad "a clean batch printed more than the summary: $(cat "$ERR")"
+grep -Eq '^gpuimg: decoded by: (libdeflate|libpng|stb_image) 4$' "$ERR" && ok || bad "no decoder line: $(cat "$ERR")"
+[ "$(wc -l <"$ERR")" -eq 3 ] && ok || bad "a clean batch printed more than the summary: $(cat "$ERR")"
 for f in a/one a/two b/three b/four; do
     "$GPUIMG" -q -j 1 gray,resize=50% "in/$f.png" single.png && cmp -s single.png "out/${f#*/}.png" && ok ||
         bad "out/${f#*/}.png differs from the single-file result"
@@ -115,13 +116,14 @@ expect_ok -q --shard=3/3 --json=shard3.json -o "sh3/%s.png" --from-list=- gray <
     bad "--shard=3/3 is not slice 0: $(ls sh3)"
 grep -q '"busy_ms": {"decode": [0-9.]*, "upload": [0-9.]*, "process": [0-9.]*, "download": [0-9.]*, "encode": [0-9.]*}' \
     shard3.json && ok || bad "JSON lacks busy_ms: $(cat shard3.json)"
+grep -Eq '"decoders": \{"(libdeflate|libpng|stb_image)": 3\}' shard3.json && ok || bad "JSON lacks decoders: $(cat shard3.json)"
 # inputs named on the command line come first in the list, then the file's
 expect_ok -q --json=mix.json -o 'mix/%i.png' --from-list=list.txt gray in/a/one.png
 [ "$(json_field mix.json done)" -eq 8 ] && [ "$(dims mix/1.png)" = "31x17 c1 d8" ] && ok || bad "argv then list: $(ls mix)"
 
 # progress: none on a pipe by default; -q: nothing at all
 expect_ok --no-progress -o 'p1/%s.png' gray in/a/one.png
-[ "$(wc -l <"$ERR")" -eq 2 ] && ok || bad "--no-progress printed: $(cat "$ERR")"
+[ "$(wc -l <"$ERR")" -eq 3 ] && ok || bad "--no-progress printed: $(cat "$ERR")"
 expect_ok -q -o 'p2/%s.png' gray in/a/one.png
 [ ! -s "$ERR" ] && ok || bad "-q printed: $(cat "$ERR")"
 

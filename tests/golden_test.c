@@ -4,8 +4,9 @@
  * an operation in the op table has no golden case, so a new operation cannot go untested.
  * With a directory argument it runs that directory's MANIFEST instead, without the coverage
  * check (tests/formats.sh: one file in each input format and the pixels it must decode to).
- * golden_test --diff A B TOL: whether images A and B (any format, default decoders) have the same
- * geometry and differ by at most TOL levels (exit 0), printing the largest difference. */
+ * golden_test --diff A B TOL [MEAN]: whether images A and B (any format, default decoders) have the
+ * same geometry and differ by at most TOL levels, and by at most MEAN on average where given
+ * (exit 0), printing the largest and the mean difference. */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include "core/op.h"
 #include "testutil.h"
 
-static int diff(const char *a, const char *b, long tol)
+static int diff(const char *a, const char *b, long tol, double mean_tol)
 {
     struct load_opts lo = { 0 };
     struct image x, y;
@@ -24,19 +25,25 @@ static int diff(const char *a, const char *b, long tol)
         return 2;
     }
     long over = 0, worst = test_max_diff(&x, &y, &over, tol);
+    double mean = 0;
     if (worst < 0)
         printf("%s is %dx%d c%d, %s is %dx%d c%d\n", a, x.w, x.h, x.c, b, y.w, y.h, y.c);
-    else
-        printf("max diff %ld (%ld samples over %ld)\n", worst, over, tol);
+    else {
+        const size_t n = (size_t)x.w * x.h * x.c;
+        for (size_t i = 0; i < n; i++)
+            mean += labs(test_sample(&x, i) - test_sample(&y, i));
+        mean /= n ? (double)n : 1;
+        printf("max diff %ld (%ld samples over %ld), mean %.3f\n", worst, over, tol, mean);
+    }
     image_free(&x);
     image_free(&y);
-    return worst < 0 || worst > tol;
+    return worst < 0 || worst > tol || (mean_tol >= 0 && mean > mean_tol);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 5 && !strcmp(argv[1], "--diff"))
-        return diff(argv[2], argv[3], atol(argv[4]));
+    if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--diff"))
+        return diff(argv[2], argv[3], atol(argv[4]), argc == 6 ? atof(argv[5]) : -1);
     const char *dir = argc > 1 ? argv[1] : getenv("GOLDEN_DIR");
     const int coverage = argc <= 1;
     if (!dir)

@@ -254,6 +254,7 @@ struct item {
     const char *in, *out;
     int state;
     char *msg;                    /* the failure, or with -v the file's timing line */
+    const char *decoder;          /* which decoder took it (a static name) */
     float ms[STAGE_COUNT];
 };
 
@@ -319,6 +320,7 @@ static void *worker(void *arg)
         } else {
             for (int s = 0; s < STAGE_COUNT; s++)
                 x->ms[s] = (float)timing_stage_ms(&r, s);
+            x->decoder = r.decoder;
             if (sh->verbose || r.note[0]) {   /* the note (no room on the GPU) even without -v */
                 size_t len;
                 FILE *f = open_memstream(&x->msg, &len);
@@ -461,6 +463,10 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
     struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose };
     if (!st)
         st = pick_devices(o, ctx, &sh);
+    /* a batch this large repays the GPU codecs' start; the CPU decodes until they are ready */
+    const int codecs = !st && ctx->kind == BACKEND_GPU && ctx->gpu.jpeg == 1 && n >= GPU_CODECS_MIN_FILES;
+    for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
+        backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device);
     int jobs = o->jobs ? o->jobs : threads > sh.ndevices ? threads : sh.ndevices;
     if (jobs > 64)
         jobs = 64;   /* --jobs's limit */
@@ -510,6 +516,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
                     rep.done++;
                     for (int s = 0; s < STAGE_COUNT; s++)
                         rep.busy_ms[s] += x->ms[s];
+                    timing_batch_count_decoder(&rep, x->decoder);
                     if (x->msg) {
                         progress_clear(&pg);
                         fputs(x->msg, stderr);
@@ -548,6 +555,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         }
         *exit_code = st ? gpuimg_exit_code(st) : rep.failed ? 1 : 0;
     }
+    backend_gpu_codecs_stop();
     io_pending_discard(&json);
     free(sh.finished);
     free(it);

@@ -66,9 +66,13 @@ int main(int argc, char **argv)
     io_install_signal_cleanup();
     backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
-    struct run_ctx ctx = { &pl, BACKEND_CPU, { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0, NULL }, o.max_pixels,
-                           { o.format, o.png_level, o.jpeg_quality, o.force, threads, 0, 0 }, 0, NULL, 0, DEC_AUTO, DEC_AUTO, 0, NULL };
-    ctx.gpu_jpeg = o.jpeg_decoder == 2;   /* auto: on the CPU, faster than nvJPEG's single-image API */
+    struct run_ctx ctx = { .plan = &pl, .kind = BACKEND_CPU, .max_pixels = o.max_pixels,
+                           .gpu = { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0, NULL },
+                           .save = { o.format, o.png_level, o.jpeg_quality, o.force, threads, 0, 0 },
+                           .load_jpeg = DEC_AUTO, .load_png = DEC_AUTO };
+    /* auto: the GPU's JPEG engines where it has them and they take the file, else libjpeg-turbo on the
+     * CPU (faster than nvJPEG's other backends one image at a time) */
+    ctx.gpu.jpeg = o.jpeg_decoder == 0 ? 1 : o.jpeg_decoder == 2 ? 2 : 0;
     ctx.load_jpeg = o.jpeg_decoder == 1 ? DEC_STB : DEC_AUTO;
     ctx.load_png = o.png_decoder;
     ctx.shrink_on_load = o.shrink_on_load;

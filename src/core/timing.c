@@ -224,6 +224,27 @@ void timing_print_batch(FILE *f, const struct batch_report *b)
             fprintf(f, "%s %s %.2f s (%.0f%%)", i ? "," : "", gpu && i == STAGE_PROCESS ? "kernels" : stage_names[i],
                     b->busy_ms[i] / 1e3, 100 * b->busy_ms[i] / total);
     fprintf(f, "; summed over files, stages of different files overlap\n");
+    for (int i = 0; i < b->ndecoders; i++)
+        fprintf(f, "%s %s %ld", i ? "," : "gpuimg: decoded by:", b->decoders[i].name, b->decoders[i].n);
+    if (b->ndecoders)
+        fprintf(f, "\n");
+}
+
+void timing_batch_count_decoder(struct batch_report *b, const char *name)
+{
+    name = name ? name : "not decoded";
+    int i = 0;
+    while (i < b->ndecoders && strcmp(b->decoders[i].name, name))
+        i++;
+    if (i == BATCH_MAX_CODECS) {
+        i = BATCH_MAX_CODECS - 1;
+        b->decoders[i].name = "other";
+    }
+    if (i == b->ndecoders) {
+        b->decoders[i].name = name;
+        b->ndecoders++;
+    }
+    b->decoders[i].n++;
 }
 
 void timing_write_batch_json(FILE *f, const struct batch_report *b)
@@ -249,6 +270,12 @@ void timing_write_batch_json(FILE *f, const struct batch_report *b)
             b->wall_ms > 0 ? b->done / (b->wall_ms / 1e3) : 0.0);
     for (int i = 0; i < STAGE_COUNT; i++)
         fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", stage_names[i], b->busy_ms[i]);
+    fprintf(f, "},\n  \"decoders\": {");
+    for (int i = 0; i < b->ndecoders; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_str(f, b->decoders[i].name);
+        fprintf(f, ": %ld", b->decoders[i].n);
+    }
     fprintf(f, "},\n  \"peak_rss_kib\": %ld\n}\n", b->peak_rss_kb);
 }
 

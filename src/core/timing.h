@@ -32,7 +32,7 @@ struct run_report {
     const char *device;           /* GPU name, or NULL */
     const char *fallback;         /* why auto ran on the CPU in a CUDA build ("no usable GPU"), or NULL */
     const char *decoder, *encoder;   /* the codecs that ran ("libdeflate", "libjpeg-turbo 2.1.5"), or NULL */
-    char encoder_buf[96];         /* where encoder points when it is made up for the run */
+    char encoder_buf[128];        /* where encoder points when it is made up for the run */
     int shrink;                   /* the decoder shrank the image by this on load (0 or 1: not) */
     int tiles, tile_w, tile_h;    /* the GPU ran the pipeline in tiles (0: whole) */
     int streamed;                 /* decode, process and encode overlapped (stream.h): their times are busy times */
@@ -48,6 +48,7 @@ struct run_report {
 /* A batch: counts, wall time and each stage's busy time summed over the files (the stages of
  * different files overlap, so the sums can exceed the wall time). */
 enum { STAGE_DECODE, STAGE_UPLOAD, STAGE_PROCESS, STAGE_DOWNLOAD, STAGE_ENCODE, STAGE_COUNT };
+#define BATCH_MAX_CODECS 6
 struct batch_report {
     const char *pipeline, *template;
     long listed, selected;        /* inputs named, and those in this shard */
@@ -59,7 +60,13 @@ struct batch_report {
     int ndevices;                 /* GPUs the batch was spread over (0 or 1: one) */
     double busy_ms[STAGE_COUNT];
     long peak_rss_kb;
+    /* the files each decoder took ("nvJPEG (hardware)": 198, "libjpeg-turbo": 2), in first-seen order */
+    struct { const char *name; long n; } decoders[BATCH_MAX_CODECS];
+    int ndecoders;
 };
+/* Count one file decoded by name (a string that outlives the report); past BATCH_MAX_CODECS
+ * names, the last one counts as "other". */
+void timing_batch_count_decoder(struct batch_report *b, const char *name);
 
 double timing_now_ms(void);
 long timing_peak_rss_kb(void);

@@ -24,12 +24,19 @@ int backend_select(enum backend_kind want, const struct plan *pl, int device, st
 struct gpu_png_request {
     int level;                    /* --png-level, 1..9 */
     struct gpu_png_chunks out;    /* out.n > 0: the run encoded on the GPU; free with backend_gpu_png_free */
-    int algorithm;                /* nvCOMP's deflate algorithm it used */
+    const char *method;           /* nvCOMP's deflate algorithms it used */
     double ms;                    /* the wall time of the filter, deflate and copies */
 };
 void backend_gpu_png_free(struct gpu_png_request *p);
-/* 1 where this build can deflate PNG on the GPU (nvCOMP) and GPUIMG_PNG_GPU=1 asks for it. */
+/* 1 where this build can deflate PNG on the GPU (nvCOMP) and it is asked for: GPUIMG_PNG_GPU=1, or
+ * unset in a run that started the GPU codecs (backend_gpu_codecs_start). */
 int backend_gpu_png_available(void);
+/* A batch large enough to repay the GPU codecs' start (GPU_CODECS_MIN_FILES): begin making the
+ * JPEG engines' decoder of device on a thread of its own, the CPU decoding until it is ready, and
+ * deflate PNG on the GPU. backend_gpu_codecs_stop waits for that thread (before exit). */
+#define GPU_CODECS_MIN_FILES 100
+void backend_gpu_codecs_start(int device);
+void backend_gpu_codecs_stop(void);
 
 struct gpu_run_opts {
     int device;
@@ -39,7 +46,12 @@ struct gpu_run_opts {
     int stage;     /* copy through this thread's pinned staging buffers (a batch's workers) */
     int keep;      /* keep this thread's device memory between files (a batch's workers) */
     struct gpu_png_request *png;   /* non-NULL: encode the result on the GPU, not download it */
+    int jpeg;      /* JPEG decoded on the GPU (backend_gpu_run_jpeg): 1 on its JPEG engines only, 2 also by
+                      nvJPEG's default backend */
 };
+/* Whether backend_gpu_run_jpeg may take a JPEG with these options now (o->jpeg = 1: once the
+ * engines' decoder of the device is ready). */
+int backend_gpu_jpeg_now(const struct gpu_run_opts *o);
 /* A worker thread that ran GPU work is done: free its staging buffers. */
 void backend_gpu_thread_done(void);
 
@@ -47,9 +59,10 @@ void backend_gpu_thread_done(void);
  * per-step times go into r. */
 int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r);
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r);
-/* The same from a JPEG's bytes, decoded on the GPU by nvJPEG (adds its time to r->decode_ms);
- * *out receives the result. GPUIMG_EUNSUPPORTED with no message recorded: this build has no
- * nvJPEG or it does not take this file (CMYK): decode it on the CPU instead. */
+/* The same from a JPEG's bytes, decoded on the GPU by nvJPEG as o->jpeg says (adds its time to
+ * r->decode_ms, names it in r->decoder); *out receives the result. GPUIMG_EUNSUPPORTED with no
+ * message recorded: this build has no nvJPEG, or it did not take or failed this file: decode it on
+ * the CPU instead, whose decoder calls a bad file bad. */
 int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
                          struct image *out, struct run_report *r);
 

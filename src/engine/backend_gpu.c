@@ -429,16 +429,17 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
     if (jpeg) {   /* upload: the pipeline's buffers and tables; decode: nvJPEG, the bytes' copy included */
         r->upload_ms = timing_now_ms() - t0;
         const double td = timing_now_ms();
+        int jr = -1, hardware = 0;
 #ifdef HAVE_NVJPEG
-        int jr = gpu_jpeg_decode(jpeg->buf, jpeg->len, gp.buf[0], jpeg->g.w, jpeg->g.h, jpeg->g.c, err, sizeof err);
-#else
-        int jr = -1;
+        jr = gpu_jpeg_decode(jpeg->buf, jpeg->len, gp.buf[0], jpeg->g.w, jpeg->g.h, jpeg->g.c, o->jpeg == 2, &hardware,
+                             err, sizeof err);
 #endif
         r->decode_ms += timing_now_ms() - td;
-        if (jr) {
+        if (jr) {   /* not taken or failed: the CPU decodes it, and judges it */
             gpu_pipeline_close(&gp, pl);
-            return jr < 0 ? GPUIMG_EUNSUPPORTED : gpuimg_fail(GPUIMG_EDECODE, "%s: nvJPEG: %s", jpeg->name, err);
+            return GPUIMG_EUNSUPPORTED;
         }
+        r->decoder = hardware ? "nvJPEG (hardware)" : "nvJPEG";
     } else {
         int pinned = o->pin && gpu_pin(img->data, in_bytes, err, sizeof err) == 0;
         if ((o->stage && !pinned ? gpu_upload_staged : gpu_upload)(gp.buf[0], img->data, in_bytes, err, sizeof err))
@@ -478,7 +479,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
                             &dev_ms, err, sizeof err))
             st = gpuimg_fail(GPUIMG_EENCODE, "PNG encoder (nvCOMP): %s", err);
         o->png->ms = timing_now_ms() - te;
-        o->png->algorithm = gpu_png_algorithm(o->png->level);
+        o->png->method = gpu_png_method(o->png->level);
         r->download_ms = 0;
         gpu_pipeline_close(&gp, pl);
         if (st)
@@ -515,13 +516,39 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     return gpu_run(pl, o, NULL, img, r);
 }
 
+static int codecs_started;
+
+void backend_gpu_codecs_start(int device)
+{
+#ifdef HAVE_NVJPEG
+    gpu_jpeg_start(device);
+#endif
+    codecs_started = 1;
+}
+
+int backend_gpu_jpeg_now(const struct gpu_run_opts *o)
+{
+#ifdef HAVE_NVJPEG
+    return o->jpeg == 2 || (o->jpeg == 1 && gpu_jpeg_ready(o->device));
+#else
+    return 0;
+#endif
+}
+
+void backend_gpu_codecs_stop(void)
+{
+#ifdef HAVE_NVJPEG
+    gpu_jpeg_stop();
+#endif
+}
+
 int backend_gpu_png_available(void)
 {
 #ifdef HAVE_NVCOMP
-    /* asked for only: the default is the faster encoder, and one process's first nvCOMP deflate
-     * costs more than the CPU's whole encode */
+    /* by default in a batch only: one process's first nvCOMP deflate costs more than the CPU's
+     * whole encode of one file */
     const char *e = getenv("GPUIMG_PNG_GPU");
-    return e && !strcmp(e, "1");
+    return e ? !strcmp(e, "1") : codecs_started;
 #else
     return 0;
 #endif
@@ -563,6 +590,9 @@ void backend_gpu_set_mem_limit(uint64_t bytes) {}
 void backend_gpu_thread_done(void) {}
 int backend_gpu_png_available(void) { return 0; }
 void backend_gpu_png_free(struct gpu_png_request *p) {}
+void backend_gpu_codecs_start(int device) {}
+void backend_gpu_codecs_stop(void) {}
+int backend_gpu_jpeg_now(const struct gpu_run_opts *o) { return 0; }
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");

@@ -114,8 +114,8 @@ static int save_chunks(const struct run_ctx *c, const char *out, const struct im
     struct chunks_args a = { &g, c->save.png_level, c->save.threads, &gp->out };
     struct io_pending p;
     r->out = g;
-    snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvCOMP deflate on the GPU (algorithm %d), %d chunks joined",
-             gp->algorithm, gp->out.n);
+    snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvCOMP deflate on the GPU (%s), %d chunks joined", gp->method,
+             gp->out.n);
     r->encoder = r->encoder_buf;
     const double t0 = timing_now_ms();
     int st = io_write_pending(out, &g, &c->save, c->hold ? c->hold : &p, write_chunks, &a);
@@ -163,13 +163,11 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         }
         st = GPUIMG_OK;
     }
-    if (c->kind == BACKEND_GPU && c->gpu_jpeg && raw.jpeg && raw.shrink == 1 && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
+    if (c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&go) && raw.jpeg && raw.shrink == 1 && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
         st = backend_gpu_run_jpeg(&pl, &go, &raw, &img, r);
-        done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: stb_image below */
-        if (done) {
+        done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: the CPU's decoder below */
+        if (done)
             io_input_free(&raw);
-            r->decoder = "nvJPEG";
-        }
         else
             st = GPUIMG_OK;
     }

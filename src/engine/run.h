@@ -16,7 +16,6 @@ struct run_ctx {
     struct save_opts save;        /* save.fmt is the format of every output unless per_file_format */
     int per_file_format;          /* take each output's format from its extension */
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
-    int gpu_jpeg;                 /* on the GPU, decode 8-bit grey/RGB JPEGs there with nvJPEG */
     enum io_decoder load_jpeg, load_png;   /* the decoders chosen (--decoder, --jpeg-decoder, ...) */
     int shrink_on_load;           /* let a JPEG decoder shrink for a resize (--shrink-on-load) */
     struct io_pending *hold;      /* non-NULL: run_save leaves the encoded output here, unpublished */

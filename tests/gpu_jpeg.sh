@@ -1,0 +1,119 @@
+# gpuimg tests: JPEG decoded on the GPU (builds with nvJPEG and a usable GPU; else SKIP, and a
+# failure with GPUIMG_REQUIRE_GPU=1).
+# - --jpeg-decoder=nvjpeg, one file: on a GPU with JPEG engines (A100, H100, H200) baseline grey,
+#   4:2:0, 4:2:2 and 4:4:4 files of odd sizes decode there (-v: "nvJPEG (hardware)") within TOL
+#   levels of libjpeg-turbo (their chroma upsampling interpolates as libjpeg-turbo's does); a
+#   progressive file on nvJPEG's other backend within TOL_OTHER and MEAN_OTHER on average (it
+#   replicates chroma); CMYK on libjpeg-turbo, its bytes.
+# - auto, one file: libjpeg-turbo (the engines' start costs more than the decode), its bytes.
+# - a cut file and one with damaged data fail as on the CPU (exit 1, the CPU's message, no output).
+# - a batch of 120 files mixing them: with auto the engines take over once ready (the "decoded by"
+#   line counts only the engines and libjpeg-turbo) and PNG is deflated on the GPU where built
+#   with nvCOMP, every output within TOL of the CPU batch's; with nvjpeg the counts are exact.
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+TOL=1
+TOL_OTHER=48
+MEAN_OTHER=1
+
+skip_or_fail() {
+    if [ "${GPUIMG_REQUIRE_GPU:-0}" = 1 ]; then
+        echo "FAIL: GPUIMG_REQUIRE_GPU=1 but $1" >&2
+        exit 1
+    fi
+    echo "SKIP: $1"
+    exit 77
+}
+run --version
+grep -q '^GPU: device 0 of [0-9]*: .* (sm_' "$OUT" || skip_or_fail "no usable GPU: $(grep '^GPU:' "$OUT")"
+grep -q '^GPU decoder: nvJPEG' "$OUT" || skip_or_fail "this gpuimg was built without nvJPEG"
+engines=0
+grep -Eq '^GPU: device 0 of [0-9]*: .*(A100|H100|H200|GH200|B200)' "$OUT" && engines=1
+dir=$(dirname "$GPUIMG")/tests
+S=${TOP_SRCDIR:-.}
+
+# test files from the photographs in samples/, odd sizes, each sampling; grey as one component
+expect_ok -q --backend=cpu resize=637x401 "$S/samples/path-640x400.jpg" "$T/p420.jpg"
+expect_ok -q --backend=cpu --jpeg-sampling=422 resize=517x333 "$S/samples/canopee-960x540.png" "$T/c422.jpg"
+expect_ok -q --backend=cpu --jpeg-sampling=444 resize=613x383 "$S/samples/elarun-640x400.png" "$T/e444.jpg"
+expect_ok -q --backend=cpu gray,resize=631x397 "$S/samples/canopee-960x540.png" "$T/g.jpg"
+expect_ok -q --backend=cpu --jpeg-progressive resize=601x377 "$S/samples/path-640x400.jpg" "$T/prog.jpg"
+cp "$S/tests/jpeg/cmyk.jpg" "$T/cmyk.jpg"
+
+# decode check: flip=h twice is the identity, so the output holds the decoded pixels
+for f in p420 c422 e444 g prog cmyk; do
+    run -v --backend=gpu --jpeg-decoder=nvjpeg flip=h,flip=h "$T/$f.jpg" "$T/$f-gpu.png"
+    [ "$RC" -eq 0 ] && ok || bad "$f: $(cat "$ERR")"
+    cp "$ERR" "$T/v.err"
+    run -v --backend=gpu flip=h,flip=h "$T/$f.jpg" "$T/$f-auto.png"
+    grep -q "$f.jpg (.*, libjpeg-turbo[^,]*) ->" "$ERR" && ok || bad "$f: auto, one file, not on libjpeg-turbo: $(cat "$ERR")"
+    expect_ok -q --backend=cpu flip=h,flip=h "$T/$f.jpg" "$T/$f-cpu.png"
+    cmp -s "$T/$f-auto.png" "$T/$f-cpu.png" && ok || bad "$f: auto on the GPU differs from the CPU"
+    case $f in
+    cmyk)
+        grep -q "$f.jpg (.*, libjpeg-turbo[^,]*) ->" "$T/v.err" && cmp -s "$T/$f-gpu.png" "$T/$f-cpu.png" && ok \
+            || bad "$f: not libjpeg-turbo's bytes: $(cat "$T/v.err")"
+        continue ;;
+    prog)
+        grep -q "$f.jpg (.*, nvJPEG) ->" "$T/v.err" && ok || bad "$f: not on nvJPEG's default backend: $(cat "$T/v.err")"
+        tol=$TOL_OTHER mean=$MEAN_OTHER ;;
+    *)
+        if [ $engines = 1 ]; then
+            grep -q "$f.jpg (.*, nvJPEG (hardware)) ->" "$T/v.err" && ok || bad "$f: not on the JPEG engines: $(cat "$T/v.err")"
+        fi
+        tol=$TOL mean=$TOL ;;
+    esac
+    "$dir/golden_test" --diff "$T/$f-gpu.png" "$T/$f-cpu.png" "$tol" "$mean" >"$T/log" && ok || bad "$f: $(cat "$T/log")"
+    echo "$f: GPU against libjpeg-turbo: $(cat "$T/log")"
+done
+
+# bad files: cut short, and damaged inside the entropy-coded data (the end intact): the CPU's
+# verdict, one line, no output
+size=$(wc -c <"$T/p420.jpg")
+head -c $((size / 2)) "$T/p420.jpg" >"$T/cut.jpg"
+cp "$T/p420.jpg" "$T/damaged.jpg"
+printf '\377\377\377\377\377\377\377\377\377\377\377\377' | dd of="$T/damaged.jpg" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+for f in cut damaged; do
+    run --backend=cpu gray "$T/$f.jpg" "$T/$f-cpu.png"
+    cpu_rc=$RC
+    cpu_msg=$(head -n 1 "$ERR")
+    run --backend=gpu gray "$T/$f.jpg" "$T/$f-gpu.png"
+    if [ "$cpu_rc" -ne 0 ]; then
+        [ "$RC" -eq "$cpu_rc" ] && [ "$(head -n 1 "$ERR")" = "$cpu_msg" ] && [ ! -e "$T/$f-gpu.png" ] && ok \
+            || bad "$f.jpg on the GPU: exit $RC '$(cat "$ERR")', on the CPU: exit $cpu_rc '$cpu_msg'"
+    else
+        [ "$RC" -eq 0 ] && ok || bad "$f.jpg: the CPU decodes it, the GPU fails: $(cat "$ERR")"
+    fi
+    echo "$f.jpg: CPU exit $cpu_rc ($cpu_msg), GPU exit $RC"
+done
+
+# a batch: 120 files, baseline and the others mixed, 16 jobs decoding at once, and a cut file
+mkdir -p "$T/in"
+i=0
+while [ $i -lt 120 ]; do
+    for f in p420 c422 e444 g prog cmyk p420 g; do
+        cp "$T/$f.jpg" "$T/in/$i-$f.jpg"
+        i=$((i + 1))
+    done
+done
+cp "$T/cut.jpg" "$T/in/cut.jpg"
+expect_ok -q --jobs=16 --backend=cpu -o "$T/bc/%s.png" gray,resize=50% "$T"/in/*-*.jpg
+run -v --jobs=16 --backend=gpu -o "$T/bo/%s.png" gray,resize=50% "$T"/in/*.jpg
+[ "$RC" -eq 1 ] && grep -q "^gpuimg: batch: 120 done, 1 failed, 0 skipped of 121 " "$ERR" && grep -q "cut.jpg: truncated JPEG" "$ERR" \
+    && [ "$(ls "$T/bo" | wc -l)" -eq 120 ] && ok || bad "batch: $(grep -v '^gpuimg: .* -> ' "$ERR")"
+grep 'decoded by' "$ERR"
+hw=$(sed -n 's/^gpuimg: decoded by:.*nvJPEG (hardware) \([0-9]*\).*/\1/p' "$ERR")
+lj=$(sed -n 's/^gpuimg: decoded by:.*libjpeg-turbo[0-9. ]* \([0-9]*\).*/\1/p' "$ERR")
+[ $((${hw:-0} + ${lj:-0})) -eq 120 ] && ok || bad "batch decoders: $(grep 'decoded by' "$ERR")"
+if "$GPUIMG" --version | grep -q "^GPU encoder: nvCOMP"; then
+    [ "$(grep -c 'nvCOMP deflate on the GPU' "$ERR")" -eq 120 ] && ok || bad "batch: not every PNG deflated on the GPU"
+fi
+for f in "$T"/bc/*.png; do
+    "$dir/golden_test" --diff "$f" "$T/bo/$(basename "$f")" "$TOL" >"$T/log" || bad "batch: $(basename "$f"): $(cat "$T/log")"
+done
+ok
+run --jobs=16 --backend=gpu --jpeg-decoder=nvjpeg -o "$T/bn/%s.png" gray,resize=50% "$T"/in/*-*.jpg
+if [ $engines = 1 ]; then
+    grep -Eq '^gpuimg: decoded by: .*nvJPEG \(hardware\) 90' "$ERR" && grep -Eq 'nvJPEG 15(,|$)' "$ERR" \
+        && grep -Eq 'libjpeg-turbo[0-9. ]* 15(,|$)' "$ERR" && ok || bad "batch decoders, nvjpeg: $(cat "$ERR")"
+fi
+finish
