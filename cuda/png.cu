@@ -134,15 +134,17 @@ extern "C" const char *gpu_nvcomp_version(void)
 
 /* The algorithms a level runs. Entropy coding alone (algorithm 0) is fast and, on photographs'
  * filtered rows, which hold few repeats, smaller than zlib's level 6; LZ matching (2, or 4 at
- * level 9) wins where rows repeat (flat areas, renders, text) but is several times slower on a
- * batch. A chunk entropy coding brings below 1/retry of its bytes shows repeats: those chunks
- * alone are deflated again with matching and the smaller result kept. Up to level 6 (the
- * default) retry is 7, just above Huffman coding's floor of one bit a byte: flat areas only; above,
- * 4: most smooth areas too. */
-static int algorithms(int level, int alg[2], int *retry)
+ * level 9) wins where rows repeat (flat and smooth areas, renders, text) but is several times
+ * slower on a batch. Entropy coding shows repeats by compressing well: chunks it brings below
+ * 1/FLAT of their bytes (just above Huffman coding's floor of one bit a byte: flat areas) are
+ * always deflated again with matching, and the smaller result kept; from level 4 also those below
+ * 1/SMOOTH where the whole image came below 1/SMOOTH (a smooth full-size photograph, not the
+ * busier rows of a reduced one), and at level 9 those below 1/SMOOTH in any image. */
+#define FLAT 7
+#define SMOOTH 4
+static int algorithms(int level, int alg[2])
 {
     const char *e = std::getenv("GPUIMG_PNG_GPU_ALGO");
-    *retry = level <= 6 ? 7 : 4;
     if (e && e[0] >= '0' && e[0] <= '5' && !e[1]) {
         alg[0] = e[0] - '0';
         return 1;
@@ -152,16 +154,24 @@ static int algorithms(int level, int alg[2], int *retry)
     return 2;
 }
 
+/* the bar below which a chunk is retried: 1/retry of its bytes, given the image's first pass */
+static size_t retry_of(int level, size_t in_bytes, size_t out_bytes)
+{
+    if (level >= 9 || (level >= 4 && out_bytes * SMOOTH < in_bytes))
+        return SMOOTH;
+    return FLAT;
+}
+
 extern "C" const char *gpu_png_method(int level)
 {
     static const char *one[] = { "algorithm 0", "algorithm 1", "algorithm 2", "algorithm 3", "algorithm 4",
                                  "algorithm 5" };
-    int alg[2], retry;
-    if (algorithms(level, alg, &retry) == 1)
+    int alg[2];
+    if (algorithms(level, alg) == 1)
         return one[alg[0]];
-    return alg[1] == 4 ? "algorithm 0, and 4 where it gives under 1/4"
-           : retry == 7 ? "algorithm 0, and 2 where it gives under 1/7"
-                        : "algorithm 0, and 2 where it gives under 1/4";
+    return level >= 9  ? "algorithm 0, and 4 on chunks it brings under 1/4"
+           : level >= 4 ? "algorithm 0, and 2 on flat chunks, or under 1/4 in a smooth image"
+                        : "algorithm 0, and 2 on flat chunks";
 }
 
 /* One image's chunks for the device's deflate combiner: the compressed sizes and statuses come
@@ -261,8 +271,8 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
     std::memset(out, 0, sizeof *out);
     const size_t bpp = (size_t)c * (depth / 8), n = (size_t)w * bpp, total = (n + 1) * (size_t)h;
     const size_t chunk = chunk_bytes(), nch = (total + chunk - 1) / chunk;
-    int alg[2], retry;
-    const int nalg = algorithms(level, alg, &retry);
+    int alg[2];
+    const int nalg = algorithms(level, alg);
     cudaStream_t st = cudaStreamPerThread;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     unsigned char *filt = nullptr, *comp = nullptr, *packed = nullptr, *host = nullptr;
@@ -325,10 +335,14 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
             size_t *in_sizes = hsizes, *out_sizes = hsizes + (1 + a) * nch;
             nvcompStatus_t *stat = hstatus + a * nch;
             if (a) {
+                size_t first = 0;
+                for (size_t k = 0; k < nch; k++)
+                    first += hstatus[k] == nvcompSuccess ? hsizes[nch + k] : hsizes[k];
+                const size_t retry = retry_of(level, total, first);
                 idx.clear();
                 for (size_t k = 0; k < nch; k++) {
                     out_sizes[k] = 0;
-                    if (hstatus[k] == nvcompSuccess && hsizes[nch + k] * (size_t)retry < hsizes[k])
+                    if (hstatus[k] == nvcompSuccess && hsizes[nch + k] * retry < hsizes[k])
                         idx.push_back(k);
                 }
                 if (!(todo = idx.size()))
