@@ -81,6 +81,12 @@ int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int
 /* Begin making the JPEG engines' decoder of a device on a thread of its own (about 0.6 s);
  * gpu_jpeg_stop waits for every such thread (before the process exits). */
 void gpu_jpeg_start(int device);
+/* nvJPEG's GPU encoder: a w x h device image of c = 1 (grey, written as one component) or 3
+ * (interleaved RGB) 8-bit channels to a baseline JPEG of quality 1..100 with optimised Huffman
+ * tables, chroma 420, 422 or 444 (sampling); *out (malloc'd, len bytes) holds the file. 0: done;
+ * 1: failed (err says why). */
+int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampling, unsigned char **out, size_t *len,
+                    char *err, size_t errlen);
 int gpu_jpeg_ready(int device);   /* 1 once the engines' decoder of device is made */
 void gpu_jpeg_stop(void);
 /* nvCOMP (HAVE_NVCOMP builds): PNG's rows of a w x h device image (c channels, depth bits, 16-bit

@@ -232,3 +232,56 @@ extern "C" int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst,
         return -1;
     return one_decode(data, len, dst, w, h, c, err, errlen);
 }
+
+/* ---- encoding: nvJPEG's GPU encoder, one image a call ------------------------------------ */
+
+/* Each thread its encoder state and parameters, made with the default handle. */
+static thread_local nvjpegEncoderState_t enc_state;
+static thread_local nvjpegEncoderParams_t enc_params;
+
+extern "C" int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampling, unsigned char **out,
+                               size_t *len, char *err, size_t errlen)
+{
+    *out = nullptr;
+    *len = 0;
+    cudaStream_t st = cudaStreamPerThread;
+    std::call_once(handle_once, [] { handle_status = nvjpegCreateSimple(&handle); });
+    NVJPEG_TRY(handle_status);
+    if (!enc_state)
+        NVJPEG_TRY(nvjpegEncoderStateCreate(handle, &enc_state, st));
+    if (!enc_params)
+        NVJPEG_TRY(nvjpegEncoderParamsCreate(handle, &enc_params, st));
+    /* as the CPU encoder: baseline, optimised Huffman tables, grey as one component */
+    const nvjpegChromaSubsampling_t css = c == 1 ? NVJPEG_CSS_GRAY
+                                          : sampling == 444 ? NVJPEG_CSS_444
+                                          : sampling == 422 ? NVJPEG_CSS_422
+                                                            : NVJPEG_CSS_420;
+    NVJPEG_TRY(nvjpegEncoderParamsSetQuality(enc_params, quality, st));
+    NVJPEG_TRY(nvjpegEncoderParamsSetOptimizedHuffman(enc_params, 1, st));
+    NVJPEG_TRY(nvjpegEncoderParamsSetSamplingFactors(enc_params, css, st));
+    nvjpegImage_t img = {};
+    img.channel[0] = (unsigned char *)src;
+    img.pitch[0] = (size_t)w * c;
+    if (c == 1)
+        NVJPEG_TRY(nvjpegEncodeYUV(handle, enc_state, enc_params, &img, NVJPEG_CSS_GRAY, w, h, st));
+    else
+        NVJPEG_TRY(nvjpegEncodeImage(handle, enc_state, enc_params, &img, NVJPEG_INPUT_RGBI, w, h, st));
+    size_t n = 0;
+    NVJPEG_TRY(nvjpegEncodeRetrieveBitstream(handle, enc_state, nullptr, &n, st));
+    unsigned char *buf = (unsigned char *)std::malloc(n ? n : 1);
+    if (!buf) {
+        std::snprintf(err, errlen, "out of host memory for %zu bytes", n);
+        return 1;
+    }
+    nvjpegStatus_t s = nvjpegEncodeRetrieveBitstream(handle, enc_state, buf, &n, st);
+    if (s == NVJPEG_STATUS_SUCCESS && cudaStreamSynchronize(st) != cudaSuccess)
+        s = NVJPEG_STATUS_EXECUTION_FAILED;
+    if (s != NVJPEG_STATUS_SUCCESS) {
+        std::free(buf);
+        std::snprintf(err, errlen, "nvjpegEncodeRetrieveBitstream: nvJPEG status %d", (int)s);
+        return 1;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}

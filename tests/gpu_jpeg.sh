@@ -7,13 +7,20 @@
 #   replicates chroma); CMYK on libjpeg-turbo, its bytes.
 # - auto, one file: libjpeg-turbo (the engines' start costs more than the decode), its bytes.
 # - a cut file and one with damaged data fail as on the CPU (exit 1, the CPU's message, no output).
+# - JPEG out with GPUIMG_JPEG_GPU=1: nvJPEG's encoder
+#   writes baseline grey (one component) and 4:2:0 / 4:4:4 colour files whose pixels are within
+#   ENC_TOL levels and ENC_MEAN on average of libjpeg-turbo's file at the same quality; a
+#   progressive or 16-bit output stays on the CPU.
 # - a batch of 120 files mixing them: with auto the engines take over once ready (the "decoded by"
-#   line counts only the engines and libjpeg-turbo) and PNG is deflated on the GPU where built
-#   with nvCOMP, every output within TOL of the CPU batch's; with nvjpeg the counts are exact.
+#   line counts only the engines and libjpeg-turbo) and PNG is deflated on the CPU, every output
+#   within TOL of the CPU batch's; with nvjpeg the counts are exact, and with GPUIMG_PNG_GPU=1
+#   (nvCOMP builds) every PNG is deflated on the GPU.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 TOL=1
 TOL_OTHER=48
 MEAN_OTHER=1
+ENC_TOL=20
+ENC_MEAN=1
 
 skip_or_fail() {
     if [ "${GPUIMG_REQUIRE_GPU:-0}" = 1 ]; then
@@ -66,6 +73,21 @@ for f in p420 c422 e444 g prog cmyk; do
     echo "$f: GPU against libjpeg-turbo: $(cat "$T/log")"
 done
 
+# JPEG out on the GPU against libjpeg-turbo's file: grey, 4:2:0 and 4:4:4, odd sizes
+for case in "p420.jpg flip=h 90 0" "p420.jpg gray,flip=h 90 0" "e444.jpg transpose 95 0" "c422.jpg flip=v 75 444"; do
+    set -- $case
+    samp=""
+    [ "$4" != 0 ] && samp="--jpeg-sampling=$4"
+    run -f --backend=cpu --jpeg-quality=$3 $samp "$2" "$T/$1" "$T/enc-cpu.jpg"
+    GPUIMG_JPEG_GPU=1 "$GPUIMG" -v -f --backend=gpu --jpeg-quality=$3 $samp "$2" "$T/$1" "$T/enc-gpu.jpg" 2>"$T/enc.err"
+    grep -q "nvJPEG on the GPU, quality $3" "$T/enc.err" && ok || bad "JPEG out $case: not nvJPEG: $(cat "$T/enc.err")"
+    "$dir/golden_test" --diff "$T/enc-cpu.jpg" "$T/enc-gpu.jpg" "$ENC_TOL" "$ENC_MEAN" >"$T/log" && ok || bad "JPEG out $case: $(cat "$T/log")"
+    echo "JPEG out $case: $(wc -c <"$T/enc-gpu.jpg") B on the GPU, $(wc -c <"$T/enc-cpu.jpg") B on the CPU; $(cat "$T/log")"
+done
+[ "$("$GPUIMG" -q --json="$T/g.json" -f flip=h "$T/enc-gpu.jpg" "$T/x.png" && sed -n 's/.*"channels": \([0-9]\).*/\1/p' "$T/g.json" | head -1)" = 3 ] && ok || bad "JPEG out: colour lost"
+GPUIMG_JPEG_GPU=1 "$GPUIMG" -v -f --backend=gpu --jpeg-progressive flip=h "$T/p420.jpg" "$T/enc-p.jpg" 2>"$T/enc.err"
+grep -q "nvJPEG on the GPU" "$T/enc.err" && bad "a progressive JPEG encoded by nvJPEG" || ok
+
 # bad files: cut short, and damaged inside the entropy-coded data (the end intact): the CPU's
 # verdict, one line, no output
 size=$(wc -c <"$T/p420.jpg")
@@ -104,14 +126,17 @@ grep 'decoded by' "$ERR"
 hw=$(sed -n 's/^gpuimg: decoded by:.*nvJPEG (hardware) \([0-9]*\).*/\1/p' "$ERR")
 lj=$(sed -n 's/^gpuimg: decoded by:.*libjpeg-turbo[0-9. ]* \([0-9]*\).*/\1/p' "$ERR")
 [ $((${hw:-0} + ${lj:-0})) -eq 120 ] && ok || bad "batch decoders: $(grep 'decoded by' "$ERR")"
-if "$GPUIMG" --version | grep -q "^GPU encoder: nvCOMP"; then
-    [ "$(grep -c 'nvCOMP deflate on the GPU' "$ERR")" -eq 120 ] && ok || bad "batch: not every PNG deflated on the GPU"
-fi
+grep -q 'nvCOMP deflate on the GPU' "$ERR" && bad "batch: PNG deflated on the GPU by default" || ok
 for f in "$T"/bc/*.png; do
     "$dir/golden_test" --diff "$f" "$T/bo/$(basename "$f")" "$TOL" >"$T/log" || bad "batch: $(basename "$f"): $(cat "$T/log")"
 done
 ok
-run --jobs=16 --backend=gpu --jpeg-decoder=nvjpeg -o "$T/bn/%s.png" gray,resize=50% "$T"/in/*-*.jpg
+export GPUIMG_PNG_GPU=1
+run -v --jobs=16 --backend=gpu --jpeg-decoder=nvjpeg -o "$T/bn/%s.png" gray,resize=50% "$T"/in/*-*.jpg
+unset GPUIMG_PNG_GPU
+if "$GPUIMG" --version | grep -q "^GPU encoder: nvCOMP"; then
+    [ "$(grep -c 'nvCOMP deflate on the GPU' "$ERR")" -eq 120 ] && ok || bad "batch: not every PNG deflated on the GPU"
+fi
 if [ $engines = 1 ]; then
     grep -Eq '^gpuimg: decoded by: .*nvJPEG \(hardware\) 90' "$ERR" && grep -Eq 'nvJPEG 15(,|$)' "$ERR" \
         && grep -Eq 'libjpeg-turbo[0-9. ]* 15(,|$)' "$ERR" && ok || bad "batch decoders, nvjpeg: $(cat "$ERR")"

@@ -438,11 +438,12 @@ void cli_version(FILE *f)
     io_codecs(f);
 #ifdef HAVE_NVJPEG
     fprintf(f, "GPU decoder: nvJPEG (JPEG on the GPU's JPEG engines in batches of %d files or more, or with "
-               "--jpeg-decoder=nvjpeg)\n", GPU_CODECS_MIN_FILES);
+               "--jpeg-decoder=nvjpeg; JPEG outputs encoded by nvJPEG with GPUIMG_JPEG_GPU=1)\n",
+            GPU_CODECS_MIN_FILES);
 #endif
 #ifdef HAVE_NVCOMP
-    fprintf(f, "GPU encoder: nvCOMP %s deflate (PNG at levels 1 to 9 on the GPU in batches of %d files or more, "
-               "or with GPUIMG_PNG_GPU=1)\n", gpu_nvcomp_version(), GPU_CODECS_MIN_FILES);
+    fprintf(f, "GPU encoder: nvCOMP %s deflate (PNG at levels 1 to 9 on the GPU with GPUIMG_PNG_GPU=1)\n",
+            gpu_nvcomp_version());
 #elif defined HAVE_CUDA
     fprintf(f, "GPU encoder: none (no nvCOMP: PNG deflated on the CPU)\n");
 #endif

@@ -19,21 +19,26 @@ struct backend_choice {
 
 int backend_select(enum backend_kind want, const struct plan *pl, int device, struct backend_choice *out);
 
-/* PNG's filter and deflate on the GPU (nvCOMP builds): the result's pixels stay on the device and
- * its deflate chunks come down instead (pngenc_write_chunks joins them). */
-struct gpu_png_request {
-    int level;                    /* --png-level, 1..9 */
-    struct gpu_png_chunks out;    /* out.n > 0: the run encoded on the GPU; free with backend_gpu_png_free */
-    const char *method;           /* nvCOMP's deflate algorithms it used */
-    double ms;                    /* the wall time of the filter, deflate and copies */
+/* The output encoded on the GPU: the result's pixels stay on the device and only the encoded
+ * bytes come down. PNG (nvCOMP builds): filtered and deflated there, its chunks joined by
+ * pngenc_write_chunks; JPEG (nvJPEG builds): baseline, 8-bit grey or RGB, the whole file. */
+struct gpu_encode_request {
+    enum out_format fmt;          /* FMT_PNG or FMT_JPEG */
+    int level;                    /* PNG: --png-level, 1..9 */
+    int quality, sampling;        /* JPEG: 1..100; 420, 422 or 444 */
+    struct gpu_png_chunks out;    /* PNG: out.n > 0 when the run encoded it */
+    unsigned char *bytes;         /* JPEG: the file, len bytes, when the run encoded it */
+    size_t len;
+    const char *method;           /* what encoded it ("algorithm 0, ...") */
+    double ms;                    /* the wall time of the encoder and its copies */
 };
-void backend_gpu_png_free(struct gpu_png_request *p);
-/* 1 where this build can deflate PNG on the GPU (nvCOMP) and it is asked for: GPUIMG_PNG_GPU=1, or
- * unset in a run that started the GPU codecs (backend_gpu_codecs_start). */
-int backend_gpu_png_available(void);
+void backend_gpu_encode_free(struct gpu_encode_request *q);
+/* 1 where this build can encode fmt on the GPU (PNG: nvCOMP; JPEG: nvJPEG) and it is asked for:
+ * GPUIMG_PNG_GPU=1 or GPUIMG_JPEG_GPU=1. */
+int backend_gpu_encode_available(enum out_format fmt);
 /* A batch large enough to repay the GPU codecs' start (GPU_CODECS_MIN_FILES): begin making the
- * JPEG engines' decoder of device on a thread of its own, the CPU decoding until it is ready, and
- * deflate PNG on the GPU. backend_gpu_codecs_stop waits for that thread (before exit). */
+ * JPEG engines' decoder of device on a thread of its own, the CPU decoding until it is ready.
+ * backend_gpu_codecs_stop waits for that thread (before exit). */
 #define GPU_CODECS_MIN_FILES 100
 void backend_gpu_codecs_start(int device);
 void backend_gpu_codecs_stop(void);
@@ -45,7 +50,7 @@ struct gpu_run_opts {
     int nofuse;    /* run every step as its own kernel (fusion needs variant -1) */
     int stage;     /* copy through this thread's pinned staging buffers (a batch's workers) */
     int keep;      /* keep this thread's device memory between files (a batch's workers) */
-    struct gpu_png_request *png;   /* non-NULL: encode the result on the GPU, not download it */
+    struct gpu_encode_request *enc;   /* non-NULL: encode the result on the GPU, not download it */
     int jpeg;      /* JPEG decoded on the GPU (backend_gpu_run_jpeg): 1 on its JPEG engines only, 2 also by
                       nvJPEG's default backend */
 };

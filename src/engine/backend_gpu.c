@@ -471,24 +471,39 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
             r->process_ms += step_ms[i];
     }
 
-#ifdef HAVE_NVCOMP
-    if (!st && o->png && o->png->level >= 1) {   /* the result's PNG chunks come down, not its pixels */
+    if (!st && o->enc) {   /* the result's encoded bytes come down, not its pixels */
         const double te = timing_now_ms();
+        struct gpu_encode_request *q = o->enc;
+        int er = -1;
+#ifdef HAVE_NVCOMP
         float dev_ms;
-        if (gpu_png_deflate(gp.buf[cur], pl->out.w, pl->out.h, pl->out.c, pl->out.depth, o->png->level, &o->png->out,
-                            &dev_ms, err, sizeof err))
-            st = gpuimg_fail(GPUIMG_EENCODE, "PNG encoder (nvCOMP): %s", err);
-        o->png->ms = timing_now_ms() - te;
-        o->png->method = gpu_png_method(o->png->level);
-        r->download_ms = 0;
-        gpu_pipeline_close(&gp, pl);
-        if (st)
-            return st;
-        image_free(img);
-        *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w, NULL };
-        return GPUIMG_OK;
-    }
+        if (q->fmt == FMT_PNG) {
+            er = gpu_png_deflate(gp.buf[cur], pl->out.w, pl->out.h, pl->out.c, pl->out.depth, q->level, &q->out, &dev_ms,
+                                 err, sizeof err);
+            q->method = gpu_png_method(q->level);
+        }
 #endif
+#ifdef HAVE_NVJPEG
+        if (q->fmt == FMT_JPEG) {
+            er = gpu_jpeg_encode(gp.buf[cur], pl->out.w, pl->out.h, pl->out.c, q->quality, q->sampling, &q->bytes, &q->len,
+                                 err, sizeof err);
+            q->method = "nvJPEG";
+        }
+#endif
+        q->ms = timing_now_ms() - te;
+        if (er > 0)
+            st = gpuimg_fail(GPUIMG_EENCODE, "%s encoder on the GPU: %s", q->fmt == FMT_PNG ? "PNG" : "JPEG", err);
+        if (er >= 0) {
+            r->download_ms = 0;
+            gpu_pipeline_close(&gp, pl);
+            if (st)
+                return st;
+            image_free(img);
+            *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w,
+                                   NULL };
+            return GPUIMG_OK;
+        }
+    }
     struct image out = { 0 };
     double t1 = timing_now_ms();
     if (!st)
@@ -516,14 +531,13 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     return gpu_run(pl, o, NULL, img, r);
 }
 
-static int codecs_started;
-
 void backend_gpu_codecs_start(int device)
 {
 #ifdef HAVE_NVJPEG
     gpu_jpeg_start(device);
+#else
+    (void)device;
 #endif
-    codecs_started = 1;
 }
 
 int backend_gpu_jpeg_now(const struct gpu_run_opts *o)
@@ -542,25 +556,34 @@ void backend_gpu_codecs_stop(void)
 #endif
 }
 
-int backend_gpu_png_available(void)
+int backend_gpu_encode_available(enum out_format fmt)
 {
+    /* asked for only: measured on a batch, the CPU's libdeflate and libjpeg-turbo on the host's
+     * cores keep up with them, and one process's first call costs more than the CPU's whole
+     * encode of a file */
+    const char *e = NULL;
 #ifdef HAVE_NVCOMP
-    /* by default in a batch only: one process's first nvCOMP deflate costs more than the CPU's
-     * whole encode of one file */
-    const char *e = getenv("GPUIMG_PNG_GPU");
-    return e ? !strcmp(e, "1") : codecs_started;
-#else
-    return 0;
+    if (fmt == FMT_PNG)
+        e = getenv("GPUIMG_PNG_GPU");
+    else
 #endif
+#ifdef HAVE_NVJPEG
+    if (fmt == FMT_JPEG)
+        e = getenv("GPUIMG_JPEG_GPU");
+    else
+#endif
+        return 0;
+    return e && !strcmp(e, "1");
 }
 
-void backend_gpu_png_free(struct gpu_png_request *p)
+void backend_gpu_encode_free(struct gpu_encode_request *q)
 {
 #ifdef HAVE_NVCOMP
-    gpu_png_chunks_free(&p->out);
-#else
-    (void)p;
+    gpu_png_chunks_free(&q->out);
 #endif
+    free(q->bytes);
+    q->bytes = NULL;
+    q->len = 0;
 }
 
 int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
@@ -588,8 +611,8 @@ double backend_gpu_init_ms(void) { return -1; }
 int backend_gpu_pin_default(void) { return 0; }
 void backend_gpu_set_mem_limit(uint64_t bytes) {}
 void backend_gpu_thread_done(void) {}
-int backend_gpu_png_available(void) { return 0; }
-void backend_gpu_png_free(struct gpu_png_request *p) {}
+int backend_gpu_encode_available(enum out_format fmt) { return 0; }
+void backend_gpu_encode_free(struct gpu_encode_request *q) {}
 void backend_gpu_codecs_start(int device) {}
 void backend_gpu_codecs_stop(void) {}
 int backend_gpu_jpeg_now(const struct gpu_run_opts *o) { return 0; }

@@ -1,5 +1,6 @@
 /* gpuimg: one file through the chain (see run.h). */
 #include <config.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
@@ -106,36 +107,56 @@ static int write_chunks(FILE *fp, const char *name, void *arg)
     return pngenc_write_chunks(fp, name, a->g, a->level, a->ch->chunks, a->ch->lens, a->ch->n, a->threads);
 }
 
-/* The PNG the GPU filtered and deflated: its chunks joined into out. */
-static int save_chunks(const struct run_ctx *c, const char *out, const struct image *img, struct gpu_png_request *gp,
-                       struct run_report *r)
+static int write_bytes(FILE *fp, const char *name, void *arg)
+{
+    const struct gpu_encode_request *q = arg;
+    return fwrite(q->bytes, 1, q->len, fp) == q->len ? GPUIMG_OK : gpuimg_write_error(name, errno);
+}
+
+/* The file the GPU encoded: a PNG's chunks joined into out, or a JPEG's bytes. */
+static int save_encoded(const struct run_ctx *c, const char *out, const struct image *img, struct gpu_encode_request *q,
+                        struct run_report *r)
 {
     const struct geom g = image_geom(img);
-    struct chunks_args a = { &g, c->save.png_level, c->save.threads, &gp->out };
+    struct chunks_args a = { &g, c->save.png_level, c->save.threads, &q->out };
     struct io_pending p;
     r->out = g;
-    snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvCOMP deflate on the GPU (%s), %d chunks joined", gp->method,
-             gp->out.n);
+    if (q->fmt == FMT_PNG)
+        snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvCOMP deflate on the GPU (%s), %d chunks joined", q->method,
+                 q->out.n);
+    else
+        snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvJPEG on the GPU, quality %d, %d", q->quality,
+                 g.c == 1 ? 400 : q->sampling);
     r->encoder = r->encoder_buf;
     const double t0 = timing_now_ms();
-    int st = io_write_pending(out, &g, &c->save, c->hold ? c->hold : &p, write_chunks, &a);
+    int st = io_write_pending(out, &g, &c->save, c->hold ? c->hold : &p, q->fmt == FMT_PNG ? write_chunks : write_bytes,
+                              q->fmt == FMT_PNG ? (void *)&a : (void *)q);
     if (!st && !c->hold)
         st = io_pending_publish(&p);
-    r->encode_ms = gp->ms + timing_now_ms() - t0;
+    r->encode_ms = q->ms + timing_now_ms() - t0;
     return st;
 }
 
-/* Whether out is a PNG the GPU may deflate (nvCOMP; level 0, stored, is the CPU's). */
-static int gpu_png(const struct run_ctx *c, const char *out)
+/* Whether the GPU may encode out, and how (q): a PNG at levels 1 to 9 (level 0, stored, is the
+ * CPU's); a baseline JPEG of an 8-bit grey or RGB result. */
+static int gpu_encode(const struct run_ctx *c, const char *out, const struct plan *pl, struct gpu_encode_request *q)
 {
     enum out_format f;
-    if (c->kind != BACKEND_GPU || c->save.png_level < 1 || !backend_gpu_png_available())
+    if (c->kind != BACKEND_GPU)
         return 0;
     if (out_format(c, out, &f)) {   /* said by the save, where it matters */
         gpuimg_clear_error();
         return 0;
     }
-    return f == FMT_PNG;
+    if (!backend_gpu_encode_available(f))
+        return 0;
+    q->fmt = f;
+    q->level = c->save.png_level;
+    q->quality = c->save.jpeg_quality;
+    q->sampling = io_jpeg_sampling(&c->save);
+    if (f == FMT_PNG)
+        return q->level >= 1;
+    return f == FMT_JPEG && !c->save.jpeg_progressive && pl->out.depth == 8 && (pl->out.c == 1 || pl->out.c == 3);
 }
 
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
@@ -148,9 +169,9 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         return st;
     struct image img = { 0 };
     int done = 0;
-    struct gpu_png_request gp = { .level = c->save.png_level };
+    struct gpu_encode_request enc = { 0 };
     struct gpu_run_opts go = c->gpu;
-    go.png = gpu_png(c, out) ? &gp : NULL;
+    go.enc = gpu_encode(c, out, &pl, &enc) ? &enc : NULL;
     if (c->kind == BACKEND_CPU) {
         struct save_opts so = c->save;
         if (!(st = out_format(c, out, &so.fmt)))
@@ -182,8 +203,8 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         st = backend_cpu_run(&pl, &img, r);
     }
     if (!st)
-        st = gp.out.n ? save_chunks(c, out, &img, &gp, r) : run_save(c, out, &img, r);
-    backend_gpu_png_free(&gp);
+        st = enc.out.n || enc.bytes ? save_encoded(c, out, &img, &enc, r) : run_save(c, out, &img, r);
+    backend_gpu_encode_free(&enc);
     image_free(&img);
     r->total_ms = timing_now_ms() - t0;
     return st;

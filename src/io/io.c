@@ -445,14 +445,17 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
     return GPUIMG_OK;
 }
 
+int io_jpeg_sampling(const struct save_opts *o)
+{
+    return o->jpeg_sampling ? o->jpeg_sampling : o->jpeg_quality <= 90 ? 420 : 444;
+}
+
 /* The flush and its errors are io_pending_close's. */
 static int encode_to(FILE *fp, const char *name, const struct image *im, const struct save_opts *o)
 {
 #ifdef HAVE_LIBJPEG
     if (o->fmt == FMT_JPEG) {
-        const struct jpeg_opts jo = { o->jpeg_quality,
-                                      o->jpeg_sampling ? o->jpeg_sampling : o->jpeg_quality <= 90 ? 420 : 444,
-                                      o->jpeg_progressive };
+        const struct jpeg_opts jo = { o->jpeg_quality, io_jpeg_sampling(o), o->jpeg_progressive };
         return jpeg_encode(fp, name, im, &jo);
     }
 #endif

@@ -68,6 +68,8 @@ int io_can_stream(const struct io_input *in);
 int io_decode_rows(struct io_input *in, struct image *out, const struct image_rows *rows);
 void io_input_free(struct io_input *in);
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
+/* The JPEG chroma sampling o asks for: 420, 422 or 444 (jpeg_sampling 0: by the quality). */
+int io_jpeg_sampling(const struct save_opts *o);
 /* The encoder io_save uses for im with o, as -v names it ("libdeflate", "zlib, 8 strips", ...). */
 const char *io_encoder_name(const struct image *im, const struct save_opts *o);
 
