@@ -8,15 +8,6 @@
 # with one line saying so.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
-skip_or_fail() {
-    if [ "${GPUIMG_REQUIRE_GPU:-0}" = 1 ]; then
-        echo "FAIL: GPUIMG_REQUIRE_GPU=1 but $1" >&2
-        exit 1
-    fi
-    echo "SKIP: $1"
-    exit 77
-}
-
 run --version
 grep -q '^CUDA: yes' "$OUT" || skip_or_fail "this gpuimg was built without CUDA"
 grep -q '^GPU: device 0 of [0-9]*: .* (sm_[0-9]*, [0-9.]* GiB), context and first launch [0-9.]* ms$' "$OUT" \

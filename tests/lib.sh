@@ -62,6 +62,17 @@ dims() {
     echo "$w"
 }
 
+# skip_or_fail WHY: a GPU test that cannot run here: SKIP (77), or a failure where
+# GPUIMG_REQUIRE_GPU=1 says a GPU must be there
+skip_or_fail() {
+    if [ "${GPUIMG_REQUIRE_GPU:-0}" = 1 ]; then
+        echo "FAIL: GPUIMG_REQUIRE_GPU=1 but $1" >&2
+        exit 1
+    fi
+    echo "SKIP: $1"
+    exit 77
+}
+
 finish() {
     echo "$PASS passed, $FAIL failed"
     [ "$FAIL" -eq 0 ]
