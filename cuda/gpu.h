@@ -90,14 +90,18 @@ int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampl
 int gpu_jpeg_ready(int device);   /* 1 once the engines' decoder of device is made */
 void gpu_jpeg_stop(void);
 /* nvCOMP (HAVE_NVCOMP builds): PNG's rows of a w x h device image (c channels, depth bits, 16-bit
- * samples in host order) filtered as the CPU encoder filters them and deflated by nvCOMP in 64
- * KiB chunks, each by the algorithms for level (gpu_png_method says which) keeping the smaller,
- * the chunks packed into out->buf (each with 8 bytes of room after it) for
- * pngenc_write_chunks; *ms: the device's time. 0: done; 1: failed (err says why). */
+ * samples in host order) filtered as the CPU encoder filters them and deflated by nvCOMP's
+ * entropy coding in 16 KiB chunks, packed into out->buf (each with 8 bytes of room after it) for
+ * pngenc_write_chunks. Chunks that entropy coding compressed well enough to show repeats (the
+ * rule for level: gpu_png_method) also come back filtered, raw[k] (raw_lens[k] bytes; NULL
+ * elsewhere), for the CPU to deflate at the level, keeping the smaller. *ms: the device's time.
+ * 0: done; 1: failed (err says why). */
 struct gpu_png_chunks {
     unsigned char *buf, **chunks;
     size_t *lens, bytes;
-    int n;
+    const unsigned char **raw;
+    size_t *raw_lens;
+    int n, nraw;
 };
 int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out, float *ms,
                     char *err, size_t errlen);

@@ -132,30 +132,25 @@ extern "C" const char *gpu_nvcomp_version(void)
     return STR(NVCOMP_VER_MAJOR) "." STR(NVCOMP_VER_MINOR) "." STR(NVCOMP_VER_PATCH);
 }
 
-/* The algorithms a level runs. Entropy coding alone (algorithm 0) is fast and, on photographs'
- * filtered rows, which hold few repeats, smaller than zlib's level 6; LZ matching (2, or 4 at
- * level 9) wins where rows repeat (flat and smooth areas, renders, text) but is several times
- * slower on a batch. Entropy coding shows repeats by compressing well: chunks it brings below
- * 1/FLAT of their bytes (just above Huffman coding's floor of one bit a byte: flat areas) are
- * always deflated again with matching, and the smaller result kept; from level 4 also those below
- * 1/SMOOTH where the whole image came below 1/SMOOTH (a smooth full-size photograph, not the
- * busier rows of a reduced one), and at level 9 those below 1/SMOOTH in any image. */
+/* The split of the work. Entropy coding alone (nvCOMP's algorithm 0) is fast and, on
+ * photographs' filtered rows, which hold few repeats, smaller than zlib's level 6; LZ matching
+ * wins where rows repeat (flat and smooth areas, renders, text), and nvCOMP's matching algorithms
+ * are several times slower on a batch than the host's libdeflate. Entropy coding shows repeats by
+ * compressing well: chunks it brings below 1/FLAT of their bytes (just above Huffman coding's
+ * floor of one bit a byte: flat areas) come back with their filtered bytes for the CPU to deflate
+ * at the level, the smaller result kept; from level 4 also those below 1/SMOOTH where the whole
+ * image came below 1/SMOOTH (a smooth full-size photograph, not the busier rows of a reduced
+ * one), and at level 9 those below 1/SMOOTH in any image. */
 #define FLAT 7
 #define SMOOTH 4
-static int algorithms(int level, int alg[2])
+static int knob_algorithm(void)   /* GPUIMG_PNG_GPU_ALGO: that algorithm alone, no chunk back */
 {
     const char *e = std::getenv("GPUIMG_PNG_GPU_ALGO");
-    if (e && e[0] >= '0' && e[0] <= '5' && !e[1]) {
-        alg[0] = e[0] - '0';
-        return 1;
-    }
-    alg[0] = 0;
-    alg[1] = level >= 9 ? 4 : 2;
-    return 2;
+    return e && e[0] >= '0' && e[0] <= '5' && !e[1] ? e[0] - '0' : -1;
 }
 
-/* the bar below which a chunk is retried: 1/retry of its bytes, given the image's first pass */
-static size_t retry_of(int level, size_t in_bytes, size_t out_bytes)
+/* the bar below which a chunk goes back: 1/redo of its bytes, given the image's first pass */
+static size_t redo_of(int level, size_t in_bytes, size_t out_bytes)
 {
     if (level >= 9 || (level >= 4 && out_bytes * SMOOTH < in_bytes))
         return SMOOTH;
@@ -166,12 +161,12 @@ extern "C" const char *gpu_png_method(int level)
 {
     static const char *one[] = { "algorithm 0", "algorithm 1", "algorithm 2", "algorithm 3", "algorithm 4",
                                  "algorithm 5" };
-    int alg[2];
-    if (algorithms(level, alg) == 1)
-        return one[alg[0]];
-    return level >= 9  ? "algorithm 0, and 4 on chunks it brings under 1/4"
-           : level >= 4 ? "algorithm 0, and 2 on flat chunks, or under 1/4 in a smooth image"
-                        : "algorithm 0, and 2 on flat chunks";
+    const int k = knob_algorithm();
+    if (k >= 0)
+        return one[k];
+    return level >= 9  ? "algorithm 0; chunks it brings under 1/4 by the CPU"
+           : level >= 4 ? "algorithm 0; flat chunks, or under 1/4 in a smooth image, by the CPU"
+                        : "algorithm 0; flat chunks by the CPU";
 }
 
 /* One image's chunks for the device's deflate combiner: the compressed sizes and statuses come
@@ -189,8 +184,7 @@ struct deflate_req {
 };
 
 /* Deflate calls of the threads encoding at once go into one nvCOMP call a device and algorithm:
- * a small result (a 1280x800 grey image is 64 chunks) leaves the GPU idle alone. The algorithms
- * have a combiner each, so that a slow matching call does not hold up entropy-coding ones. */
+ * a small result (a 1280x800 grey image is 64 chunks) leaves the GPU idle alone. */
 #define MAX_DEVICES 16
 #define MAX_CALL_CHUNKS (1u << 16)
 static combiner<deflate_req> deflaters[MAX_DEVICES][6];
@@ -271,23 +265,22 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
     std::memset(out, 0, sizeof *out);
     const size_t bpp = (size_t)c * (depth / 8), n = (size_t)w * bpp, total = (n + 1) * (size_t)h;
     const size_t chunk = chunk_bytes(), nch = (total + chunk - 1) / chunk;
-    int alg[2];
-    const int nalg = algorithms(level, alg);
+    const int knob = knob_algorithm();
+    const int alg = knob >= 0 ? knob : 0;
     cudaStream_t st = cudaStreamPerThread;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     unsigned char *filt = nullptr, *comp = nullptr, *packed = nullptr, *host = nullptr;
-    size_t *table = nullptr; /* device: nch source pointers, nch sizes, nch offsets */
-    size_t maxo = 0, slot = 0, packed_bytes = 0;
-    /* host: nch sizes in, nalg x nch sizes out, then the pack table (pointers, sizes, offsets);
-     * pointers: nch in, nalg x nch out */
-    size_t *hsizes = (size_t *)std::malloc((1 + nalg + 3) * nch * sizeof(size_t));
-    void **hptrs = (void **)std::malloc((1 + nalg) * nch * sizeof(void *));
-    nvcompStatus_t *hstatus = (nvcompStatus_t *)std::malloc(nalg * nch * sizeof(nvcompStatus_t));
-    size_t *ptab = hsizes ? hsizes + (1 + nalg) * nch : nullptr;
-    std::vector<size_t> idx, rin, rout;   /* the retried chunks: indices, sizes in and out */
-    std::vector<void *> rptr, rslot;
-    std::vector<unsigned char> bestof(nch);
+    size_t *table = nullptr; /* device: per chunk source pointer, size, offset; then the same for the raw chunks */
+    size_t maxo = 0, slot = 0, packed_bytes = 0, raw_bytes = 0, nredo = 0, first = 0;
+    /* host: nch sizes in, nch sizes out, then the two pack tables (3 nch each); nch in and out pointers */
+    size_t *hsizes = (size_t *)std::malloc(8 * nch * sizeof(size_t));
+    void **hptrs = (void **)std::malloc(2 * nch * sizeof(void *));
+    nvcompStatus_t *hstatus = (nvcompStatus_t *)std::malloc(nch * sizeof(nvcompStatus_t));
+    size_t *ptab = hsizes ? hsizes + 2 * nch : nullptr, *rtab = hsizes ? hsizes + 5 * nch : nullptr;
     int rc = 1, dev = 0;
+    deflate_req req;
+    nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
+    opt.algorithm = alg;
     err[0] = 0;
     if (!hsizes || !hptrs || !hstatus) {
         std::snprintf(err, errlen, "out of host memory");
@@ -304,131 +297,107 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
         if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
             cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     });
-    for (int a = 0; a < nalg; a++) {
-        nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
-        opt.algorithm = alg[a];
-        size_t m = 0;
-        NVCOMP_TRY(nvcompBatchedDeflateCompressGetMaxOutputChunkSize(chunk, opt, &m));
-        maxo = m > maxo ? m : maxo;
-    }
+    NVCOMP_TRY(nvcompBatchedDeflateCompressGetMaxOutputChunkSize(chunk, opt, &maxo));
     slot = (maxo + 7) & ~(size_t)7;
     CUDA_GO(cudaEventCreate(&e0));
     CUDA_GO(cudaEventCreate(&e1));
     CUDA_GO(cudaMallocAsync((void **)&filt, total, st));
-    CUDA_GO(cudaMallocAsync((void **)&comp, nalg * nch * slot, st));
-    CUDA_GO(cudaMallocAsync((void **)&table, 3 * nch * sizeof(size_t), st));
+    CUDA_GO(cudaMallocAsync((void **)&comp, nch * slot, st));
+    CUDA_GO(cudaMallocAsync((void **)&table, 6 * nch * sizeof(size_t), st));
     for (size_t k = 0; k < nch; k++) {
         hptrs[k] = filt + k * chunk;
+        hptrs[nch + k] = comp + k * slot;
         hsizes[k] = total - k * chunk < chunk ? total - k * chunk : chunk;
-        for (int a = 0; a < nalg; a++)
-            hptrs[(1 + a) * nch + k] = comp + (a * nch + k) * slot;
     }
     CUDA_GO(cudaEventRecord(e0, st));
     filter_rows<<<(unsigned)h, THREADS, 0, st>>>((const unsigned char *)src, filt, n, (int)bpp, depth == 16);
     CUDA_GO(cudaGetLastError());
     CUDA_GO(cudaStreamSynchronize(st));   /* filtered before another thread's stream deflates it */
+    req = { nch, chunk, alg, hptrs, hptrs + nch, hsizes, hsizes + nch, hstatus, 1, "" };
+    deflaters[dev][alg].submit(&req, MAX_CALL_CHUNKS, deflate_batch, [](const deflate_req *x, const deflate_req *y) {
+        return x->algorithm == y->algorithm && x->chunk == y->chunk;
+    });
+    if (req.rc) {
+        std::snprintf(err, errlen, "%s", req.err);
+        goto done;
+    }
+    for (size_t k = 0; k < nch; k++) {
+        if (hstatus[k] != nvcompSuccess || hsizes[nch + k] == 0 || hsizes[nch + k] > maxo) {
+            std::snprintf(err, errlen, "nvCOMP deflate of chunk %zu: status %d", k, (int)hstatus[k]);
+            goto done;
+        }
+        first += hsizes[nch + k];
+    }
     {
-        /* algorithm 0 on every chunk, then the second on those it compressed well */
-        for (int a = 0; a < nalg; a++) {
-            size_t todo = nch;
-            void **in = hptrs, **outp = hptrs + (1 + a) * nch;
-            size_t *in_sizes = hsizes, *out_sizes = hsizes + (1 + a) * nch;
-            nvcompStatus_t *stat = hstatus + a * nch;
-            if (a) {
-                size_t first = 0;
-                for (size_t k = 0; k < nch; k++)
-                    first += hstatus[k] == nvcompSuccess ? hsizes[nch + k] : hsizes[k];
-                const size_t retry = retry_of(level, total, first);
-                idx.clear();
-                for (size_t k = 0; k < nch; k++) {
-                    out_sizes[k] = 0;
-                    if (hstatus[k] == nvcompSuccess && hsizes[nch + k] * retry < hsizes[k])
-                        idx.push_back(k);
-                }
-                if (!(todo = idx.size()))
-                    break;
-                rin.resize(todo);
-                rout.assign(todo, 0);
-                rptr.resize(todo);
-                rslot.resize(todo);
-                for (size_t i = 0; i < todo; i++) {
-                    rin[i] = hsizes[idx[i]];
-                    rptr[i] = hptrs[idx[i]];
-                    rslot[i] = outp[idx[i]];
-                }
-                in = rptr.data();
-                outp = rslot.data();
-                in_sizes = rin.data();
-                out_sizes = rout.data();
-                stat = hstatus + a * nch + nch - todo;   /* the row's tail, moved to place below */
-            }
-            deflate_req req = { todo, chunk, alg[a], in, outp, in_sizes, out_sizes, stat, 1, "" };
-            deflaters[dev][alg[a]].submit(&req, MAX_CALL_CHUNKS, deflate_batch, [](const deflate_req *x, const deflate_req *y) {
-                return x->algorithm == y->algorithm && x->chunk == y->chunk;
-            });
-            if (req.rc) {
-                std::snprintf(err, errlen, "%s", req.err);
-                goto done;
-            }
-            for (size_t i = 0; a && i < todo; i++)   /* each retried chunk's result to its own index */
-                if (stat[i] == nvcompSuccess)
-                    hsizes[(1 + a) * nch + idx[i]] = rout[i];
-        }
+        const size_t redo = redo_of(level, total, first);
         for (size_t k = 0; k < nch; k++) {
-            int best = -1;
-            for (int a = 0; a < nalg; a++) {   /* a retried chunk's status was checked as it was moved */
-                const size_t z = hsizes[(1 + a) * nch + k];
-                if (z > 0 && z <= maxo && (a || hstatus[k] == nvcompSuccess) && (best < 0 || z < hsizes[(1 + best) * nch + k]))
-                    best = a;
-            }
-            if (best < 0) {
-                std::snprintf(err, errlen, "nvCOMP deflate of chunk %zu: status %d", k, (int)hstatus[k]);
-                goto done;
-            }
-            bestof[k] = (unsigned char)best;
-        }
-        for (size_t k = 0; k < nch; k++) {
-            const int best = bestof[k];
-            ptab[k] = (size_t)(comp + (best * nch + k) * slot);
-            ptab[nch + k] = hsizes[(1 + best) * nch + k];
+            ptab[k] = (size_t)(comp + k * slot);
+            ptab[nch + k] = hsizes[nch + k];
             ptab[2 * nch + k] = packed_bytes;
-            packed_bytes += ptab[nch + k] + ROOM;
+            packed_bytes += hsizes[nch + k] + ROOM;
+            if (knob < 0 && hsizes[nch + k] * redo < hsizes[k]) {   /* back to the CPU, filtered */
+                rtab[nredo] = (size_t)hptrs[k];
+                rtab[nch + nredo] = hsizes[k];
+                rtab[2 * nch + nredo] = raw_bytes;
+                raw_bytes += hsizes[k];
+                nredo++;
+            }
         }
     }
-    CUDA_GO(cudaMallocAsync((void **)&packed, packed_bytes, st));
+    CUDA_GO(cudaMallocAsync((void **)&packed, packed_bytes + raw_bytes, st));
     CUDA_GO(cudaMemcpyAsync(table, ptab, 3 * nch * sizeof(size_t), cudaMemcpyHostToDevice, st));
     pack_chunks<<<(unsigned)nch, THREADS, 0, st>>>((const unsigned char *const *)table, table + nch, table + 2 * nch,
                                                  packed);
     CUDA_GO(cudaGetLastError());
+    if (nredo) {   /* the raw chunks gathered after the packed ones */
+        for (size_t i = 0; i < nredo; i++)
+            rtab[2 * nch + i] += packed_bytes;
+        for (size_t i = 0; i < nredo; i++)   /* contiguous for the kernel: pointers, sizes, offsets */
+            rtab[nredo + i] = rtab[nch + i];
+        for (size_t i = 0; i < nredo; i++)
+            rtab[2 * nredo + i] = rtab[2 * nch + i];
+        CUDA_GO(cudaMemcpyAsync(table + 3 * nch, rtab, 3 * nredo * sizeof(size_t), cudaMemcpyHostToDevice, st));
+        pack_chunks<<<(unsigned)nredo, THREADS, 0, st>>>((const unsigned char *const *)(table + 3 * nch),
+                                                       table + 3 * nch + nredo, table + 3 * nch + 2 * nredo, packed);
+        CUDA_GO(cudaGetLastError());
+    }
     CUDA_GO(cudaEventRecord(e1, st));
-    if (down.n < packed_bytes) {
+    if (down.n < packed_bytes + raw_bytes) {
         if (down.p)
             cudaFreeHost(down.p);
         down.p = nullptr;
         down.n = 0;
-        CUDA_GO(cudaMallocHost((void **)&down.p, packed_bytes + packed_bytes / 2));
-        down.n = packed_bytes + packed_bytes / 2;
+        CUDA_GO(cudaMallocHost((void **)&down.p, (packed_bytes + raw_bytes) * 3 / 2));
+        down.n = (packed_bytes + raw_bytes) * 3 / 2;
     }
-    if (!(host = (unsigned char *)std::malloc(packed_bytes))) {
-        std::snprintf(err, errlen, "out of host memory for %zu bytes", packed_bytes);
+    if (!(host = (unsigned char *)std::malloc(packed_bytes + raw_bytes))) {
+        std::snprintf(err, errlen, "out of host memory for %zu bytes", packed_bytes + raw_bytes);
         goto done;
     }
-    CUDA_GO(cudaMemcpyAsync(down.p, packed, packed_bytes, cudaMemcpyDeviceToHost, st));
+    CUDA_GO(cudaMemcpyAsync(down.p, packed, packed_bytes + raw_bytes, cudaMemcpyDeviceToHost, st));
     CUDA_GO(cudaStreamSynchronize(st));
-    std::memcpy(host, down.p, packed_bytes);
+    std::memcpy(host, down.p, packed_bytes + raw_bytes);
     CUDA_GO(cudaEventElapsedTime(ms, e0, e1));
     out->chunks = (unsigned char **)std::malloc(nch * sizeof *out->chunks);
     out->lens = (size_t *)std::malloc(nch * sizeof *out->lens);
-    if (!out->chunks || !out->lens) {
+    out->raw = (const unsigned char **)std::calloc(nch, sizeof *out->raw);
+    out->raw_lens = (size_t *)std::calloc(nch, sizeof *out->raw_lens);
+    if (!out->chunks || !out->lens || !out->raw || !out->raw_lens) {
         std::snprintf(err, errlen, "out of host memory");
         goto done;
     }
-    for (size_t k = 0; k < nch; k++) {
+    for (size_t k = 0, i = 0; k < nch; k++) {
         out->chunks[k] = host + ptab[2 * nch + k];
         out->lens[k] = ptab[nch + k];
+        if (i < nredo && rtab[i] == (size_t)hptrs[k]) {
+            out->raw[k] = host + rtab[2 * nredo + i];
+            out->raw_lens[k] = rtab[nredo + i];
+            i++;
+        }
     }
     out->buf = host;
     out->n = (int)nch;
+    out->nraw = (int)nredo;
     out->bytes = packed_bytes;
     host = nullptr;
     rc = 0;
@@ -436,6 +405,8 @@ done:
     if (rc) {
         std::free(out->chunks);
         std::free(out->lens);
+        std::free(out->raw);
+        std::free(out->raw_lens);
         std::memset(out, 0, sizeof *out);
     }
     std::free(host);
@@ -458,5 +429,7 @@ extern "C" void gpu_png_chunks_free(struct gpu_png_chunks *c)
     std::free(c->buf);
     std::free(c->chunks);
     std::free(c->lens);
+    std::free(c->raw);
+    std::free(c->raw_lens);
     std::memset(c, 0, sizeof *c);
 }

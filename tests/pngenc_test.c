@@ -217,7 +217,7 @@ static void write_failures(void)
  * zlib into a complete raw stream (several blocks at 64 KiB and level 9, stored blocks at level
  * 0), joined: libpng must read back the image. Then chunks holding one byte too few, and a
  * damaged chunk, must be refused. */
-static int chunks_check(const struct geom *g, size_t csize, int level, int threads, int damage)
+static int chunks_check(const struct geom *g, size_t csize, int level, int threads, int damage, int redo)
 {
     struct image im;
     if (test_make_image(&im, g, (uint32_t)(csize + level)))
@@ -247,7 +247,7 @@ static int chunks_check(const struct geom *g, size_t csize, int level, int threa
         const size_t off = (size_t)k * csize, len = have - off < csize ? have - off : csize;
         z_stream z;
         memset(&z, 0, sizeof z);
-        deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+        deflateInit2(&z, redo ? 0 : level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
         const size_t cap = deflateBound(&z, len) + 6;
         chunks[k] = malloc(cap);
         z.next_in = f + off;
@@ -260,11 +260,40 @@ static int chunks_check(const struct geom *g, size_t csize, int level, int threa
     }
     if (damage == 2)   /* a block type that does not exist (BTYPE 11) at the start of the middle chunk */
         chunks[nc / 2][0] |= 6;
+    /* redo: the chunks are stored blocks (level 0) and every other one comes with its filtered
+     * bytes: deflated again at level, they must make the file smaller, with the same pixels */
+    const uint8_t **raw = redo ? calloc((size_t)nc, sizeof *raw) : NULL;
+    size_t *raw_lens = redo ? calloc((size_t)nc, sizeof *raw_lens) : NULL;
+    for (int k = 0; redo && k < nc; k += 2) {
+        raw[k] = f + (size_t)k * csize;
+        raw_lens[k] = have - (size_t)k * csize < csize ? have - (size_t)k * csize : csize;
+    }
+    size_t plain = 0;
+    if (redo) {   /* the size without, from copies: the join changes the chunks in place */
+        uint8_t **copy = calloc((size_t)nc, sizeof *copy);
+        for (int k = 0; k < nc; k++) {
+            copy[k] = malloc(lens[k] + 6);
+            memcpy(copy[k], chunks[k], lens[k]);
+        }
+        char *b0 = NULL;
+        FILE *f0 = open_memstream(&b0, &plain);
+        const int s0 = pngenc_write_chunks(f0, "chunks", g, level, copy, lens, NULL, NULL, nc, threads);
+        fclose(f0);
+        if (s0)
+            plain = 0;
+        free(b0);
+        for (int k = 0; k < nc; k++)
+            free(copy[k]);
+        free(copy);
+        gpuimg_clear_error();
+    }
     char *buf = NULL;
     size_t bn = 0;
     FILE *fp = open_memstream(&buf, &bn);
-    const int st = pngenc_write_chunks(fp, "chunks", g, level, chunks, lens, nc, threads);
+    const int st = pngenc_write_chunks(fp, "chunks", g, level, chunks, lens, raw, raw_lens, nc, threads);
     fclose(fp);
+    free(raw);
+    free(raw_lens);
     int bad = 0;
     struct image back;
     if (damage) {
@@ -280,6 +309,11 @@ static int chunks_check(const struct geom *g, size_t csize, int level, int threa
         if (!test_equal(&im, &back)) {
             fprintf(stderr, "FAIL chunks %dx%d c%d d%d of %zu bytes level %d: other pixels\n", g->w, g->h, g->c, g->depth,
                     csize, level);
+            bad = 1;
+        }
+        if (redo && !(plain && bn < plain)) {
+            fprintf(stderr, "FAIL chunks %dx%d c%d d%d redeflated at level %d: %zu bytes, without %zu\n", g->w, g->h, g->c,
+                    g->depth, level, bn, plain);
             bad = 1;
         }
         image_free(&back);
@@ -307,9 +341,18 @@ int main(void)
             const struct geom g = { cc[i].w, cc[i].h, cc[i].c, cc[i].d };
             if (damage == 2 && (size_t)(g.w * g.c * g.depth / 8 + 1) * g.h <= cc[i].csize)
                 continue;   /* one chunk: the damaged middle one would be the first */
-            failures += chunks_check(&g, cc[i].csize, cc[i].level, 1 + (int)i % 4, damage);
+            failures += chunks_check(&g, cc[i].csize, cc[i].level, 1 + (int)i % 4, damage, 0);
             chunk_runs++;
         }
+    /* chunks handed back with their filtered bytes, deflated again here */
+    static const struct { int w, h, c, d; size_t csize; int level; } rc[] = {
+        { 300, 200, 3, 8, 16384, 6 }, { 1001, 626, 1, 8, 16384, 1 }, { 333, 211, 4, 16, 4096, 9 },
+    };
+    for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++) {
+        const struct geom g = { rc[i].w, rc[i].h, rc[i].c, rc[i].d };
+        failures += chunks_check(&g, rc[i].csize, rc[i].level, 1 + (int)i, 0, 1);
+        chunk_runs++;
+    }
     printf("pngenc: %d joins of deflate chunks checked\n", chunk_runs);
     write_failures();
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 13, 42 }, { 1001, 626 }, { 1600, 1000 } };

@@ -104,7 +104,8 @@ struct chunks_args { const struct geom *g; int level, threads; const struct gpu_
 static int write_chunks(FILE *fp, const char *name, void *arg)
 {
     const struct chunks_args *a = arg;
-    return pngenc_write_chunks(fp, name, a->g, a->level, a->ch->chunks, a->ch->lens, a->ch->n, a->threads);
+    return pngenc_write_chunks(fp, name, a->g, a->level, a->ch->chunks, a->ch->lens, a->ch->raw, a->ch->raw_lens, a->ch->n,
+                               a->threads);
 }
 
 static int write_bytes(FILE *fp, const char *name, void *arg)

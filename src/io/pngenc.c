@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #ifdef HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
@@ -542,38 +545,107 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     return st;
 }
 
+/* in[0..len) as one raw deflate stream at level, ending in a final block, with ROOM bytes of room
+ * after it (for walk_blocks); c: the calling thread's libdeflate compressor, made on first use.
+ * NULL when out of memory or no smaller than limit bytes. */
+#define ROOM 8
+static uint8_t *deflate_raw(const uint8_t *in, size_t len, int level, size_t limit, void **c, size_t *zlen)
+{
+#ifdef HAVE_LIBDEFLATE
+    if (!*c && !(*c = libdeflate_alloc_compressor(level)))
+        return NULL;
+    const size_t cap = libdeflate_deflate_compress_bound(*c, len) + ROOM;
+    uint8_t *z = malloc(cap);
+    if (z && !(*zlen = libdeflate_deflate_compress(*c, in, len, z, cap - ROOM)))
+        *zlen = cap;
+#else
+    (void)c;
+    z_stream zs = { 0 };
+    const size_t cap = deflateBound(&zs, (uLong)len) + 64 + ROOM;
+    uint8_t *z = malloc(cap);
+    if (z && deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK) {
+        zs.next_in = (Bytef *)in;
+        zs.avail_in = (uInt)len;
+        zs.next_out = z;
+        zs.avail_out = (uInt)(cap - ROOM);
+        *zlen = deflate(&zs, Z_FINISH) == Z_STREAM_END ? zs.total_out : cap;
+        deflateEnd(&zs);
+    } else
+        *zlen = cap;
+#endif
+    if (z && *zlen >= limit) {
+        free(z);
+        z = NULL;
+    }
+    return z;
+}
+
+static void free_compressor(void *c)
+{
+#ifdef HAVE_LIBDEFLATE
+    if (c)
+        libdeflate_free_compressor(c);
+#else
+    (void)c;
+#endif
+}
+
 int pngenc_write_chunks(FILE *fp, const char *name, const struct geom *g, int level, uint8_t *const *chunks,
-                        const size_t *lens, int n, int threads)
+                        const size_t *lens, const uint8_t *const *raw, const size_t *raw_lens, int n, int threads)
 {
     struct strip *s = n > 0 ? calloc((size_t)n, sizeof *s) : NULL;
-    if (!s)
+    uint8_t **own = n > 0 ? calloc((size_t)n, sizeof *own) : NULL;
+    const int nthreads = threads < 1 ? 1 : threads > n ? n : threads;
+    void **comp = calloc((size_t)nthreads, sizeof *comp);
+    if (!s || !own || !comp) {
+        free(s);
+        free(own);
+        free(comp);
         return gpuimg_fail(n > 0 ? GPUIMG_ENOMEM : GPUIMG_EINTERNAL, "%s: PNG encoder: %s", name,
                            n > 0 ? "out of memory" : "no deflate chunks");
+    }
     for (int k = 0; k < n; k++) {
         s[k].z = chunks[k];
         s[k].zlen = lens[k];
     }
-    const int nthreads = threads < 1 ? 1 : threads > n ? n : threads;
-    (void)nthreads;   /* unused without OpenMP */
     #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
-    for (int k = 0; k < n; k++)
-        s[k].status = lens[k] > UINT32_MAX ? GPUIMG_EINTERNAL : walk_blocks(&s[k], k == n - 1, 1);
+    for (int k = 0; k < n; k++) {
+        if (raw && raw[k]) {   /* deflated here too; the smaller kept */
+#ifdef _OPENMP
+            void **c = &comp[omp_get_thread_num()];
+#else
+            void **c = &comp[0];
+#endif
+            size_t zlen = 0;
+            if ((own[k] = deflate_raw(raw[k], raw_lens[k], level, lens[k], c, &zlen))) {
+                s[k].z = own[k];
+                s[k].zlen = zlen;
+            }
+        }
+        s[k].status = s[k].zlen > UINT32_MAX ? GPUIMG_EINTERNAL : walk_blocks(&s[k], k == n - 1, 1);
+    }
     int st = GPUIMG_OK;
-    size_t raw = 0;
+    size_t total = 0;
     uLong adler = adler32(0L, Z_NULL, 0);
     for (int k = 0; k < n && !st; k++) {
         if (s[k].status)
             st = gpuimg_fail(s[k].status, "%s: PNG encoder: deflate chunk %d of %d %s", name, k + 1, n,
                              s[k].status == GPUIMG_ENOMEM ? "cannot be read: out of memory" : "does not inflate to its end");
         adler = adler32_combine(adler, s[k].adler, (z_off_t)s[k].raw);
-        raw += s[k].raw;
+        total += s[k].raw;
     }
     const size_t want = (geom_bpp(g) * (size_t)g->w + 1) * (size_t)g->h;
-    if (!st && raw != want)
+    if (!st && total != want)
         st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: PNG encoder: the deflate chunks hold %zu bytes, the filtered rows %zu", name,
-                         raw, want);
+                         total, want);
     if (!st)
         st = write_stream(fp, name, g, level, s, n, adler);
+    for (int k = 0; k < n; k++)
+        free(own[k]);
+    for (int t = 0; t < nthreads; t++)
+        free_compressor(comp[t]);
+    free(own);
+    free(comp);
     free(s);
     return st;
 }

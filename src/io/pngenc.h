@@ -25,9 +25,11 @@ void pngenc_free(struct pngenc *e);
  * chunks[k], lens[k] bytes, is a complete raw deflate stream (ending in a final block) of the
  * next part of the filtered rows ((1 + w * bytes a pixel) a row, its filter type first). Each but
  * the last is made to continue as a strip is, in place: its buffer needs 6 bytes of room after
- * lens[k]. Inflating every chunk (on up to threads threads) finds its blocks, gives the Adler-32
- * of the data and checks that the chunks hold exactly the rows. */
+ * lens[k]. Where raw (may be NULL) gives a chunk's filtered bytes, raw[k] (raw_lens[k] bytes), they
+ * are deflated here at level too and the smaller stream kept. Inflating every chunk (on up to
+ * threads threads) finds its blocks, gives the Adler-32 of the data and checks that the chunks
+ * hold exactly the rows. */
 int pngenc_write_chunks(FILE *fp, const char *name, const struct geom *g, int level, uint8_t *const *chunks,
-                        const size_t *lens, int n, int threads);
+                        const size_t *lens, const uint8_t *const *raw, const size_t *raw_lens, int n, int threads);
 
 #endif
