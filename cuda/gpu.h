@@ -106,7 +106,7 @@ struct gpu_png_chunks {
 int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out, float *ms,
                     char *err, size_t errlen);
 void gpu_png_chunks_free(struct gpu_png_chunks *c);
-const char *gpu_png_method(int level);   /* "algorithms 0 and 2, the smaller a chunk" */
+const char *gpu_png_method(int level);   /* "algorithm 0; flat chunks by the CPU" */
 const char *gpu_nvcomp_version(void);   /* "6.0.0" */
 /* Make device the calling thread's current one (each worker thread of a batch calls it). */
 int gpu_use_device(int device, char *err, size_t errlen);

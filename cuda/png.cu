@@ -1,10 +1,11 @@
 /* gpuimg: PNG's rows filtered and deflated on the GPU (built when configure finds nvCOMP). The
  * filter of each row is chosen as the CPU encoder chooses it (the five PNG filters, the smallest
  * sum of absolute values, the first of equals), so the filtered bytes are the CPU's; nvCOMP's
- * batched deflate compresses them in 64 KiB chunks, each a complete raw deflate stream, the chunks
- * of the threads encoding at once in one call (combine.h); the chunks are packed on the device
- * and only their bytes come down. The host joins them into one
- * zlib stream (src/io/pngenc.c, pngenc_write_chunks). */
+ * batched deflate entropy-codes them in 16 KiB chunks, each a complete raw deflate stream, the
+ * chunks of the threads encoding at once in one call (combine.h); the chunks are packed on the
+ * device and only their bytes come down, with the filtered bytes of those the CPU is to deflate
+ * again (see "The split of the work"). The host joins them into one zlib stream
+ * (src/io/pngenc.c, pngenc_write_chunks). */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
