@@ -545,39 +545,24 @@ int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, 
     return st;
 }
 
-/* in[0..len) as one raw deflate stream at level, ending in a final block, with ROOM bytes of room
- * after it (for walk_blocks); c: the calling thread's libdeflate compressor, made on first use.
- * NULL when out of memory or no smaller than limit bytes. */
-#define ROOM 8
-static uint8_t *deflate_raw(const uint8_t *in, size_t len, int level, size_t limit, void **c, size_t *zlen)
+/* A chunk handed back with its filtered bytes, deflated here as a last strip is (a final block),
+ * with the room walk_blocks needs after it; c: the calling thread's libdeflate compressor, made
+ * on first use. */
+static int redeflate(struct strip *s, const uint8_t *in, size_t len, int level, void **c)
 {
+    int st;
 #ifdef HAVE_LIBDEFLATE
-    if (!*c && !(*c = libdeflate_alloc_compressor(level)))
-        return NULL;
-    const size_t cap = libdeflate_deflate_compress_bound(*c, len) + ROOM;
-    uint8_t *z = malloc(cap);
-    if (z && !(*zlen = libdeflate_deflate_compress(*c, in, len, z, cap - ROOM)))
-        *zlen = cap;
-#else
-    (void)c;
-    z_stream zs = { 0 };
-    const size_t cap = deflateBound(&zs, (uLong)len) + 64 + ROOM;
-    uint8_t *z = malloc(cap);
-    if (z && deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK) {
-        zs.next_in = (Bytef *)in;
-        zs.avail_in = (uInt)len;
-        zs.next_out = z;
-        zs.avail_out = (uInt)(cap - ROOM);
-        *zlen = deflate(&zs, Z_FINISH) == Z_STREAM_END ? zs.total_out : cap;
-        deflateEnd(&zs);
+    if (use_libdeflate()) {
+        if (!*c && !(*c = libdeflate_alloc_compressor(level)))
+            return GPUIMG_ENOMEM;
+        st = deflate_libdeflate(s, in, len, *c, 1);
     } else
-        *zlen = cap;
 #endif
-    if (z && *zlen >= limit) {
-        free(z);
-        z = NULL;
-    }
-    return z;
+        st = deflate_strip(s, in, len, 0, level, 1);
+    uint8_t *z = st ? NULL : realloc(s->z, s->zlen + 6);
+    if (z)
+        s->z = z;
+    return st ? st : z ? GPUIMG_OK : GPUIMG_ENOMEM;
 }
 
 static void free_compressor(void *c)
@@ -616,13 +601,15 @@ int pngenc_write_chunks(FILE *fp, const char *name, const struct geom *g, int le
 #else
             void **c = &comp[0];
 #endif
-            size_t zlen = 0;
-            if ((own[k] = deflate_raw(raw[k], raw_lens[k], level, lens[k], c, &zlen))) {
-                s[k].z = own[k];
-                s[k].zlen = zlen;
-            }
+            struct strip t = { 0 };
+            if (!redeflate(&t, raw[k], raw_lens[k], level, c) && t.zlen < lens[k]) {
+                own[k] = t.z;
+                s[k] = t;
+            } else
+                free(t.z);
         }
-        s[k].status = s[k].zlen > UINT32_MAX ? GPUIMG_EINTERNAL : walk_blocks(&s[k], k == n - 1, 1);
+        /* a chunk made here knows its Adler-32; one made elsewhere is counted as it is walked */
+        s[k].status = s[k].zlen > UINT32_MAX ? GPUIMG_EINTERNAL : walk_blocks(&s[k], k == n - 1, !own[k]);
     }
     int st = GPUIMG_OK;
     size_t total = 0;
