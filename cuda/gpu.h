@@ -101,7 +101,7 @@ struct gpu_png_chunks {
     size_t *lens, bytes;
     const unsigned char **raw;
     size_t *raw_lens;
-    int n, nraw;
+    int n;
 };
 int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out, float *ms,
                     char *err, size_t errlen);

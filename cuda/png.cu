@@ -280,6 +280,7 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
     size_t *ptab = hsizes ? hsizes + 2 * nch : nullptr, *rtab = hsizes ? hsizes + 5 * nch : nullptr;
     int rc = 1, dev = 0;
     deflate_req req;
+    std::vector<size_t> idx;   /* the chunks the CPU deflates again */
     nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
     opt.algorithm = alg;
     err[0] = 0;
@@ -329,34 +330,32 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
         }
         first += hsizes[nch + k];
     }
-    {
+    /* packed: every chunk's stream, then the filtered bytes of those the CPU deflates again */
+    for (size_t k = 0; k < nch; k++) {
+        ptab[k] = (size_t)(comp + k * slot);
+        ptab[nch + k] = hsizes[nch + k];
+        ptab[2 * nch + k] = packed_bytes;
+        packed_bytes += hsizes[nch + k] + ROOM;
+    }
+    if (knob < 0) {
         const size_t redo = redo_of(level, total, first);
-        for (size_t k = 0; k < nch; k++) {
-            ptab[k] = (size_t)(comp + k * slot);
-            ptab[nch + k] = hsizes[nch + k];
-            ptab[2 * nch + k] = packed_bytes;
-            packed_bytes += hsizes[nch + k] + ROOM;
-            if (knob < 0 && hsizes[nch + k] * redo < hsizes[k]) {   /* back to the CPU, filtered */
-                rtab[nredo] = (size_t)hptrs[k];
-                rtab[nch + nredo] = hsizes[k];
-                rtab[2 * nch + nredo] = raw_bytes;
-                raw_bytes += hsizes[k];
-                nredo++;
-            }
-        }
+        for (size_t k = 0; k < nch; k++)
+            if (hsizes[nch + k] * redo < hsizes[k])
+                idx.push_back(k);
+    }
+    nredo = idx.size();
+    for (size_t i = 0; i < nredo; i++) {
+        rtab[i] = (size_t)hptrs[idx[i]];
+        rtab[nredo + i] = hsizes[idx[i]];
+        rtab[2 * nredo + i] = packed_bytes + raw_bytes;
+        raw_bytes += hsizes[idx[i]];
     }
     CUDA_GO(cudaMallocAsync((void **)&packed, packed_bytes + raw_bytes, st));
     CUDA_GO(cudaMemcpyAsync(table, ptab, 3 * nch * sizeof(size_t), cudaMemcpyHostToDevice, st));
     pack_chunks<<<(unsigned)nch, THREADS, 0, st>>>((const unsigned char *const *)table, table + nch, table + 2 * nch,
                                                  packed);
     CUDA_GO(cudaGetLastError());
-    if (nredo) {   /* the raw chunks gathered after the packed ones */
-        for (size_t i = 0; i < nredo; i++)
-            rtab[2 * nch + i] += packed_bytes;
-        for (size_t i = 0; i < nredo; i++)   /* contiguous for the kernel: pointers, sizes, offsets */
-            rtab[nredo + i] = rtab[nch + i];
-        for (size_t i = 0; i < nredo; i++)
-            rtab[2 * nredo + i] = rtab[2 * nch + i];
+    if (nredo) {
         CUDA_GO(cudaMemcpyAsync(table + 3 * nch, rtab, 3 * nredo * sizeof(size_t), cudaMemcpyHostToDevice, st));
         pack_chunks<<<(unsigned)nredo, THREADS, 0, st>>>((const unsigned char *const *)(table + 3 * nch),
                                                        table + 3 * nch + nredo, table + 3 * nch + 2 * nredo, packed);
@@ -387,18 +386,16 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
         std::snprintf(err, errlen, "out of host memory");
         goto done;
     }
-    for (size_t k = 0, i = 0; k < nch; k++) {
+    for (size_t k = 0; k < nch; k++) {
         out->chunks[k] = host + ptab[2 * nch + k];
         out->lens[k] = ptab[nch + k];
-        if (i < nredo && rtab[i] == (size_t)hptrs[k]) {
-            out->raw[k] = host + rtab[2 * nredo + i];
-            out->raw_lens[k] = rtab[nredo + i];
-            i++;
-        }
+    }
+    for (size_t i = 0; i < nredo; i++) {
+        out->raw[idx[i]] = host + rtab[2 * nredo + i];
+        out->raw_lens[idx[i]] = rtab[nredo + i];
     }
     out->buf = host;
     out->n = (int)nch;
-    out->nraw = (int)nredo;
     out->bytes = packed_bytes;
     host = nullptr;
     rc = 0;

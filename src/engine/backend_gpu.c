@@ -558,21 +558,17 @@ void backend_gpu_codecs_stop(void)
 
 int backend_gpu_encode_available(enum out_format fmt)
 {
-    /* asked for only: measured on a batch, the CPU's libdeflate and libjpeg-turbo on the host's
-     * cores keep up with them, and one process's first call costs more than the CPU's whole
-     * encode of a file */
+    /* asked for only: one process's first call costs more than the CPU's whole encode of a
+     * file, and on a batch libjpeg-turbo outruns nvJPEG's encoder */
     const char *e = NULL;
 #ifdef HAVE_NVCOMP
     if (fmt == FMT_PNG)
         e = getenv("GPUIMG_PNG_GPU");
-    else
 #endif
 #ifdef HAVE_NVJPEG
     if (fmt == FMT_JPEG)
         e = getenv("GPUIMG_JPEG_GPU");
-    else
 #endif
-        return 0;
     return e && !strcmp(e, "1");
 }
 
