@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+#define GPU_MAX_DEVICES 16   /* devices gpuimg uses (--devices), each with its codecs' state */
+
 /* Kernel variants, shared by every operation (each has a subset). */
 enum kernel_variant {
     KV_PERPIXEL,    /* one thread per output pixel, 2D grid, bounds check */

@@ -34,7 +34,6 @@
         }                                                                                                     \
     } while (0)
 
-#define MAX_DEVICES 16
 #define MAX_BATCH 64   /* images a hardware call decodes at most */
 
 /* ---- the hardware engines, batched ------------------------------------------------------- */
@@ -61,7 +60,7 @@ struct hw_decoder {
     nvjpegOutputFormat_t fmt;
     combiner<hw_req> queue;
 };
-static hw_decoder hw[MAX_DEVICES];
+static hw_decoder hw[GPU_MAX_DEVICES];
 
 /* Interpolated chroma upsampling, as libjpeg-turbo's "fancy" upsampling: within one level of its
  * pixels instead of tens of levels at colour edges (tests/gpu_jpeg.sh). */
@@ -80,7 +79,7 @@ static void hw_make(hw_decoder *d, int dev)
 
 extern "C" void gpu_jpeg_start(int dev)
 {
-    if (dev < 0 || dev >= MAX_DEVICES)
+    if (dev < 0 || dev >= GPU_MAX_DEVICES)
         return;
     hw_decoder *d = &hw[dev];
     std::call_once(d->once, [d, dev] { d->maker = std::thread(hw_make, d, dev); });
@@ -88,7 +87,7 @@ extern "C" void gpu_jpeg_start(int dev)
 
 extern "C" int gpu_jpeg_ready(int dev)
 {
-    return dev >= 0 && dev < MAX_DEVICES && hw[dev].ready.load() == 1;
+    return dev >= 0 && dev < GPU_MAX_DEVICES && hw[dev].ready.load() == 1;
 }
 
 extern "C" void gpu_jpeg_stop(void)
@@ -165,7 +164,7 @@ static int ends_with_eoi(const unsigned char *p, size_t len)
 static int hw_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, int wait)
 {
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= MAX_DEVICES || !ends_with_eoi(data, len))
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= GPU_MAX_DEVICES)
         return -1;
     hw_decoder *d = hw_get(dev, wait);
     if (!d)
@@ -224,11 +223,13 @@ extern "C" int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst,
                                int *hardware, char *err, size_t errlen)
 {
     *hardware = 0;
+    if (!ends_with_eoi(data, len))
+        return -1;
     if (!hw_decode(data, len, dst, w, h, c, any)) {
         *hardware = 1;
         return 0;
     }
-    if (!any || !ends_with_eoi(data, len))
+    if (!any)
         return -1;
     return one_decode(data, len, dst, w, h, c, err, errlen);
 }

@@ -186,13 +186,12 @@ struct deflate_req {
 
 /* Deflate calls of the threads encoding at once go into one nvCOMP call a device and algorithm:
  * a small result (a 1280x800 grey image is 64 chunks) leaves the GPU idle alone. */
-#define MAX_DEVICES 16
 #define MAX_CALL_CHUNKS (1u << 16)
-static combiner<deflate_req> deflaters[MAX_DEVICES][6];
+static combiner<deflate_req> deflaters[GPU_MAX_DEVICES][6];
 /* The stream-ordered allocations below come from the device's default pool, which by default
  * returns its memory at every synchronisation: kept up to this much, they are reused instead. */
 #define POOL_KEEP (512ull << 20)
-static std::once_flag pool_once[MAX_DEVICES];
+static std::once_flag pool_once[GPU_MAX_DEVICES];
 
 static void deflate_batch(std::vector<deflate_req *> &b)
 {
@@ -289,7 +288,7 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
         goto done;
     }
     CUDA_GO(cudaGetDevice(&dev));
-    if (dev < 0 || dev >= MAX_DEVICES || nch > MAX_CALL_CHUNKS) {
+    if (dev < 0 || dev >= GPU_MAX_DEVICES || nch > MAX_CALL_CHUNKS) {
         std::snprintf(err, errlen, "device %d or %zu chunks: past what the GPU deflate takes", dev, nch);
         goto done;
     }

@@ -4,12 +4,12 @@
 #ifndef GPUIMG_BACKEND_H
 #define GPUIMG_BACKEND_H
 #include "core/image.h"
+#include "cuda/gpu.h"
 #include "io/io.h"
 #include "core/plan.h"
 #include "core/timing.h"
 
 enum backend_kind { BACKEND_AUTO, BACKEND_CPU, BACKEND_GPU };
-#define GPU_MAX_DEVICES 16   /* devices a batch can spread over (--devices) */
 
 struct backend_choice {
     enum backend_kind kind;   /* CPU or GPU after selection */
