@@ -49,8 +49,9 @@ fi
 one "gpuimg cpu" ./gpuimg --backend=cpu
 one "gpuimg gpu, libjpeg-turbo, CPU encoder" GPUIMG_PNG_GPU=0 GPUIMG_JPEG_GPU=0 ./gpuimg --backend=gpu --jpeg-decoder=libjpeg
 one "gpuimg gpu, default" ./gpuimg --backend=gpu
+one "gpuimg gpu, default, CPU PNG encoder" GPUIMG_PNG_GPU=0 ./gpuimg --backend=gpu
 one "gpuimg gpu, engines waited for" ./gpuimg --backend=gpu --jpeg-decoder=nvjpeg
-one "gpuimg gpu, default, GPU encoder" GPUIMG_PNG_GPU=1 GPUIMG_JPEG_GPU=1 ./gpuimg --backend=gpu
+[ "$ext" = jpg ] && one "gpuimg gpu, default, nvJPEG encoder" GPUIMG_JPEG_GPU=1 ./gpuimg --backend=gpu
 for a in $algos; do
     one "gpuimg gpu, default, nvCOMP algorithm $a alone" GPUIMG_PNG_GPU=1 GPUIMG_PNG_GPU_ALGO=$a ./gpuimg --backend=gpu
 done

@@ -464,9 +464,9 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
     if (!st)
         st = pick_devices(o, ctx, &sh);
     /* a batch this large repays the GPU codecs' start; the CPU decodes until they are ready */
-    const int codecs = !st && ctx->kind == BACKEND_GPU && ctx->gpu.jpeg == 1 && n >= GPU_CODECS_MIN_FILES;
+    const int codecs = !st && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
     for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
-        backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device);
+        backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device, ctx->gpu.jpeg == 1);
     int jobs = o->jobs ? o->jobs : threads > sh.ndevices ? threads : sh.ndevices;
     if (jobs > 64)
         jobs = 64;   /* --jobs's limit */

@@ -442,8 +442,9 @@ void cli_version(FILE *f)
             GPU_CODECS_MIN_FILES);
 #endif
 #ifdef HAVE_NVCOMP
-    fprintf(f, "GPU encoder: nvCOMP %s deflate (PNG at levels 1 to 9 on the GPU with GPUIMG_PNG_GPU=1)\n",
-            gpu_nvcomp_version());
+    fprintf(f, "GPU encoder: nvCOMP %s deflate (PNG at levels 1 to 9 on the GPU in batches of %d files or "
+               "more, or with GPUIMG_PNG_GPU=1)\n",
+            gpu_nvcomp_version(), GPU_CODECS_MIN_FILES);
 #elif defined HAVE_CUDA
     fprintf(f, "GPU encoder: none (no nvCOMP: PNG deflated on the CPU)\n");
 #endif

@@ -33,14 +33,16 @@ struct gpu_encode_request {
     double ms;                    /* the wall time of the encoder and its copies */
 };
 void backend_gpu_encode_free(struct gpu_encode_request *q);
-/* 1 where this build can encode fmt on the GPU (PNG: nvCOMP; JPEG: nvJPEG) and it is asked for:
- * GPUIMG_PNG_GPU=1 or GPUIMG_JPEG_GPU=1. */
+/* 1 where this build can encode fmt on the GPU (PNG: nvCOMP; JPEG: nvJPEG) and it is asked for
+ * (GPUIMG_PNG_GPU=1, GPUIMG_JPEG_GPU=1) or, for PNG, a large batch began the codecs and
+ * GPUIMG_PNG_GPU=0 does not forbid it. */
 int backend_gpu_encode_available(enum out_format fmt);
-/* A batch large enough to repay the GPU codecs' start (GPU_CODECS_MIN_FILES): begin making the
- * JPEG engines' decoder of device on a thread of its own, the CPU decoding until it is ready.
- * backend_gpu_codecs_stop waits for that thread (before exit). */
+/* A batch large enough to repay the GPU codecs' start (GPU_CODECS_MIN_FILES): PNG outputs are
+ * encoded on the GPU from now on and, where jpeg, the JPEG engines' decoder of device is made on a
+ * thread of its own, the CPU decoding until it is ready. backend_gpu_codecs_stop waits for that
+ * thread (before exit). */
 #define GPU_CODECS_MIN_FILES 100
-void backend_gpu_codecs_start(int device);
+void backend_gpu_codecs_start(int device, int jpeg);
 void backend_gpu_codecs_stop(void);
 
 struct gpu_run_opts {

@@ -531,12 +531,18 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     return gpu_run(pl, o, NULL, img, r);
 }
 
-void backend_gpu_codecs_start(int device)
+/* set once a batch large enough to repay the GPU encoder's first call has begun */
+static int batch_codecs;
+
+void backend_gpu_codecs_start(int device, int jpeg)
 {
+    batch_codecs = 1;
 #ifdef HAVE_NVJPEG
-    gpu_jpeg_start(device);
+    if (jpeg)
+        gpu_jpeg_start(device);
 #else
     (void)device;
+    (void)jpeg;
 #endif
 }
 
@@ -558,18 +564,24 @@ void backend_gpu_codecs_stop(void)
 
 int backend_gpu_encode_available(enum out_format fmt)
 {
-    /* asked for only: one process's first call costs more than the CPU's whole encode of a
-     * file, and on a batch libjpeg-turbo outruns nvJPEG's encoder */
+    /* PNG: by default in large batches only, as one process's first nvCOMP call costs more than
+     * the CPU's whole encode of a file. JPEG: asked for only, as libjpeg-turbo outruns nvJPEG's
+     * encoder on a batch. */
     const char *e = NULL;
+    int dflt = 0;
 #ifdef HAVE_NVCOMP
-    if (fmt == FMT_PNG)
+    if (fmt == FMT_PNG) {
         e = getenv("GPUIMG_PNG_GPU");
+        dflt = batch_codecs;
+    }
 #endif
 #ifdef HAVE_NVJPEG
     if (fmt == FMT_JPEG)
         e = getenv("GPUIMG_JPEG_GPU");
 #endif
-    return e && !strcmp(e, "1");
+    if (e && (!strcmp(e, "0") || !strcmp(e, "1")))
+        return e[0] == '1';
+    return dflt;
 }
 
 void backend_gpu_encode_free(struct gpu_encode_request *q)
@@ -609,7 +621,7 @@ void backend_gpu_set_mem_limit(uint64_t bytes) {}
 void backend_gpu_thread_done(void) {}
 int backend_gpu_encode_available(enum out_format fmt) { return 0; }
 void backend_gpu_encode_free(struct gpu_encode_request *q) {}
-void backend_gpu_codecs_start(int device) {}
+void backend_gpu_codecs_start(int device, int jpeg) {}
 void backend_gpu_codecs_stop(void) {}
 int backend_gpu_jpeg_now(const struct gpu_run_opts *o) { return 0; }
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
