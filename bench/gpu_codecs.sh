@@ -3,10 +3,11 @@
 # 2560x1600 (bench/batch_inputs.sh makes up to 200 different ones; past 200 the list repeats them
 # under other names) through PIPELINE to PNG at level L: OpenCV's thread pool (for
 # gray,resize=50% and gray,resize=50%,blur=2,transpose); gpuimg on the CPU; on the GPU with
-# libjpeg-turbo; the default (the JPEG engines once ready, the CPU's encoders); the engines
-# waited for (--jpeg-decoder=nvjpeg); the default with the GPU's encoders (nvCOMP, nvJPEG); and
-# nvCOMP with one algorithm for each of ALGOS. Each line: images/s and seconds (the batch summary), the outputs' bytes, then
-# the busy and decoders lines; last, the default's peak memory.
+# libjpeg-turbo and the CPU's encoders; the default (the JPEG engines once ready; PNG by nvCOMP
+# and the CPU from 100 files); the default with the CPU's PNG encoder (GPUIMG_PNG_GPU=0); the
+# engines waited for (--jpeg-decoder=nvjpeg); for JPEG out, the default with nvJPEG's encoder
+# (GPUIMG_JPEG_GPU=1); and nvCOMP with one algorithm for each of ALGOS. Each line: images/s and
+# seconds (the batch summary), the outputs' bytes and peak memory, then the busy and decoders lines.
 # EXT jpg: JPEG out at quality 90 instead (OpenCV likewise).
 #   sh bench/gpu_codecs.sh [N] [PIPELINE] [L] [ALGOS] [EXT]   (GPU machine, after a build)
 set -u
