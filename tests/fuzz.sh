@@ -4,7 +4,7 @@
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 bindir=$(dirname "$GPUIMG")/tests/fuzz
-for t in load parse pipeline; do
+for t in load parse pipeline request; do
     list="$T/$t.list"
     # files, never directories: libFuzzer's main would start fuzzing a directory
     find "$TOP_SRCDIR/tests/fuzz/corpus/$t" "$TOP_SRCDIR/tests/crashers/$t" -type f 2>/dev/null | sort >"$list"

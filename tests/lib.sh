@@ -2,6 +2,9 @@
 # and reports "N passed, N failed" at the end; exit 0 only if nothing failed.
 set -u
 : "${GPUIMG:?run through make check}"
+# every command runs in the test's process, as before the server; tests/server.sh says otherwise
+GPUIMG_SERVER=0
+export GPUIMG_SERVER
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpuimg-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 PASS=0

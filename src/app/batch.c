@@ -21,6 +21,7 @@
 #include <omp.h>
 #endif
 #include "app/batch.h"
+#include "app/client.h"
 #include "core/error.h"
 
 /* ---- the list and the template ----------------------------------------------------------- */
@@ -269,7 +270,51 @@ struct shared {
     struct list made;             /* directories the workers created, in order (under mu) */
     const char *device;
     int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
+    const struct cli_opts *o;
+    const struct route *rt;       /* rt->server: each worker sends its files to the server */
 };
+
+/* A report's string kept for the batch's summary (a served file's strings live only until the
+ * worker's next file): at most 16 distinct, then "other". */
+static const char *keep_name(const char *s)
+{
+    static char names[16][128];
+    static int n;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    if (!s)
+        return NULL;
+    pthread_mutex_lock(&mu);
+    int i = 0;
+    while (i < n && strcmp(names[i], s))
+        i++;
+    if (i == n && n < 16)
+        snprintf(names[n++], sizeof names[0], "%s", s);
+    const char *r = i < n ? names[i] : "other";
+    pthread_mutex_unlock(&mu);
+    return r;
+}
+
+/* One file through the server, or here where it cannot take it (said in the file's message). */
+static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, struct item *x, struct run_report *r,
+                  char **note)
+{
+    if (!*cl && client_open(cl))
+        snprintf(r->note, sizeof r->note, "the server went away: ran here");
+    int st = *cl ? client_run(*cl, sh->o, ctx, sh->rt, x->in, x->out, r) : CLIENT_AGAIN;
+    if (st != CLIENT_AGAIN)
+        return st;
+    if (r->note[0])
+        *note = strdup(r->note);
+    client_close(*cl);   /* a fresh connection for the next file */
+    *cl = NULL;
+    struct route here;
+    struct run_ctx c = *ctx;
+    timing_report_init(r);
+    r->threads = sh->inner;
+    if (!(st = client_route_here(sh->o, ctx->plan, sh->n, &c, &here)))
+        st = run_file(&c, x->in, x->out, r);
+    return st;
+}
 
 /* io_make_dirs's report of a directory it made, kept so that those left empty by failed files
  * are removed at the end */
@@ -302,6 +347,7 @@ static void *worker(void *arg)
     const char *ns = getenv("GPUIMG_NO_STAGE");
     ctx.gpu.stage = ns ? atoi(ns) == 0 : sh->ndevices <= 1;
     ctx.gpu.keep = !getenv("GPUIMG_NO_KEEP");   /* and keeps its device memory: cudaFree waits for the device */
+    struct client *cl = NULL;
     for (;;) {
         const long i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
         if (i >= sh->n)
@@ -311,20 +357,26 @@ static void *worker(void *arg)
         timing_report_init(&r);
         r.threads = sh->inner;
         gpuimg_clear_error();
+        char *again = NULL;   /* the server could not take it: why, said before its outcome */
         int st = io_make_dirs(x->out, dir_made, sh);
         if (!st)
-            st = run_file(&ctx, x->in, x->out, &r);
+            st = sh->rt->server ? served(sh, &cl, &ctx, x, &r, &again) : run_file(&ctx, x->in, x->out, &r);
         if (st) {
             const char *m = gpuimg_errmsg();
-            x->msg = strdup(m ? m : gpuimg_strerror(st));
+            if (again && asprintf(&x->msg, "%s\n%s", again, m ? m : gpuimg_strerror(st)) < 0)
+                x->msg = NULL;
+            if (!x->msg)
+                x->msg = strdup(m ? m : gpuimg_strerror(st));
         } else {
             for (int s = 0; s < STAGE_COUNT; s++)
                 x->ms[s] = (float)timing_stage_ms(&r, s);
-            x->decoder = r.decoder;
-            if (sh->verbose || r.note[0]) {   /* the note (no room on the GPU) even without -v */
+            x->decoder = keep_name(r.decoder);
+            if (sh->verbose || r.note[0] || again) {   /* the notes (no room on the GPU...) even without -v */
                 size_t len;
                 FILE *f = open_memstream(&x->msg, &len);
                 if (f) {
+                    if (again)
+                        gpuimg_print_line(f, again);
                     if (r.note[0])
                         gpuimg_print_line(f, r.note);
                     r.pipeline = NULL;
@@ -334,14 +386,16 @@ static void *worker(void *arg)
                 }
             }
             if (r.device)
-                __atomic_store_n(&sh->device, r.device, __ATOMIC_RELAXED);
+                __atomic_store_n(&sh->device, keep_name(r.device), __ATOMIC_RELAXED);
         }
+        free(again);
         pthread_mutex_lock(&sh->mu);
         x->state = st ? ITEM_FAILED : ITEM_DONE;
         sh->finished[sh->nfinished++] = i;
         pthread_cond_signal(&sh->cv);
         pthread_mutex_unlock(&sh->mu);
     }
+    client_close(cl);
     if (ctx.kind == BACKEND_GPU)
         backend_gpu_thread_done();
     return NULL;
@@ -400,7 +454,7 @@ static int pick_devices(const struct cli_opts *o, const struct run_ctx *ctx, str
     return GPUIMG_OK;
 }
 
-int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *exit_code)
+int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, double t_start, int *exit_code)
 {
     struct list l = { 0 };
     int st = GPUIMG_OK;
@@ -460,11 +514,14 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         n++;
     }
 
-    struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose };
-    if (!st)
+    struct route rt = { 0 };
+    struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose, .o = o, .rt = &rt };
+    if (!st && !(st = client_route(o, ctx->plan, n, ctx, &rt)) && rt.note[0] && o->verbose)
+        gpuimg_print_line(stderr, rt.note);
+    if (!st && !rt.server)
         st = pick_devices(o, ctx, &sh);
     /* a batch this large repays the GPU codecs' start; the CPU decodes until they are ready */
-    const int codecs = !st && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
+    const int codecs = !st && !rt.server && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
     for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
         backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device, ctx->gpu.jpeg == 1);
     int jobs = o->jobs ? o->jobs : threads > sh.ndevices ? threads : sh.ndevices;
@@ -539,10 +596,11 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, int *
         pthread_cond_destroy(&sh.cv);
     }
     if (!st) {
-        rep.wall_ms = timing_now_ms() - pg.t0;
+        rep.wall_ms = timing_now_ms() - t_start;   /* the command's: the GPU's start included */
         rep.jobs = jobs;
         rep.threads_per_job = sh.inner;
-        rep.backend = ctx->kind == BACKEND_GPU ? "gpu" : "cpu";
+        rep.backend = rt.server ? (sh.device ? "gpu" : "cpu") : ctx->kind == BACKEND_GPU ? "gpu" : "cpu";
+        rep.server = !rt.server ? NULL : rt.started ? "served by the server this command started" : "served by the server";
         rep.device = sh.device;
         rep.ndevices = sh.ndevices;
         rep.fallback = ctx->fallback;

@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 #include "app/cli.h"
+#include "app/server.h"
 #include "core/error.h"
 #include "core/op.h"
 #include "core/params.h"
@@ -20,7 +21,8 @@ enum {
     OPT_LIST = 256, OPT_BACKEND, OPT_DEVICE, OPT_PNG_LEVEL, OPT_JPEG_QUALITY, OPT_FORMAT, OPT_JSON, OPT_MAX_PIXELS,
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
-    OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD,
+    OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD, OPT_NO_SERVER, OPT_SERVER, OPT_SERVER_STATUS, OPT_SERVER_STOP,
+    OPT_SERVER_IDLE,
 };
 
 static const struct option longopts[] = {
@@ -54,6 +56,11 @@ static const struct option longopts[] = {
     { "decoder", required_argument, NULL, OPT_DECODER },
     { "shrink-on-load", no_argument, NULL, OPT_SHRINK_ON_LOAD },
     { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
+    { "no-server", no_argument, NULL, OPT_NO_SERVER },
+    { "server", no_argument, NULL, OPT_SERVER },
+    { "server-status", no_argument, NULL, OPT_SERVER_STATUS },
+    { "server-stop", no_argument, NULL, OPT_SERVER_STOP },
+    { "server-idle", required_argument, NULL, OPT_SERVER_IDLE },
     { "quiet", no_argument, NULL, 'q' },
     { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -102,6 +109,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     o->kernel = -1;
     o->repeat = 10;
     o->progress = -1;
+    o->server_idle = SERVER_IDLE_DEFAULT;
+    const char *idle = getenv("GPUIMG_SERVER_IDLE");
+    if (idle && *idle) {
+        long long s;
+        if (parse_int("GPUIMG_SERVER_IDLE", idle, 1, 86400, &s))
+            return GPUIMG_EUSAGE;
+        o->server_idle = (int)s;
+    }
     opterr = 0;
     optind = 1;
     int c;
@@ -253,6 +268,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
                     return gpuimg_fail(GPUIMG_EUSAGE, "--devices: expected all or a list such as 0,1, not '%s'", optarg);
             }
             break;
+        case OPT_NO_SERVER: o->no_server = 1; break;
+        case OPT_SERVER: o->action = ACT_SERVER; break;
+        case OPT_SERVER_STATUS: o->action = ACT_SERVER_STATUS; return GPUIMG_OK;
+        case OPT_SERVER_STOP: o->action = ACT_SERVER_STOP; return GPUIMG_OK;
+        case OPT_SERVER_IDLE:
+            if ((r = parse_int("--server-idle", optarg, 1, 86400, &v))) return r;
+            o->server_idle = (int)v;
+            break;
         case 'q': o->quiet = 1; break;
         case 'v': o->verbose = 1; break;
         case ':': return gpuimg_fail(GPUIMG_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
@@ -263,6 +286,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         }
     }
     int nargs = argc - optind;
+    if (o->action == ACT_SERVER) {
+        if (nargs)
+            return gpuimg_fail(GPUIMG_EUSAGE, "--server takes no PIPELINE or files");
+        return GPUIMG_OK;
+    }
     if (o->template) {
         if (nargs < 1)
             return gpuimg_fail(GPUIMG_EUSAGE, "missing PIPELINE (and INPUT files or --from-list)");
@@ -397,6 +425,12 @@ void cli_help(FILE *f)
             "      --jobs=N            batch: files in flight at once (default: one a thread)\n"
             "      --devices=all|0,1,..  batch: spread the files over these GPUs (jobs take turns)\n"
             "      --progress, --no-progress  batch: progress on stderr (default: when a terminal)\n"
+            "      --no-server         run in this process, not through the server (GPUIMG_SERVER=0 too;\n"
+            "                          GPUIMG_SERVER=1: always through it, whatever the backend)\n"
+            "      --server            run this user's server in the foreground (gpuimg starts one by\n"
+            "                          itself on a GPU machine); --server-idle=S: exit after S seconds\n"
+            "                          without a client (default %d)\n"
+            "      --server-status, --server-stop  say whether it runs and what it did; stop it\n"
             "  -q, --quiet             print nothing but errors\n"
             "  -v, --verbose           also print sizes, per-step times and peak memory\n"
             "\n"
@@ -413,7 +447,10 @@ void cli_help(FILE *f)
             "gpuimg tune measures every kernel variant and launch shape on this GPU, checks each\n"
             "against the CPU, and stores the fastest per operation and layout for --kernel=auto\n"
             "($XDG_CACHE_HOME/gpuimg/; GPUIMG_TUNE_CACHE=FILE|off overrides).\n"
-            "See man gpuimg for the exact definition of every operation.\n");
+            "On a GPU machine a command goes through this user's server, which keeps the GPU warm\n"
+            "between commands: started by the first command (which runs on the CPU when it is small),\n"
+            "it exits after --server-idle seconds without a client. The timing line says so.\n"
+            "See man gpuimg for the exact definition of every operation.\n", SERVER_IDLE_DEFAULT);
 }
 
 void cli_version(FILE *f)

@@ -8,7 +8,7 @@
 #include "engine/backend.h"
 #include "io/io.h"
 
-enum cli_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST };
+enum cli_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST, ACT_SERVER, ACT_SERVER_STATUS, ACT_SERVER_STOP };
 
 struct cli_opts {
     enum cli_action action;
@@ -42,6 +42,8 @@ struct cli_opts {
     int jobs;                     /* files in flight (0: automatic) */
     int devices[GPU_MAX_DEVICES]; /* --devices=0,1,...: the GPUs a batch spreads over */
     int ndevices;                 /* 0: only --device; -1: --devices=all */
+    int no_server;                /* --no-server */
+    int server_idle;              /* --server-idle: seconds */
 };
 
 int cli_parse(int argc, char **argv, struct cli_opts *o);

@@ -12,6 +12,8 @@
 #include "engine/backend.h"
 #include "app/batch.h"
 #include "app/cli.h"
+#include "app/client.h"
+#include "app/server.h"
 #include "app/compare.h"
 #include "core/error.h"
 #include "io/io.h"
@@ -31,6 +33,7 @@ static int fail(int st)
 
 int main(int argc, char **argv)
 {
+    const double t_start = timing_now_ms();   /* total: the command's wall time */
     struct cli_opts o;
     if (argc > 1 && !strcmp(argv[1], "tune")) {   /* gpuimg tune [OPTIONS] */
         int t = tune_main(argc - 1, argv + 1);
@@ -43,6 +46,9 @@ int main(int argc, char **argv)
     case ACT_HELP: cli_help(stdout); return 0;
     case ACT_VERSION: cli_version(stdout); return 0;
     case ACT_LIST: cli_list(stdout, o.list_format); return 0;
+    case ACT_SERVER: return (st = server_main(o.server_idle, o.quiet)) ? fail(st) : 0;
+    case ACT_SERVER_STATUS: return client_status(stdout);
+    case ACT_SERVER_STOP: return client_stop(stdout);
     case ACT_RUN: break;
     }
 
@@ -89,26 +95,37 @@ int main(int argc, char **argv)
             return fail(st);
         ctx.hold = &image;   /* the image waits for the report: both are published, or neither */
     }
-    if (!o.compare) {
-        struct backend_choice bc;
-        if ((st = backend_select(o.backend, &pl, o.device, &bc)))
-            return fail(st);
-        if (bc.note[0] && o.verbose)
-            gpuimg_print_line(stderr, bc.note);
-        if (bc.note_is_fallback)   /* said once, in the timing line */
-            ctx.fallback = "no usable GPU";
-        ctx.kind = bc.kind;
-    }
-    if (o.template) {
+    if (o.template) {   /* where it runs depends on how many files: batch_main decides */
         int code = 0;
-        return (st = batch_main(&o, &ctx, threads, &code)) ? fail(st) : code;
+        return (st = batch_main(&o, &ctx, threads, t_start, &code)) ? fail(st) : code;
     }
+    struct route rt = { 0 };
+    struct client *cl = NULL;
+    if (!o.compare && (st = client_route(&o, &pl, 1, &ctx, &rt)))
+        return fail(st);
+    if (rt.note[0] && o.verbose)
+        gpuimg_print_line(stderr, rt.note);
 
     struct run_report rep;
     timing_report_init(&rep);
     rep.pipeline = o.pipeline;
     rep.threads = threads;
-    if (!o.compare)
+    if (rt.server) {
+        st = client_open(&cl) ? CLIENT_AGAIN : client_run(cl, &o, &ctx, &rt, o.input, o.output, &rep);
+        if (st != CLIENT_AGAIN && o.verbose && client_note(cl)[0])
+            gpuimg_print_line(stderr, client_note(cl));
+        if (st == CLIENT_AGAIN) {   /* nothing written: run here, saying why */
+            if (rep.note[0])
+                gpuimg_print_line(stderr, rep.note);
+            timing_report_init(&rep);
+            rep.pipeline = o.pipeline;
+            rep.threads = threads;
+            ctx.in_fd = client_input_fd(cl);
+            rt.server = 0;
+            if (!(st = client_route_here(&o, &pl, 1, &ctx, &rt)))
+                st = run_file(&ctx, o.input, o.output, &rep);
+        }
+    } else if (!o.compare)
         st = run_file(&ctx, o.input, o.output, &rep);
     else {
         /* --compare: the OpenMP path and every GPU variant on the decoded image, then the save */
@@ -132,6 +149,8 @@ int main(int argc, char **argv)
         }
         rep.total_ms = timing_now_ms() - t0;
     }
+    if (!o.compare)
+        rep.total_ms = timing_now_ms() - t_start;
     rep.peak_rss_kb = timing_peak_rss_kb();
     if (!st && o.json) {   /* the report first: a report that cannot be written fails the command */
         timing_write_json(json.fp, &rep);
@@ -144,11 +163,14 @@ int main(int argc, char **argv)
     if (st) {
         io_pending_discard(&image);
         io_pending_discard(&json);
-        return fail(st);
+        st = fail(st);
+        client_close(cl);
+        return st;
     }
     if (rep.note[0])   /* the GPU had no room: said even with -q */
         gpuimg_print_line(stderr, rep.note);
     if (!o.quiet)
         timing_print_line(stderr, &rep, o.verbose);
+    client_close(cl);   /* the report's strings were its */
     return 0;
 }

@@ -83,6 +83,8 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         fprintf(f, ", streamed: the stages overlap");
     if (r->fallback)
         fprintf(f, ", %s", r->fallback);
+    if (r->server[0])
+        fprintf(f, ", %s", r->server);
     fprintf(f, "]\n");
     if (verbose && r->peak_rss_kb > 0)
         fprintf(f, "gpuimg: peak memory %.1f MiB\n", r->peak_rss_kb / 1024.0);
@@ -138,6 +140,10 @@ void timing_write_json(FILE *f, const struct run_report *r)
     if (r->note[0]) {
         fprintf(f, ",\n  \"note\": ");
         json_str(f, r->note);
+    }
+    if (r->server[0]) {
+        fprintf(f, ",\n  \"server\": ");
+        json_str(f, r->server);
     }
     fprintf(f, ",\n  \"ms\": {\"decode\": %.3f, ", r->decode_ms);
     if (r->gpu_init_ms >= 0)
@@ -210,6 +216,8 @@ void timing_print_batch(FILE *f, const struct batch_report *b)
             b->threads_per_job == 1 ? "" : "s");
     if (b->fallback)
         fprintf(f, ", %s", b->fallback);
+    if (b->server)
+        fprintf(f, ", %s", b->server);
     fprintf(f, "]\n");
     if (b->skipped)
         fprintf(f, "gpuimg: %ld output%s existed and %s skipped (--force replaces them)\n", b->skipped,
@@ -262,6 +270,11 @@ void timing_write_batch_json(FILE *f, const struct batch_report *b)
     fprintf(f, ",\n  \"device\": ");
     if (b->device)
         json_str(f, b->device);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\n  \"server\": ");
+    if (b->server)
+        json_str(f, b->server);
     else
         fprintf(f, "null");
     fprintf(f, ",\n  \"gpus\": %d,\n  \"jobs\": %d,\n  \"threads_per_job\": %d,\n", b->ndevices, b->jobs,

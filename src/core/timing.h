@@ -43,6 +43,7 @@ struct run_report {
     struct { char label[96]; double ms; } steps[REPORT_MAX_STEPS];
     long peak_rss_kb;
     const struct compare_table *compare;   /* --compare's table, or NULL */
+    char server[128];             /* "served by the server ...", or "": said in the line */
 };
 
 /* A batch: counts, wall time and each stage's busy time summed over the files (the stages of
@@ -57,6 +58,7 @@ struct batch_report {
     double wall_ms;
     int jobs, threads_per_job;
     const char *backend, *device, *fallback;
+    const char *server;           /* "served by the server ...", or NULL */
     int ndevices;                 /* GPUs the batch was spread over (0 or 1: one) */
     double busy_ms[STAGE_COUNT];
     long peak_rss_kb;

@@ -54,7 +54,7 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->output = out;
     r->fallback = c->fallback;
     double t0 = timing_now_ms();
-    struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png };
+    struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png, c->in_fd };
     int st = io_read(in, &lo, raw);
     if (st)
         return st;

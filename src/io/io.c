@@ -95,6 +95,19 @@ static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, siz
     return GPUIMG_OK;
 }
 
+/* An open file from its current offset (a regular file's size known first) */
+static int read_fd(int fd, const char *name, uint8_t **buf, size_t *len)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return gpuimg_fail(GPUIMG_EOPEN, "%s: cannot stat: %s", name, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return gpuimg_fail(GPUIMG_EOPEN, "%s: is a directory", name);
+    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > IO_MAX_BYTES)   /* known before reading */
+        return too_large(name, (unsigned long long)st.st_size);
+    return read_stream(fd, name, buf, len, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
+}
+
 static int read_file(const char *path, uint8_t **buf, size_t *len)
 {
     const char *name = io_display_name(path, 0);
@@ -103,23 +116,9 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return gpuimg_fail(GPUIMG_EOPEN, "%s: cannot open: %s", name, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return gpuimg_fail(GPUIMG_EOPEN, "%s: cannot stat: %s", name, strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return gpuimg_fail(GPUIMG_EOPEN, "%s: is a directory", name);
-    }
-    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > IO_MAX_BYTES) {   /* known before reading */
-        close(fd);
-        return too_large(name, (unsigned long long)st.st_size);
-    }
-    int st2 = read_stream(fd, name, buf, len, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0);
+    int st = read_fd(fd, name, buf, len);
     close(fd);
-    return st2;
+    return st;
 }
 
 static const char *stb_reason(void)
@@ -137,7 +136,7 @@ int io_read(const char *path, const struct load_opts *o, struct io_input *in)
     memset(in, 0, sizeof *in);
     uint8_t *buf;
     size_t len;
-    int st = read_file(path, &buf, &len);
+    int st = o->in_fd > 0 ? read_fd(o->in_fd, io_display_name(path, 0), &buf, &len) : read_file(path, &buf, &len);
     return st ? st : io_parse(io_display_name(path, 0), buf, len, o, in);
 }
 
@@ -469,7 +468,7 @@ int io_write_pending(const char *path, const struct geom *g, const struct save_o
     p->slot = -1;
     int r = io_check_size(path, o->fmt, g);
     if (!r)
-        r = io_pending_open(path, o->force, p);
+        r = o->out_fd > 0 ? io_pending_fd(o->out_fd, path, p) : io_pending_open(path, o->force, p);
     if (!r)
         r = write(p->fp, io_display_name(path, 1), arg);
     if (!r)

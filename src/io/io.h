@@ -21,6 +21,7 @@ enum io_decoder { DEC_AUTO, DEC_STB, DEC_LIBPNG };
 struct load_opts {
     uint64_t max_pixels;   /* refuse larger images (0: no limit) */
     enum io_decoder jpeg, png;
+    int in_fd;             /* > 0: read this open file, not the path (which names it in messages) */
 };
 
 struct save_opts {
@@ -31,6 +32,8 @@ struct save_opts {
     int threads;           /* threads the PNG encoder may use (0 or 1: one) */
     int jpeg_sampling;     /* JPEG chroma 420, 422, 444; 0: 420 up to quality 90, 444 above */
     int jpeg_progressive;
+    int out_fd;            /* > 0: write into this open file, from its offset, not into a temporary
+                              file beside the path (which names it in messages); the server's */
 };
 
 /* "-" is stdin / stdout. Both return a gpuimg_status. */
@@ -89,6 +92,8 @@ struct io_pending {
     int slot, force;
 };
 int io_pending_open(const char *path, int force, struct io_pending *p);
+/* Writing into fd (a duplicate of it, closed by close/publish/discard): nothing to rename. */
+int io_pending_fd(int fd, const char *path, struct io_pending *p);
 int io_pending_close(struct io_pending *p);      /* flush and close, reporting write errors */
 int io_pending_publish(struct io_pending *p);    /* close, then put in place (or remove) */
 void io_pending_discard(struct io_pending *p);   /* remove the temporary file */

@@ -208,6 +208,21 @@ int io_pending_open(const char *path, int force, struct io_pending *p)
     return r;
 }
 
+int io_pending_fd(int fd, const char *path, struct io_pending *p)
+{
+    memset(p, 0, sizeof *p);
+    p->slot = -1;
+    p->path = path;
+    const int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (d < 0 || !(p->fp = fdopen(d, "wb"))) {
+        const int e = errno;
+        if (d >= 0)
+            close(d);
+        return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write: %s", io_display_name(path, 1), strerror(e));
+    }
+    return GPUIMG_OK;
+}
+
 int io_pending_close(struct io_pending *p)
 {
     const char *name = io_display_name(p->path, 1);

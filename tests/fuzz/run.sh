@@ -10,7 +10,7 @@
 set -u
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-load parse pipeline}
+targets=${*:-load parse pipeline request}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$(sed -n 's/^abs_top_srcdir = //p' "$top/Makefile" 2>/dev/null)
 src=${src:-$top}

@@ -1,0 +1,446 @@
+/* gpuimg: the server's client, and where a command runs (see client.h). */
+#define _GNU_SOURCE
+#include <config.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "app/client.h"
+#include "app/proto.h"
+#include "app/server.h"
+#include "core/error.h"
+#include "core/timing.h"
+
+struct client {
+    int fd;
+    int stdin_fd;                 /* standard input read whole into a memory file, or 0 */
+    struct proto_reply reply;     /* the last answer: the report's strings point here */
+    uint8_t buf[PROTO_MAX_MSG];
+};
+
+/* ---- connecting and starting ------------------------------------------------------------------ */
+
+static int connect_to(const char *path)
+{
+    const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The server, detached from this process (its own session, standard files on /dev/null, no other
+ * descriptor of ours), told to close ready_w once it listens (or exits). */
+static int spawn(int ready_w)
+{
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = 0;
+    const pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        setsid();
+        if (fork() != 0)
+            _exit(0);
+        if (chdir("/") != 0)
+            _exit(127);
+        const int nul = open("/dev/null", O_RDWR);
+        for (int f = 0; f < 3; f++)
+            dup2(nul, f);
+        const int w = fcntl(ready_w, F_DUPFD, 3);   /* not close-on-exec: the server gets it */
+        for (int f = 3; f < 1024; f++)
+            if (f != w)
+                close(f);
+        char v[16];
+        snprintf(v, sizeof v, "%d", w);
+        setenv("GPUIMG_SERVER_READY_FD", v, 1);
+        execl(exe, "gpuimg", "--server", "-q", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return 0;
+}
+
+static int lock_free(const char *lock)
+{
+    const int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 1;
+    const int mine = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);   /* releases it */
+    return mine;
+}
+
+/* Start a server; with wait, until it listens (one started by another client meanwhile counts). */
+static int start_server(const struct server_paths *p, int wait, int *fd)
+{
+    int pfd[2];
+    *fd = -1;
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return -1;
+    const int r = spawn(pfd[1]);
+    close(pfd[1]);
+    if (r || !wait) {
+        close(pfd[0]);
+        return r;
+    }
+    struct pollfd pf = { pfd[0], POLLIN, 0 };
+    poll(&pf, 1, 30000);   /* a byte: it listens; end of file: it exited (another one may be starting) */
+    close(pfd[0]);
+    for (int i = 0; i < 3000; i++) {   /* 30 s */
+        if ((*fd = connect_to(p->sock)) >= 0)
+            return 0;
+        if (lock_free(p->lock))
+            return -1;   /* nobody is starting one */
+        nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+    }
+    return -1;
+}
+
+static int gpu_present(void)
+{
+#ifdef HAVE_CUDA
+    return access("/dev/nvidiactl", F_OK) == 0;
+#else
+    return 0;
+#endif
+}
+
+/* The environment's measuring knobs (man gpuimg, ENVIRONMENT): the server keeps the environment
+ * it started with, so a command that sets one runs in this process to honour it. */
+static const char *knob_set(void)
+{
+    static const char *const knobs[] = { "GPUIMG_JPEG_GPU", "GPUIMG_NO_KEEP", "GPUIMG_NO_SIMD", "GPUIMG_NO_STAGE",
+                                         "GPUIMG_NVJPEG_FLAGS", "GPUIMG_PIN", "GPUIMG_PNG_GPU", "GPUIMG_PNG_GPU_ALGO",
+                                         "GPUIMG_PNG_GPU_CHUNK", "GPUIMG_PNG_ZLIB", "GPUIMG_STREAM", "GPUIMG_TUNE_CACHE" };
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (getenv(knobs[i]))
+            return knobs[i];
+    return NULL;
+}
+
+/* -1 auto, 0 off, 1 on: --no-server, else GPUIMG_SERVER */
+static int server_mode(const struct cli_opts *o)
+{
+    if (o->no_server || knob_set())
+        return 0;
+    const char *e = getenv("GPUIMG_SERVER");
+    if (e && (!strcmp(e, "0") || !strcmp(e, "1")))
+        return e[0] == '1';
+    return -1;
+}
+
+int client_route_here(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx,
+                      struct route *rt)
+{
+    if (o->backend == BACKEND_AUTO && nfiles < SERVER_COLD_MIN_FILES && gpu_present()) {
+        ctx->kind = BACKEND_CPU;
+        ctx->fallback = "no warm GPU server: the CPU outruns a GPU start";
+        snprintf(rt->note, sizeof rt->note,
+                 "running on the CPU: without a warm server, starting the GPU costs more than %s",
+                 nfiles == 1 ? "this file's whole run" : "these files' whole run");
+        return GPUIMG_OK;
+    }
+    struct backend_choice bc;
+    int st = backend_select(o->backend, pl, o->device, &bc);
+    if (st)
+        return st;
+    snprintf(rt->note, sizeof rt->note, "%s", bc.note);
+    if (bc.note_is_fallback)   /* said once, in the timing line */
+        ctx->fallback = "no usable GPU";
+    ctx->kind = bc.kind;
+    return GPUIMG_OK;
+}
+
+int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx, struct route *rt)
+{
+    memset(rt, 0, sizeof *rt);
+    const int mode = server_mode(o);
+    if (knob_set() && !o->no_server) {
+        int st = client_route_here(o, pl, nfiles, ctx, rt);
+        if (!st && !rt->note[0])
+            snprintf(rt->note, sizeof rt->note, "%s is set: running in this process, not the server", knob_set());
+        return st;
+    }
+    /* --compare measures this process; --devices and --gpu-mem-limit set up this process's GPUs */
+    if (o->compare || o->ndevices || o->gpu_mem_limit || mode == 0
+        || (mode < 0 && (o->backend == BACKEND_CPU || !gpu_present())))
+        return client_route_here(o, pl, nfiles, ctx, rt);
+    struct server_paths p;
+    if (server_paths(&p)) {
+        char why[120];
+        snprintf(why, sizeof why, "%s", gpuimg_errmsg());
+        gpuimg_clear_error();
+        int st = client_route_here(o, pl, nfiles, ctx, rt);
+        char here[sizeof rt->note];
+        memcpy(here, rt->note, sizeof here);
+        snprintf(rt->note, sizeof rt->note, "no server: %s%s%.90s", why, here[0] ? "; " : "", here);
+        return st;
+    }
+    int fd = connect_to(p.sock);
+    if (fd < 0) {
+        const int wait = mode == 1 || o->backend == BACKEND_GPU || nfiles >= SERVER_COLD_MIN_FILES;
+        rt->started = 1;
+        if (start_server(&p, wait, &fd) || !wait) {
+            int st = client_route_here(o, pl, nfiles, ctx, rt);
+            if (wait && !st)
+                snprintf(rt->note, sizeof rt->note, "the server did not start: running here");
+            return st;
+        }
+    }
+    close(fd);   /* it answers: each sender opens its own connection */
+    rt->server = 1;
+    return GPUIMG_OK;
+}
+
+int client_open(struct client **out)
+{
+    struct server_paths p;
+    *out = NULL;
+    if (server_paths(&p))
+        return -1;
+    struct client *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return -1;
+    if ((cl->fd = connect_to(p.sock)) < 0) {
+        free(cl);
+        return -1;
+    }
+    *out = cl;
+    return 0;
+}
+
+void client_close(struct client *cl)
+{
+    if (!cl)
+        return;
+    close(cl->fd);
+    if (cl->stdin_fd > 0)
+        close(cl->stdin_fd);
+    free(cl);
+}
+
+const char *client_note(const struct client *cl)
+{
+    return cl ? cl->reply.select_note : "";
+}
+
+int client_input_fd(const struct client *cl)
+{
+    return cl ? cl->stdin_fd : 0;
+}
+
+/* ---- a request ---------------------------------------------------------------------------------- */
+
+static int exchange(struct client *cl, const struct proto_request *q, const int *fds, int nfd)
+{
+    const size_t n = proto_write_request(q, cl->buf);
+    if (!n)
+        return -1;
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * 2)];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = { cl->buf, n };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (nfd) {
+        m.msg_control = ctl.b;
+        m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+        memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)nfd);
+    }
+    if (sendmsg(cl->fd, &m, MSG_NOSIGNAL) != (ssize_t)n)
+        return -1;
+    ssize_t got;
+    while ((got = recv(cl->fd, cl->buf, sizeof cl->buf, 0)) < 0 && errno == EINTR)
+        ;
+    const char *why;
+    return got <= 0 || proto_read_reply(cl->buf, (size_t)got, &cl->reply, &why) ? -1 : 0;
+}
+
+static int memory_file(const char *name)
+{
+    const int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    const int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);   /* > 0, whatever this process had closed */
+    close(fd);
+    return hi;
+}
+
+/* standard input, whole, into a memory file */
+static int slurp_stdin(void)
+{
+    const int fd = memory_file("gpuimg-stdin");
+    if (fd < 0)
+        return -1;
+    char b[65536];
+    ssize_t n;
+    while ((n = read(STDIN_FILENO, b, sizeof b)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || write(fd, b, (size_t)n) != n) {
+            close(fd);
+            return -1;
+        }
+    }
+    lseek(fd, 0, SEEK_SET);
+    return fd;
+}
+
+static int copy_out(int from, FILE *to, const char *name)
+{
+    lseek(from, 0, SEEK_SET);
+    char b[65536];
+    ssize_t n;
+    while ((n = read(from, b, sizeof b)) > 0)
+        if (fwrite(b, 1, (size_t)n, to) != (size_t)n)
+            return gpuimg_write_error(name, errno);
+    return n < 0 ? gpuimg_write_error(name, errno) : GPUIMG_OK;
+}
+
+static int again(struct run_report *r, const char *why)
+{
+    snprintf(r->note, sizeof r->note, "%.300s: ran here", why);
+    return CLIENT_AGAIN;
+}
+
+int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx *ctx, const struct route *rt,
+               const char *in, const char *out, struct run_report *r)
+{
+    int in_fd = ctx->in_fd, own_in = 0;
+    if (in_fd <= 0 && !strcmp(in, "-")) {
+        if (!cl->stdin_fd && (cl->stdin_fd = slurp_stdin()) < 0) {
+            cl->stdin_fd = 0;
+            return gpuimg_fail(GPUIMG_EOPEN, "<stdin>: read error: %s", strerror(errno));
+        }
+        in_fd = cl->stdin_fd;
+        lseek(in_fd, 0, SEEK_SET);
+    } else if (in_fd <= 0) {
+        struct stat st;
+        in_fd = open(in, O_RDONLY | O_CLOEXEC);
+        if (in_fd < 0 || fstat(in_fd, &st) || !S_ISREG(st.st_mode)) {   /* its message, a pipe's reading: here */
+            if (in_fd >= 0)
+                close(in_fd);
+            r->note[0] = 0;
+            return CLIENT_AGAIN;
+        }
+        own_in = 1;
+    }
+    struct io_pending local, *p = ctx->hold ? ctx->hold : &local;
+    int st = io_pending_open(out, ctx->save.force, p);
+    if (st) {
+        if (own_in)
+            close(in_fd);
+        return st;
+    }
+    const int mem = p->tmp ? -1 : memory_file("gpuimg-out");   /* standard output, a device: copied after */
+    const int fds[2] = { in_fd, p->tmp ? fileno(p->fp) : mem };
+    struct proto_request *q = calloc(1, sizeof *q);
+    int ok = q && fds[1] >= 0;
+    if (ok) {
+        q->kind = PROTO_RUN;
+        snprintf(q->pipeline, sizeof q->pipeline, "%s", o->pipeline);
+        ok = strlen(o->pipeline) < sizeof q->pipeline && strlen(in) < sizeof q->input && strlen(out) < sizeof q->output;
+        snprintf(q->input, sizeof q->input, "%s", in);
+        snprintf(q->output, sizeof q->output, "%s", out);
+        q->backend = o->backend;
+        q->device = ctx->gpu.device;
+        q->kernel = ctx->gpu.variant;
+        q->nofuse = ctx->gpu.nofuse;
+        q->jpeg = ctx->gpu.jpeg;
+        q->load_jpeg = ctx->load_jpeg;
+        q->load_png = ctx->load_png;
+        q->shrink_on_load = ctx->shrink_on_load;
+        q->per_file_format = ctx->per_file_format;
+        q->max_pixels = ctx->max_pixels;
+        q->fmt = ctx->save.fmt;
+        q->png_level = ctx->save.png_level;
+        q->jpeg_quality = ctx->save.jpeg_quality;
+        q->threads = ctx->save.threads > 0 ? ctx->save.threads : 1;
+        q->jpeg_sampling = ctx->save.jpeg_sampling;
+        q->jpeg_progressive = ctx->save.jpeg_progressive;
+    }
+    const int sent = ok && exchange(cl, q, fds, 2) == 0;
+    free(q);
+    if (own_in)
+        close(in_fd);
+    const struct proto_reply *a = &cl->reply;
+    if (!sent || a->answer != PROTO_DONE) {
+        if (mem >= 0)
+            close(mem);
+        io_pending_discard(p);
+        return again(r, !ok ? "the request does not fit a message" : !sent ? "the server went away before answering"
+                        : a->message);
+    }
+    proto_reply_to_report(a, r);
+    r->input = in;
+    r->output = out;
+    if (rt->started)
+        snprintf(r->server, sizeof r->server, "served by the server this command started (context %.1f ms)",
+                 a->context_ms);
+    else
+        snprintf(r->server, sizeof r->server, "served by the server");
+    st = a->status;
+    if (st)
+        gpuimg_fail(st, "%s", a->message);
+    else if (mem >= 0)
+        st = copy_out(mem, p->fp, io_display_name(out, 1));
+    if (mem >= 0)
+        close(mem);
+    if (st)
+        io_pending_discard(p);
+    else if (p == &local)
+        st = io_pending_publish(p);
+    return st;
+}
+
+/* ---- status and stop -------------------------------------------------------------------------------- */
+
+static int ask(FILE *f, int kind)
+{
+    struct server_paths p;
+    if (server_paths(&p))
+        return gpuimg_exit_code(GPUIMG_EOPEN);
+    struct client cl = { .fd = connect_to(p.sock) };
+    struct proto_request q = { .kind = kind };
+    if (cl.fd < 0 || exchange(&cl, &q, NULL, 0)) {
+        fprintf(f, "gpuimg: server: not running (%s)\n", p.sock);
+        if (cl.fd >= 0)
+            close(cl.fd);
+        return 1;
+    }
+    close(cl.fd);
+    fprintf(f, "gpuimg: server: %s%s; context %.1f ms; %s\n", kind == PROTO_STOP ? "stopping, " : "", cl.reply.message,
+            cl.reply.context_ms, p.sock);
+    return 0;
+}
+
+int client_status(FILE *f) { return ask(f, PROTO_STATUS); }
+int client_stop(FILE *f) { return ask(f, PROTO_STOP); }

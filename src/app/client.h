@@ -1,0 +1,54 @@
+/* gpuimg: the server's client, and where a command runs. A command goes through this user's
+ * server (server.h) when one is running, or starts one, unless --no-server or GPUIMG_SERVER=0;
+ * it opens its files itself and sends the descriptors, so the server acts with the caller's
+ * permissions, and the output is written into the same temporary file beside it, renamed by the
+ * client once the server reports success. Exit status, messages and bytes are those of a run
+ * in this process. */
+#ifndef GPUIMG_CLIENT_H
+#define GPUIMG_CLIENT_H
+#include <stdio.h>
+#include "app/cli.h"
+#include "core/plan.h"
+#include "engine/run.h"
+
+/* With no server warm, auto runs a command of fewer files than this on the CPU (a GPU's start
+ * costs more than their whole run there) and starts the server for the next commands; from
+ * this many it waits for the server. */
+#define SERVER_COLD_MIN_FILES 100
+
+struct route {
+    int server;          /* through the server */
+    int started;         /* this command started it */
+    char note[256];      /* said with -v: why the command runs where it does */
+};
+
+/* Where a command of nfiles files runs, from o (--backend, --no-server, GPUIMG_SERVER): the
+ * server, or this process with ctx->kind and ctx->fallback chosen (backend_select). */
+int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx, struct route *rt);
+/* The choice for this process alone, as client_route makes it without a server. */
+int client_route_here(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx,
+                      struct route *rt);
+
+struct client;
+/* A connection to the running server (one per thread that sends requests). */
+int client_open(struct client **cl);
+void client_close(struct client *cl);
+
+/* run_file through the server: the same status, message and report (its strings held by cl
+ * until the next call; rt says who started the server). CLIENT_AGAIN: the server could not run
+ * it (its queue was full, it went away before answering, it refused the request): nothing was
+ * written, the reason is in r->note, and the caller runs it in this process, with the input
+ * client_input_fd gives. */
+#define CLIENT_AGAIN (-1)
+int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx *ctx, const struct route *rt,
+               const char *in, const char *out, struct run_report *r);
+/* The server's note on its choice of backend for the last request (said with -v), or "". */
+const char *client_note(const struct client *cl);
+/* The descriptor a rerun here reads "-" from (standard input, read whole by client_run), or 0. */
+int client_input_fd(const struct client *cl);
+
+/* gpuimg --server-status and --server-stop: one line on f; 0, or 1 when no server runs. */
+int client_status(FILE *f);
+int client_stop(FILE *f);
+
+#endif

@@ -1,0 +1,558 @@
+/* gpuimg: the per-user server (see server.h). One thread polls the socket and the clients,
+ * reads each request whole (one message), checks it and queues it; workers run the queued
+ * requests with the engine, as a batch's workers run files, and answer. */
+#define _GNU_SOURCE
+#include <config.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "app/proto.h"
+#include "app/server.h"
+#include "core/error.h"
+#include "core/plan.h"
+#include "core/timing.h"
+#include "engine/backend.h"
+#include "engine/run.h"
+
+/* ---- where ---------------------------------------------------------------------------------- */
+
+static int own_dir(const char *dir)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return gpuimg_fail(GPUIMG_EOPEN, "server: cannot create %s: %s", dir, strerror(errno));
+    struct stat st;
+    if (lstat(dir, &st) != 0)
+        return gpuimg_fail(GPUIMG_EOPEN, "server: %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return gpuimg_fail(GPUIMG_EOPEN, "server: %s is not a directory", dir);
+    if (st.st_uid != getuid())
+        return gpuimg_fail(GPUIMG_EOPEN, "server: %s belongs to another user (uid %u): refused", dir, (unsigned)st.st_uid);
+    if (st.st_mode & 077)
+        return gpuimg_fail(GPUIMG_EOPEN, "server: %s may be entered by others (mode %03o): refused", dir,
+                           (unsigned)(st.st_mode & 0777));
+    return GPUIMG_OK;
+}
+
+/* FNV-1a over the binary's identity and the devices it may see */
+static uint64_t build_id(void)
+{
+    uint64_t h = 1469598103934665603ull;
+    struct stat st;
+    uint64_t v[5] = { 0 };
+    if (stat("/proc/self/exe", &st) == 0) {
+        v[0] = (uint64_t)st.st_dev;
+        v[1] = (uint64_t)st.st_ino;
+        v[2] = (uint64_t)st.st_size;
+        v[3] = (uint64_t)st.st_mtim.tv_sec;
+        v[4] = (uint64_t)st.st_mtim.tv_nsec;
+    }
+    const unsigned char *b = (const unsigned char *)v;
+    for (size_t i = 0; i < sizeof v; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    for (const char *s = vis ? vis : "(all)"; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+int server_paths(struct server_paths *p)
+{
+    const char *env = getenv("GPUIMG_SERVER_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+    int n;
+    if (env && *env)
+        n = snprintf(p->dir, sizeof p->dir, "%s", env);
+    else if (xdg && *xdg == '/')
+        n = snprintf(p->dir, sizeof p->dir, "%s/gpuimg", xdg);
+    else
+        n = snprintf(p->dir, sizeof p->dir, "/tmp/gpuimg-%u", (unsigned)getuid());
+    if (n < 0 || (size_t)n >= sizeof p->dir)
+        return gpuimg_fail(GPUIMG_EOPEN, "server: directory name too long");
+    int st = own_dir(p->dir);
+    if (st)
+        return st;
+    const unsigned long long id = (unsigned long long)build_id();
+    n = snprintf(p->sock, sizeof p->sock, "%s/%016llx.sock", p->dir, id);
+    if (n < 0 || (size_t)n >= sizeof p->sock)
+        return gpuimg_fail(GPUIMG_EOPEN, "server: %s: too long for a socket's name", p->dir);
+    snprintf(p->lock, sizeof p->lock, "%.*s.lock", (int)strlen(p->sock) - 5, p->sock);
+    return GPUIMG_OK;
+}
+
+/* ---- state ----------------------------------------------------------------------------------- */
+
+struct conn {
+    int fd;            /* -1: a free slot */
+    int busy;          /* a request of it is queued or running: not read meanwhile */
+    int gone;          /* it hung up: its queued request is dropped, its answer not sent */
+};
+
+struct job {
+    struct conn *c;
+    struct proto_request q;
+    int in_fd, out_fd;
+};
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct conn conns[SERVER_MAX_CLIENTS];
+    struct job *queue[SERVER_MAX_QUEUE];
+    int qhead, qn, running, nworkers, stopping;
+    long jobs, dropped;
+    double started, last, context_ms;
+    int wake[2];
+    char device[256];
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .wake = { -1, -1 } };
+
+static volatile sig_atomic_t got_signal;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    got_signal = 1;
+    if (S.wake[1] >= 0) {
+        const char c = 's';
+        ssize_t w = write(S.wake[1], &c, 1);
+        (void)w;
+    }
+}
+
+static void wake_poller(void)
+{
+    const char c = 'w';
+    ssize_t w = write(S.wake[1], &c, 1);   /* a full pipe already wakes it */
+    (void)w;
+}
+
+/* ---- answering -------------------------------------------------------------------------------- */
+
+static void send_reply(int fd, const struct proto_reply *a)
+{
+    static __thread uint8_t buf[PROTO_MAX_MSG];
+    const size_t n = proto_write_reply(a, buf);
+    if (n)
+        send(fd, buf, n, MSG_NOSIGNAL);   /* a client that went away: nothing to do */
+}
+
+static void refuse(int fd, int answer, const char *why)
+{
+    struct proto_reply *a = calloc(1, sizeof *a);
+    if (!a)
+        return;
+    a->answer = answer;
+    a->status = answer == PROTO_BUSY ? GPUIMG_OK : GPUIMG_EUSAGE;
+    snprintf(a->message, sizeof a->message, "%s", why);
+    send_reply(fd, a);
+    free(a);
+}
+
+static void status_reply(int fd)
+{
+    struct proto_reply *a = calloc(1, sizeof *a);
+    if (!a)
+        return;
+    pthread_mutex_lock(&S.mu);
+    int clients = 0;
+    for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
+        clients += S.conns[i].fd >= 0;
+    snprintf(a->message, sizeof a->message,
+             "pid %ld, up %.1f s, %ld requests served, %d clients, %d running, %d waiting, %d workers; %s%s",
+             (long)getpid(), (timing_now_ms() - S.started) / 1000, S.jobs, clients, S.running, S.qn, S.nworkers,
+             S.device[0] ? "GPU " : "no GPU", S.device);
+    a->context_ms = S.context_ms;
+    a->jobs_before = S.jobs;
+    pthread_mutex_unlock(&S.mu);
+    send_reply(fd, a);
+    free(a);
+}
+
+/* ---- the workers ------------------------------------------------------------------------------- */
+
+static int kernel_ok(const struct plan *pl, int kernel)
+{
+    for (int i = 0; kernel >= 0 && i < pl->nsteps; i++)
+        if (!(pl->steps[i].op->gpu_variants & KV_BIT(kernel)))
+            return gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel", kernel_names[kernel],
+                               pl->steps[i].op->name, kernel_names[kernel]);
+    return GPUIMG_OK;
+}
+
+static void run_job(struct job *j, struct proto_reply *a)
+{
+    const struct proto_request *q = &j->q;
+    struct plan pl;
+    struct backend_choice bc = { 0 };
+    struct run_report rep;
+    timing_report_init(&rep);
+    gpuimg_clear_error();
+    int threads = q->threads;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && threads > cores)
+        threads = (int)cores;
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    int st = plan_parse(q->pipeline, &pl);
+    if (!st)
+        st = kernel_ok(&pl, q->kernel);
+    if (!st)
+        st = backend_select((enum backend_kind)q->backend, &pl, q->device, &bc);
+    if (!st) {
+        struct run_ctx ctx = { .plan = &pl, .kind = bc.kind, .max_pixels = q->max_pixels,
+                               .gpu = { q->device, q->kernel, backend_gpu_pin_default(), q->nofuse, 1, 1, NULL },
+                               .save = { (enum out_format)q->fmt, q->png_level, q->jpeg_quality, 1, threads,
+                                         q->jpeg_sampling, q->jpeg_progressive, j->out_fd },
+                               .per_file_format = q->per_file_format, .load_jpeg = (enum io_decoder)q->load_jpeg,
+                               .load_png = (enum io_decoder)q->load_png, .shrink_on_load = q->shrink_on_load,
+                               .in_fd = j->in_fd };
+        ctx.gpu.jpeg = q->jpeg;
+        if (bc.note_is_fallback)
+            ctx.fallback = "no usable GPU";
+        rep.threads = threads;
+        st = run_file(&ctx, q->input, q->output, &rep);
+        rep.gpu_init_ms = -1;   /* the server's, paid before it listened: context_ms */
+    }
+    a->answer = PROTO_DONE;
+    a->status = st;
+    const char *m = gpuimg_errmsg();
+    snprintf(a->message, sizeof a->message, "%s", st ? (m ? m : gpuimg_strerror(st)) : "");
+    snprintf(a->select_note, sizeof a->select_note, "%s", bc.note);
+    proto_reply_from_report(a, &rep);
+    if (bc.note_is_fallback)
+        snprintf(a->fallback, sizeof a->fallback, "no usable GPU");
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    struct proto_reply a;
+    for (;;) {
+        pthread_mutex_lock(&S.mu);
+        while (!S.qn && !S.stopping)
+            pthread_cond_wait(&S.cv, &S.mu);
+        if (!S.qn) {
+            pthread_mutex_unlock(&S.mu);
+            break;
+        }
+        struct job *j = S.queue[S.qhead];
+        S.qhead = (S.qhead + 1) % SERVER_MAX_QUEUE;
+        S.qn--;
+        const int gone = j->c->gone;
+        S.running += !gone;
+        const long before = S.jobs;
+        pthread_mutex_unlock(&S.mu);
+        if (!gone) {
+            memset(&a, 0, sizeof a);
+            run_job(j, &a);
+            a.context_ms = S.context_ms;
+            a.jobs_before = before;
+        }
+        close(j->in_fd);
+        close(j->out_fd);   /* before the answer: the client renames the file it wrote */
+        pthread_mutex_lock(&S.mu);
+        const int answer = !gone && !j->c->gone;
+        pthread_mutex_unlock(&S.mu);
+        if (answer)   /* busy still set: the poller leaves the connection alone meanwhile */
+            send_reply(j->c->fd, &a);
+        pthread_mutex_lock(&S.mu);
+        S.running -= !gone;
+        S.jobs += !gone;
+        S.dropped += gone;
+        j->c->busy = 0;
+        S.last = timing_now_ms();
+        pthread_mutex_unlock(&S.mu);
+        free(j);
+        wake_poller();
+    }
+    backend_gpu_thread_done();
+    return NULL;
+}
+
+/* ---- reading requests ---------------------------------------------------------------------------- */
+
+static void close_conn(struct conn *c)
+{
+    close(c->fd);
+    c->fd = -1;
+    c->busy = c->gone = 0;
+}
+
+/* One message from c: a status, a stop, or a run queued with its two files. */
+static void take_request(struct conn *c)
+{
+    static uint8_t buf[PROTO_MAX_MSG];
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * 8)];
+    } ctl;
+    struct iovec iov = { buf, sizeof buf };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b };
+    const ssize_t n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    int fds[8], nfd = 0;
+    for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h))
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+            for (size_t k = 0; k < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int) && nfd < 8; k++)
+                memcpy(&fds[nfd++], CMSG_DATA(h) + k * sizeof(int), sizeof(int));
+    if (n <= 0) {   /* hung up, or an error on the socket */
+        for (int k = 0; k < nfd; k++)
+            close(fds[k]);
+        close_conn(c);
+        return;
+    }
+    struct job *j = calloc(1, sizeof *j);
+    const char *why = NULL;
+    if (!j)
+        why = "server out of memory";
+    else if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+        why = "request too long";
+    else if (proto_read_request(buf, (size_t)n, &j->q, &why))
+        ;
+    else if (j->q.kind == PROTO_STATUS)
+        why = "";
+    else if (j->q.kind == PROTO_STOP)
+        why = "";
+    else if (nfd != 2)
+        why = "a run request carries two descriptors";
+    else {
+        struct stat a, b;
+        const int flags = fcntl(fds[1], F_GETFL);
+        if (fstat(fds[0], &a) || fstat(fds[1], &b) || !S_ISREG(a.st_mode) || !S_ISREG(b.st_mode))
+            why = "the descriptors must be regular files";
+        else if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+            why = "the output descriptor is not open for writing";
+    }
+    if (why) {
+        for (int k = 0; k < nfd; k++)
+            close(fds[k]);
+        if (j && j->q.kind == PROTO_STATUS && !*why)
+            status_reply(c->fd);
+        else if (j && j->q.kind == PROTO_STOP && !*why) {
+            status_reply(c->fd);
+            pthread_mutex_lock(&S.mu);
+            S.stopping = 1;
+            pthread_cond_broadcast(&S.cv);
+            pthread_mutex_unlock(&S.mu);
+        } else
+            refuse(c->fd, PROTO_REFUSED, why);
+        free(j);
+        return;
+    }
+    j->c = c;
+    j->in_fd = fds[0];
+    j->out_fd = fds[1];
+    pthread_mutex_lock(&S.mu);
+    const int full = S.qn == SERVER_MAX_QUEUE || S.stopping;
+    if (!full) {
+        S.queue[(S.qhead + S.qn) % SERVER_MAX_QUEUE] = j;
+        S.qn++;
+        c->busy = 1;
+        pthread_cond_signal(&S.cv);
+    }
+    pthread_mutex_unlock(&S.mu);
+    if (full) {
+        close(j->in_fd);
+        close(j->out_fd);
+        free(j);
+        refuse(c->fd, PROTO_BUSY, S.stopping ? "the server is stopping" : "the server's queue is full");
+    }
+}
+
+static void take_client(int lfd)
+{
+    const int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct ucred cr;
+    socklen_t len = sizeof cr;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != getuid()) {
+        close(fd);   /* another user: not a word */
+        return;
+    }
+    const struct timeval tv = { 5, 0 };   /* an answer that cannot be sent in 5 s is dropped */
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    pthread_mutex_lock(&S.mu);
+    for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
+        if (S.conns[i].fd < 0) {
+            S.conns[i] = (struct conn){ fd, 0, 0 };
+            S.last = timing_now_ms();
+            pthread_mutex_unlock(&S.mu);
+            return;
+        }
+    pthread_mutex_unlock(&S.mu);
+    refuse(fd, PROTO_BUSY, "the server has too many clients");
+    close(fd);
+}
+
+/* ---- the server ------------------------------------------------------------------------------------- */
+
+static int listen_on(const char *path)
+{
+    const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return gpuimg_fail(GPUIMG_EOPEN, "server: socket: %s", strerror(errno)), -1;
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    unlink(path);   /* stale: whoever held the lock before us is gone */
+    const mode_t old = umask(0177);
+    const int b = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (b != 0 || listen(fd, 128) != 0) {
+        gpuimg_fail(GPUIMG_EOPEN, "server: %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The GPU made ready before the socket is there: a client that finds the socket finds a warm
+ * server. */
+static void warm_up(void)
+{
+    char name[512], why[256];
+    if (backend_gpu_probe(0, name, sizeof name, why, sizeof why) == GPUIMG_OK) {
+        S.context_ms = backend_gpu_init_ms();
+        snprintf(S.device, sizeof S.device, "%s", backend_gpu_name() ? backend_gpu_name() : "");
+        backend_gpu_codecs_start(0, 1);   /* the JPEG engines, and PNG deflated on the GPU */
+    }
+}
+
+int server_main(int idle_s, int quiet)
+{
+    struct server_paths p;
+    int st = server_paths(&p);
+    if (st)
+        return st;
+    const int lock = open(p.lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock < 0)
+        return gpuimg_fail(GPUIMG_EOPEN, "server: %s: %s", p.lock, strerror(errno));
+    if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        close(lock);
+        if (!quiet)
+            fprintf(stderr, "gpuimg: server: already running on %s\n", p.sock);
+        return GPUIMG_OK;
+    }
+    if (pipe2(S.wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        close(lock);
+        return gpuimg_fail(GPUIMG_EOPEN, "server: pipe: %s", strerror(errno));
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = { .sa_handler = on_stop_signal };
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
+        S.conns[i].fd = -1;
+    S.started = S.last = timing_now_ms();
+    warm_up();
+    const int lfd = listen_on(p.sock);
+    if (lfd < 0) {
+        close(lock);
+        return GPUIMG_EOPEN;
+    }
+    struct stat mine = { 0 };
+    stat(p.sock, &mine);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const int want = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    pthread_t tid[64];
+    for (int i = 0; i < want; i++)
+        if (pthread_create(&tid[S.nworkers], NULL, worker, NULL) == 0)
+            S.nworkers++;
+    const char *ready = getenv("GPUIMG_SERVER_READY_FD");   /* the client that started us waits on it */
+    if (ready) {
+        const int w = atoi(ready);
+        if (w > 2 && write(w, "r", 1) == 1)
+            close(w);
+        unsetenv("GPUIMG_SERVER_READY_FD");
+    }
+    if (!quiet)
+        fprintf(stderr, "gpuimg: server: listening on %s, %d workers, %s%s%s, exits after %d s idle\n", p.sock,
+                S.nworkers, S.device[0] ? "GPU " : "no GPU", S.device, S.device[0] ? "" : " (the CPU runs every request)",
+                idle_s);
+    struct pollfd pf[SERVER_MAX_CLIENTS + 2];
+    int slot[SERVER_MAX_CLIENTS + 2];
+    while (S.nworkers) {
+        int n = 0;
+        pf[n++] = (struct pollfd){ S.wake[0], POLLIN, 0 };
+        pthread_mutex_lock(&S.mu);
+        const int stopping = S.stopping || got_signal;
+        if (stopping && !S.stopping) {
+            S.stopping = 1;
+            pthread_cond_broadcast(&S.cv);
+        }
+        int clients = 0;
+        for (int i = 0; i < SERVER_MAX_CLIENTS; i++) {
+            struct conn *c = &S.conns[i];
+            if (c->fd >= 0 && (c->gone || stopping) && !c->busy)
+                close_conn(c);
+            if (c->fd < 0)
+                continue;
+            clients++;
+            slot[n] = i;
+            pf[n++] = (struct pollfd){ c->fd, (short)(c->busy ? POLLRDHUP : POLLIN | POLLRDHUP), 0 };
+        }
+        const int quiet_now = !clients && !S.qn && !S.running;
+        const double idle_ms = timing_now_ms() - S.last;
+        pthread_mutex_unlock(&S.mu);
+        if (quiet_now && (stopping || idle_ms >= idle_s * 1000.0))
+            break;
+        const int lslot = n;
+        if (!stopping)
+            pf[n++] = (struct pollfd){ lfd, POLLIN, 0 };
+        if (poll(pf, (nfds_t)n, 1000) < 0 && errno != EINTR)
+            break;
+        if (pf[0].revents) {
+            char drain[64];
+            while (read(S.wake[0], drain, sizeof drain) > 0)
+                ;
+        }
+        for (int k = 1; k < lslot; k++) {
+            if (!pf[k].revents)
+                continue;
+            struct conn *c = &S.conns[slot[k]];
+            pthread_mutex_lock(&S.mu);
+            const int busy = c->busy;
+            if (busy && (pf[k].revents & (POLLRDHUP | POLLHUP | POLLERR)))
+                c->gone = 1;   /* the worker drops or finishes its request; closed once it is done */
+            pthread_mutex_unlock(&S.mu);
+            if (busy)
+                continue;
+            if (pf[k].revents & POLLIN)
+                take_request(c);
+            else
+                close_conn(c);
+        }
+        if (lslot < n && pf[lslot].revents & POLLIN)
+            take_client(lfd);
+    }
+    pthread_mutex_lock(&S.mu);
+    S.stopping = 1;
+    pthread_cond_broadcast(&S.cv);
+    pthread_mutex_unlock(&S.mu);
+    for (int i = 0; i < S.nworkers; i++)
+        pthread_join(tid[i], NULL);
+    struct stat now;
+    if (stat(p.sock, &now) == 0 && now.st_ino == mine.st_ino)   /* still ours: not a successor's */
+        unlink(p.sock);
+    close(lfd);
+    backend_gpu_codecs_stop();
+    close(lock);   /* last: a successor binds only after we are gone */
+    if (!quiet)
+        fprintf(stderr, "gpuimg: server: stopped after %ld requests\n", S.jobs);
+    return GPUIMG_OK;
+}

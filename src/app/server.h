@@ -1,0 +1,39 @@
+/* gpuimg: the per-user server. It holds what every process would otherwise make again (the
+ * CUDA context, loaded kernels, the JPEG engines' decoder, nvCOMP, pinned and device buffers)
+ * and runs clients' commands on files the clients opened: it never opens a path of theirs.
+ *
+ * Where: a Unix socket (SOCK_SEQPACKET) in a directory only the user can enter:
+ * $GPUIMG_SERVER_DIR, else $XDG_RUNTIME_DIR/gpuimg, else /tmp/gpuimg-UID; the directory is
+ * refused when another user owns it or others may enter it. One server per user and per
+ * gpuimg binary (its device and inode, size and time, and CUDA_VISIBLE_DEVICES name the
+ * socket), so a rebuilt or another installed gpuimg never talks to this one. A lock file beside
+ * the socket, held for the server's life, makes two servers starting at once end as one; the
+ * holder replaces a stale socket.
+ *
+ * Trust: a connecting process must have the server's uid (SO_PEERCRED); every request is
+ * checked field by field (proto.h); a bad request is refused alone, a bad image fails its
+ * client alone. At most SERVER_MAX_CLIENTS connections, SERVER_MAX_QUEUE requests waiting: past
+ * that a request is answered "busy" at once and the client runs it itself. Requests run on
+ * one worker a core, as a batch's files do, so concurrent clients' JPEG decodes and PNG deflates
+ * share the GPU's batched calls. A client that hangs up has its waiting requests dropped. */
+#ifndef GPUIMG_SERVER_H
+#define GPUIMG_SERVER_H
+#include <limits.h>
+#include <stddef.h>
+
+#define SERVER_IDLE_DEFAULT 300   /* seconds without a client before the server exits */
+#define SERVER_MAX_CLIENTS 256
+#define SERVER_MAX_QUEUE 256
+
+struct server_paths {
+    char dir[PATH_MAX], sock[108], lock[108];   /* the lock's name is as long as the socket's */
+};
+/* The directory (made 0700 where missing, checked where present) and this build's socket and
+ * lock names; a status with the reason recorded when the directory is not the user's alone. */
+int server_paths(struct server_paths *p);
+
+/* gpuimg --server: run in the foreground until idle_s seconds pass with no client, --server-stop
+ * or SIGTERM/SIGINT. 0 when it ran (or one was already running: said unless quiet). */
+int server_main(int idle_s, int quiet);
+
+#endif

@@ -1,0 +1,241 @@
+# gpuimg tests: the server (GPUIMG_SERVER=1, its own directory), with whatever backend this
+# machine has (the CPU on one without a GPU; the GPU with --backend=gpu where there is one).
+# - A command through the server writes the bytes, exit status and messages of the same command
+#   run in-process (--no-server): good files, bad and missing inputs, stdin and stdout, an
+#   existing output, --json, JPEG out, a batch; the timing line says the server served it and
+#   whether this command started it.
+# - --server-status and --server-stop; the server exits after --server-idle seconds alone and
+#   removes its socket.
+# - The directory: made 0700; one others may enter, or (as root) one another user owns, is
+#   refused and the command runs in-process with the same bytes.
+# - A stale socket (server killed with SIGKILL) is replaced; eight clients starting at once end
+#   with one server; sixteen clients at once all get their bytes.
+# - Hostile requests (tests/sockpoke): garbage, cut, another version, wrong or missing
+#   descriptors, too long, a field out of range, a client that says nothing: each is answered or
+#   closed alone, and the server goes on serving.
+# - The server killed mid-job: the client runs the file itself, says so, and writes the right
+#   bytes. A client killed mid-job: nothing left behind, the server goes on and frees the
+#   request's descriptors.
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+
+export GPUIMG_SERVER=1 GPUIMG_SERVER_DIR="$T/sd" GPUIMG_SERVER_IDLE=30
+unset XDG_RUNTIME_DIR
+sock() { ls "$T/sd"/*.sock 2>/dev/null | head -n 1; }
+server_pid() { "$GPUIMG" --server-status 2>/dev/null | sed -n 's/^gpuimg: server: pid \([0-9]*\),.*/\1/p'; }
+# servers started with this test's directory
+servers() {
+    n=0
+    for e in $(grep -lzx "GPUIMG_SERVER_DIR=$T/sd" /proc/[0-9]*/environ 2>/dev/null); do
+        tr '\0' ' ' <"${e%environ}cmdline" 2>/dev/null | grep -q -- '--server' && n=$((n + 1))
+    done
+    echo $n
+}
+stop_server() {
+    "$GPUIMG" --server-stop >/dev/null 2>&1
+    i=0
+    while [ -n "$(sock)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+trap 'stop_server; rm -rf "$T"' EXIT
+
+"$MKIMG" 65 43 3 8 "$T/rgb.png" 3 || exit 99
+"$MKIMG" 30 31 4 16 "$T/rgba16.png" 4 || exit 99
+"$MKIMG" 1200 900 3 8 "$T/big.png" 5 || exit 99
+printf 'not an image' >"$T/text.png"
+head -c 300 "$T/rgb.png" >"$T/cut.png"
+gpu=""
+"$GPUIMG" --version | grep -q '^GPU: device' && gpu=--backend=gpu
+
+# same_as_here NAME ARGS... (the last two: INPUT OUTPUT): through the server and in-process,
+# the same exit status, stderr (-q) and output bytes
+same_as_here() {
+    name=$1
+    shift
+    rm -f "$T/s.out" "$T/h.out"
+    a=$#
+    set -- "$@"
+    eval "last=\${$a}"
+    run -q "$@"
+    rc_s=$RC
+    cp "$ERR" "$T/s.err"
+    [ -f "$last" ] && mv "$last" "$T/s.out"
+    run -q --no-server "$@"
+    [ -f "$last" ] && mv "$last" "$T/h.out"
+    if [ "$rc_s" -ne "$RC" ] || ! cmp -s "$T/s.err" "$ERR"; then
+        bad "$name: server exit $rc_s '$(cat "$T/s.err")', in-process exit $RC '$(cat "$ERR")'"
+    elif [ -f "$T/s.out" ] || [ -f "$T/h.out" ]; then
+        cmp -s "$T/s.out" "$T/h.out" && ok || bad "$name: the server's bytes differ"
+    else
+        ok
+    fi
+}
+
+# the first command starts the server and says so
+run -v $gpu gray "$T/rgb.png" "$T/first.png"
+[ "$RC" -eq 0 ] && grep -q 'served by the server this command started (context [0-9.]* ms)\]$' "$ERR" && ok \
+    || bad "first command: $(cat "$ERR")"
+[ -S "$(sock)" ] && [ "$(stat -c %a "$T/sd")" = 700 ] && [ "$(stat -c %a "$(sock)")" = 600 ] && ok \
+    || bad "socket or directory: $(ls -la "$T/sd")"
+run $gpu gray "$T/rgb.png" "$T/second.png"
+[ "$RC" -eq 0 ] && grep -q ', served by the server\]$' "$ERR" && ok || bad "second command: $(cat "$ERR")"
+cmp -s "$T/first.png" "$T/second.png" && ok || bad "the same command gave other bytes"
+run --server-status
+[ "$RC" -eq 0 ] && grep -q "^gpuimg: server: pid [0-9]*, up [0-9.]* s, 2 requests served" "$OUT" && ok \
+    || bad "--server-status: $(cat "$OUT")"
+
+same_as_here "gray" $gpu gray "$T/rgb.png" "$T/o.png"
+same_as_here "16-bit RGBA blur" $gpu blur=1.5,rotate=90 "$T/rgba16.png" "$T/o.png"
+same_as_here "JPEG out" $gpu gray,resize=50% --jpeg-quality=80 "$T/big.png" "$T/o.jpg"
+same_as_here "missing input" $gpu gray "$T/none.png" "$T/o.png"
+same_as_here "not an image" $gpu gray "$T/text.png" "$T/o.png"
+same_as_here "cut PNG" $gpu gray "$T/cut.png" "$T/o.png"
+same_as_here "over --max-pixels" $gpu --max-pixels=1000 gray "$T/rgb.png" "$T/o.png"
+same_as_here "bad pipeline" $gpu gray,blur=-3 "$T/rgb.png" "$T/o.png"
+cp "$T/rgb.png" "$T/exists.png"
+run -q $gpu gray "$T/rgb.png" "$T/exists.png"
+mv "$ERR" "$T/s.err"
+rc=$RC
+run -q --no-server gray "$T/rgb.png" "$T/exists.png"
+[ $rc -eq 1 ] && [ $RC -eq 1 ] && cmp -s "$T/s.err" "$ERR" && cmp -s "$T/rgb.png" "$T/exists.png" && ok \
+    || bad "existing output: $(cat "$T/s.err")"
+[ "$(ls "$T" | grep -c '^\.')" -eq 0 ] && ok || bad "temporary files left: $(ls -a "$T")"
+# standard input and output
+"$GPUIMG" -q $gpu gray - - <"$T/rgb.png" >"$T/s-stdio.png" && ok || bad "stdin to stdout through the server"
+"$GPUIMG" -q --no-server gray - - <"$T/rgb.png" >"$T/h-stdio.png"
+cmp -s "$T/s-stdio.png" "$T/h-stdio.png" && ok || bad "stdin to stdout: bytes differ"
+cat "$T/rgb.png" | "$GPUIMG" -q $gpu gray - "$T/s-pipe.png" && cmp -s "$T/s-pipe.png" "$T/h-stdio.png" && ok \
+    || bad "a pipe on stdin"
+"$GPUIMG" -q $gpu gray - - <"$T/text.png" >"$T/s-bad.png" 2>"$T/s-bad.err"
+rc=$?
+"$GPUIMG" -q --no-server gray - - <"$T/text.png" >"$T/h-bad.png" 2>"$T/h-bad.err"
+[ $rc -eq $? ] && cmp -s "$T/s-bad.err" "$T/h-bad.err" && [ ! -s "$T/s-bad.png" ] && ok || bad "bad stdin: $(cat "$T/s-bad.err")"
+# --json: the report names the server
+expect_ok -q $gpu --json="$T/r.json" gray "$T/rgb.png" "$T/j.png"
+grep -q '"server": "served by the server"' "$T/r.json" && [ -f "$T/j.png" ] && ok || bad "--json: $(cat "$T/r.json")"
+
+# a batch through the server: the in-process batch's bytes
+i=0
+while [ $i -lt 6 ]; do
+    "$MKIMG" $((21 + 9 * i)) $((17 + 5 * i)) 3 8 "$T/b$i.png" $((60 + i)) || exit 99
+    i=$((i + 1))
+done
+expect_ok $gpu -o "$T/bs/%s.png" gray,resize=50%,blur=1 "$T"/b?.png
+grep -q "^gpuimg: batch: 6 done, 0 failed, 0 skipped of 6 .*, served by the server\]$" "$ERR" && ok \
+    || bad "batch through the server: $(cat "$ERR")"
+expect_ok -q --no-server $gpu -o "$T/bh/%s.png" gray,resize=50%,blur=1 "$T"/b?.png
+for f in "$T"/bh/*.png; do
+    cmp -s "$f" "$T/bs/$(basename "$f")" || bad "batch: $(basename "$f") differs"
+done
+ok
+
+# sixteen clients at once
+i=0
+while [ $i -lt 16 ]; do
+    "$GPUIMG" -q $gpu gray,blur=2 "$T/big.png" "$T/c$i.png" 2>"$T/c$i.err" &
+    i=$((i + 1))
+done
+wait
+"$GPUIMG" -q --no-server gray,blur=2 "$T/big.png" "$T/c-here.png"
+i=0
+while [ $i -lt 16 ]; do
+    cmp -s "$T/c$i.png" "$T/c-here.png" || bad "client $i of 16: $(cat "$T/c$i.err")"
+    i=$((i + 1))
+done
+ok
+
+# hostile requests: each answered or closed alone; the server goes on
+s=$(sock)
+"$SOCKPOKE" "$s" hold 3 >/dev/null &
+hold=$!
+for c in garbage short version nofds dirfd rdonly many huge range; do
+    r=$("$SOCKPOKE" "$s" $c 2>&1)
+    case $c:$r in
+    *:"answer 2 status 1: "*) ok ;;    # refused, with a reason
+    huge:closed) ok ;;
+    *) bad "sockpoke $c: $r" ;;
+    esac
+done
+expect_ok -q $gpu gray "$T/rgb.png" "$T/after-poke.png"
+cmp -s "$T/after-poke.png" "$T/first.png" && ok || bad "after the hostile requests"
+wait $hold
+
+# the server killed mid-job (a slow job: twelve blurs on one core): the client runs the file
+# itself and says so
+slow=blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40
+pid=$(server_pid)
+"$GPUIMG" -j 1 --backend=cpu $slow "$T/big.png" "$T/killed.png" 2>"$T/killed.err" &
+client=$!
+sleep 0.4
+kill -9 "$pid" 2>/dev/null
+wait $client
+rc=$?
+"$GPUIMG" -q --no-server -j 1 --backend=cpu $slow "$T/big.png" "$T/killed-here.png"
+[ $rc -eq 0 ] && cmp -s "$T/killed.png" "$T/killed-here.png" && ok || bad "server killed: exit $rc, $(cat "$T/killed.err")"
+if grep -q 'served by the server' "$T/killed.err"; then
+    echo "the job ended before the server was killed: not checked"
+else
+    grep -q '^gpuimg: the server went away before answering: ran here$' "$T/killed.err" && ok \
+        || bad "server killed: no word of it: $(cat "$T/killed.err")"
+fi
+# its socket is stale now: the next command replaces it
+[ -S "$(sock)" ] && ok || bad "no stale socket left to test"
+run $gpu gray "$T/rgb.png" "$T/stale.png"
+[ "$RC" -eq 0 ] && grep -q 'served by the server this command started' "$ERR" && [ "$(server_pid)" != "$pid" ] && ok \
+    || bad "stale socket: $(cat "$ERR")"
+
+# a client killed mid-job: no output, no temporary file; the server goes on and frees it
+pid=$(server_pid)
+fds=$(ls /proc/"$pid"/fd | wc -l)
+"$GPUIMG" -q -j 1 --backend=cpu $slow "$T/big.png" "$T/gone.png" &
+client=$!
+sleep 0.4
+kill -TERM $client
+wait $client
+sleep 0.1
+[ ! -e "$T/gone.png" ] && [ "$(ls -a "$T" | grep -c '^\.gone')" -eq 0 ] && ok || bad "client killed: $(ls -a "$T")"
+expect_ok -q $gpu gray "$T/rgb.png" "$T/after-kill.png"
+i=0
+while [ "$(ls /proc/"$pid"/fd | wc -l)" -gt "$fds" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(ls /proc/"$pid"/fd | wc -l)" -le "$fds" ] && ok || bad "the server kept descriptors: $(ls -l /proc/"$pid"/fd)"
+
+# --server-stop, then eight clients starting a server at once end with one
+run --server-stop
+[ "$RC" -eq 0 ] && grep -q '^gpuimg: server: stopping' "$OUT" && ok || bad "--server-stop: $(cat "$OUT")"
+stop_server
+run --server-status
+[ "$RC" -eq 1 ] && grep -q '^gpuimg: server: not running' "$OUT" && [ -z "$(sock)" ] && ok \
+    || bad "status after stop: $RC $(cat "$OUT")"
+i=0
+while [ $i -lt 8 ]; do
+    "$GPUIMG" -q $gpu gray "$T/rgb.png" "$T/r$i.png" &
+    i=$((i + 1))
+done
+wait
+sleep 0.5
+[ "$(servers)" -eq 1 ] && ok || bad "eight clients at once: $(servers) servers"
+i=0
+while [ $i -lt 8 ]; do
+    cmp -s "$T/r$i.png" "$T/first.png" || bad "client $i of 8 at once"
+    i=$((i + 1))
+done
+stop_server
+
+# idle: it exits and removes its socket
+GPUIMG_SERVER_IDLE=1 "$GPUIMG" -q $gpu gray "$T/rgb.png" "$T/idle.png" || bad "idle: the command"
+i=0
+while [ -n "$(sock)" ] && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+[ -z "$(sock)" ] && [ "$(servers)" -eq 0 ] && ok || bad "the server did not exit after 1 s idle"
+
+# a directory others may enter is refused; the command runs here, the same bytes
+chmod 755 "$T/sd"
+run -v $gpu gray "$T/rgb.png" "$T/open.png"
+[ "$RC" -eq 0 ] && grep -q "no server: server: $T/sd may be entered by others (mode 755): refused" "$ERR" \
+    && cmp -s "$T/open.png" "$T/first.png" && [ -z "$(sock)" ] && ok || bad "open directory: $(cat "$ERR")"
+chmod 700 "$T/sd"
+if [ "$(id -u)" = 0 ]; then
+    chown 65534 "$T/sd"
+    run -v $gpu gray "$T/rgb.png" "$T/theirs.png"
+    [ "$RC" -eq 0 ] && grep -q "no server: server: $T/sd belongs to another user (uid 65534): refused" "$ERR" \
+        && cmp -s "$T/theirs.png" "$T/first.png" && ok || bad "another user's directory: $(cat "$ERR")"
+    chown 0 "$T/sd"
+fi
+finish

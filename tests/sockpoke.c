@@ -1,0 +1,115 @@
+/* gpuimg test helper: hostile and broken requests for the server. Connects to SOCKET, sends the
+ * message CASE names and prints the server's answer on one line ("answer N status S: message",
+ * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, rdonly,
+ * many (six descriptors), huge (past the largest message), range (a field out of range), hold
+ * (connect, send nothing, hold the connection SECONDS). The server must answer or close this
+ * connection alone and go on serving others (tests/server.sh). */
+#include <config.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "app/proto.h"
+
+static int send_with(int s, const void *buf, size_t n, const int *fds, int nfd)
+{
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * 8)];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = { (void *)buf, n };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (nfd) {
+        m.msg_control = ctl.b;
+        m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+        memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)nfd);
+    }
+    return sendmsg(s, &m, 0) == (ssize_t)n ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: sockpoke SOCKET CASE [SECONDS]\n");
+        return 2;
+    }
+    const int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", argv[1]);
+    if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof sa)) {
+        perror("connect");
+        return 1;
+    }
+    const char *c = argv[2];
+    if (!strcmp(c, "hold")) {
+        sleep(argc > 3 ? (unsigned)atoi(argv[3]) : 2);
+        puts("held");
+        return 0;
+    }
+    static uint8_t buf[80000];
+    static struct proto_request q;
+    q.kind = PROTO_RUN;
+    strcpy(q.pipeline, "gray");
+    strcpy(q.input, "a");
+    strcpy(q.output, "b");
+    q.jpeg_quality = 90;
+    q.png_level = 6;
+    q.threads = 1;
+    size_t n = proto_write_request(&q, buf);
+    int fds[8], nfd = 0;
+    const int tmp = open(".", O_RDWR | O_TMPFILE, 0600);
+    if (!strcmp(c, "garbage")) {
+        srand(7);
+        for (n = 0; n < 200; n++)
+            buf[n] = (uint8_t)rand();
+    } else if (!strcmp(c, "short"))
+        n -= 20;
+    else if (!strcmp(c, "version"))
+        buf[7] = 99;
+    else if (!strcmp(c, "nofds"))
+        ;
+    else if (!strcmp(c, "dirfd")) {
+        fds[nfd++] = open(".", O_RDONLY | O_DIRECTORY);
+        fds[nfd++] = tmp;
+    } else if (!strcmp(c, "rdonly")) {
+        fds[nfd++] = open(argv[0], O_RDONLY);
+        fds[nfd++] = open(argv[0], O_RDONLY);
+    } else if (!strcmp(c, "many")) {
+        for (int i = 0; i < 6; i++)
+            fds[nfd++] = open(argv[0], O_RDONLY);
+    } else if (!strcmp(c, "huge")) {
+        memset(buf + n, 'x', sizeof buf - n);
+        n = sizeof buf;
+    } else if (!strcmp(c, "range")) {
+        /* magic, kind, three strings (8 + length each), then nine 8-byte integers, the maximum
+         * of pixels and the format: the PNG level */
+        const size_t at = 8 + 8 + (8 + 4) + (8 + 1) + (8 + 1) + 11 * 8;
+        buf[at] = 99;
+    } else {
+        fprintf(stderr, "sockpoke: unknown case %s\n", c);
+        return 2;
+    }
+    if (send_with(s, buf, n, fds, nfd)) {
+        perror("sendmsg");
+        return 1;
+    }
+    static uint8_t in[PROTO_MAX_MSG];
+    static struct proto_reply a;
+    const ssize_t got = recv(s, in, sizeof in, 0);
+    const char *why;
+    if (got <= 0)
+        puts("closed");
+    else if (proto_read_reply(in, (size_t)got, &a, &why))
+        printf("unreadable answer: %s\n", why);
+    else
+        printf("answer %d status %d: %s\n", a.answer, a.status, a.message);
+    return 0;
+}
