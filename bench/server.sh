@@ -6,10 +6,11 @@
 # - loops of N one-file calls: the default (the server; the first call starts it), --backend=cpu,
 #   --no-server (auto: the CPU for one file), --no-server --backend=gpu (a context a call);
 # - p50, p90, p99 and max of a call's wall time with the server warm (N calls, one at a time);
+# - a process's own start (gpuimg --help), and the dynamic loader's share of it;
 # - xargs -P 16 over M one-file calls through the server, against one batch process of the same
 #   M files (the server's and in-process), and OpenCV's thread pool;
 # - crossover: K files as a batch, --no-server, on the CPU and on the GPU, and through a cold
-#   server (started by the command), for K in 1 10 50 100 200.
+#   server (started by the command), for K in 1 10 50 100 200 500 1000.
 #   sh bench/server.sh [N] [M]
 set -u
 n=${1:-200}
@@ -57,11 +58,18 @@ sort -n "$d/lat" >"$d/lat.s"
 pct() { sed -n "$(( ($(wc -l <"$d/lat.s") * $1 + 99) / 100 ))p" "$d/lat.s"; }
 echo "warm call wall time, $n calls: p50 $(pct 50) us, p90 $(pct 90) us, p99 $(pct 99) us, max $(tail -n 1 "$d/lat.s") us"
 "$G" -v -f gray,resize=50% "$(head -n 1 "$d/loop.txt")" "$d/o/one.png" 2>&1 | sed 's/^/    /'
-# parallel clients against one batch
+# the process alone: start, parse, exit (what every call of a loop pays before any work)
+t0=$(now)
+i=0
+while [ $i -lt 100 ]; do "$G" --help >/dev/null; i=$((i + 1)); done
+echo "gpuimg --help, 100 times: $(( ($(now) - t0) / 100000 )) us a process; $(ldd "$G" | wc -l) shared libraries"
+LD_DEBUG=statistics "$G" --help 2>&1 >/dev/null | grep -E 'total startup time|time needed for relocation' | sed 's/^ *[0-9]*: */    /'
+# parallel clients against one batch: xargs runs gpuimg itself, 16 at once
 rm -rf "$d/p"
 mkdir -p "$d/p"
+sed "s|.*/\(.*\)|& $d/p/\1.png|" "$d/all.txt" >"$d/pairs.txt"
 t0=$(now)
-xargs -P 16 -I{} sh -c "$G"' -q gray,resize=50% "$1" '"$d"'/p/$(basename "$1").png' _ {} <"$d/all.txt"
+xargs -P 16 -L 1 "$G" -q gray,resize=50% <"$d/pairs.txt"
 t1=$(now)
 echo "xargs -P 16, $m one-file calls through the server: $(( (t1 - t0) / 1000000 )) ms, $(( m * 1000000000 / (t1 - t0) )) images/s"
 for how in "" "--no-server --backend=gpu"; do
@@ -74,7 +82,7 @@ rm -rf "$d/cv"
 python3 bench/batch_opencv.py "$d/all.txt" "$d/cv" --level 6 | sed 's/^/    /'
 # crossover: K files, a process on the CPU, on the GPU, and a cold server
 "$G" --server-stop >/dev/null 2>&1
-for k in 1 10 50 100 200; do
+for k in 1 10 50 100 200 500 1000; do
     head -n "$k" "$d/all.txt" >"$d/k.txt"
     for how in "--no-server --backend=cpu" "--no-server --backend=gpu" "--backend=gpu"; do
         "$G" --server-stop >/dev/null 2>&1
