@@ -19,6 +19,11 @@
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 export GPUIMG_SERVER=1 GPUIMG_SERVER_DIR="$T/sd" GPUIMG_SERVER_IDLE=30
+# the sanitizers' reports of the detached server (its stderr is /dev/null) go to files, checked last
+if [ -n "${GPUIMG_SANITIZERS:-}" ]; then
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/sanitizer"
+    export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$T/sanitizer"
+fi
 unset XDG_RUNTIME_DIR
 sock() { ls "$T/sd"/*.sock 2>/dev/null | head -n 1; }
 server_pid() { "$GPUIMG" --server-status 2>/dev/null | sed -n 's/^gpuimg: server: pid \([0-9]*\),.*/\1/p'; }
@@ -252,4 +257,8 @@ if [ "$(id -u)" = 0 ]; then
         && cmp -s "$T/theirs.png" "$T/ref.png" && ok || bad "another user's directory: $(cat "$ERR")"
     chown 0 "$T/sd"
 fi
+stop_server
+for f in "$T"/sanitizer.*; do
+    [ -f "$f" ] && bad "a sanitizer's report: $(head -n 20 "$f")"
+done
 finish

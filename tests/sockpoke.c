@@ -12,28 +12,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "app/client.h"
 #include "app/proto.h"
-
-static int send_with(int s, const void *buf, size_t n, const int *fds, int nfd)
-{
-    union {
-        struct cmsghdr h;
-        char b[CMSG_SPACE(sizeof(int) * 8)];
-    } ctl;
-    memset(&ctl, 0, sizeof ctl);
-    struct iovec iov = { (void *)buf, n };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-    if (nfd) {
-        m.msg_control = ctl.b;
-        m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
-        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-        h->cmsg_level = SOL_SOCKET;
-        h->cmsg_type = SCM_RIGHTS;
-        h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
-        memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)nfd);
-    }
-    return sendmsg(s, &m, 0) == (ssize_t)n ? 0 : -1;
-}
 
 int main(int argc, char **argv)
 {
@@ -97,7 +77,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "sockpoke: unknown case %s\n", c);
         return 2;
     }
-    if (send_with(s, buf, n, fds, nfd)) {
+    if (client_send(s, buf, n, fds, nfd)) {
         perror("sendmsg");
         return 1;
     }

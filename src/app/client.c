@@ -254,18 +254,17 @@ int client_input_fd(const struct client *cl)
 
 /* ---- a request ---------------------------------------------------------------------------------- */
 
-static int exchange(struct client *cl, const struct proto_request *q, const int *fds, int nfd)
+int client_send(int fd, const void *buf, size_t n, const int *fds, int nfd)
 {
-    const size_t n = proto_write_request(q, cl->buf);
-    if (!n)
-        return -1;
     union {
         struct cmsghdr h;
-        char b[CMSG_SPACE(sizeof(int) * 2)];
+        char b[CMSG_SPACE(sizeof(int) * CLIENT_MAX_FDS)];
     } ctl;
     memset(&ctl, 0, sizeof ctl);
-    struct iovec iov = { cl->buf, n };
+    struct iovec iov = { (void *)buf, n };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (nfd > CLIENT_MAX_FDS)
+        return -1;
     if (nfd) {
         m.msg_control = ctl.b;
         m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
@@ -275,7 +274,13 @@ static int exchange(struct client *cl, const struct proto_request *q, const int 
         h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
         memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)nfd);
     }
-    if (sendmsg(cl->fd, &m, MSG_NOSIGNAL) != (ssize_t)n)
+    return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
+}
+
+static int exchange(struct client *cl, const struct proto_request *q, const int *fds, int nfd)
+{
+    const size_t n = proto_write_request(q, cl->buf);
+    if (!n || client_send(cl->fd, cl->buf, n, fds, nfd))
         return -1;
     ssize_t got;
     while ((got = recv(cl->fd, cl->buf, sizeof cl->buf, 0)) < 0 && errno == EINTR)

@@ -47,6 +47,11 @@ const char *client_note(const struct client *cl);
 /* The descriptor a rerun here reads "-" from (standard input, read whole by client_run), or 0. */
 int client_input_fd(const struct client *cl);
 
+/* One message of n bytes on the socket fd, with nfd descriptors (at most CLIENT_MAX_FDS) beside
+ * it; 0, or -1 (errno). */
+#define CLIENT_MAX_FDS 8
+int client_send(int fd, const void *buf, size_t n, const int *fds, int nfd);
+
 /* gpuimg --server-status and --server-stop: one line on f; 0, or 1 when no server runs. */
 int client_status(FILE *f);
 int client_stop(FILE *f);
