@@ -198,9 +198,23 @@ run $gpu gray "$T/rgb.png" "$T/stale.png"
 [ "$RC" -eq 0 ] && grep -q 'served by the server this command started' "$ERR" && [ "$(server_pid)" != "$pid" ] && ok \
     || bad "stale socket: $(cat "$ERR")"
 
+# the same with the input on stdin: the client kept it and runs it again
+pid=$(server_pid)
+"$GPUIMG" -j 1 --backend=cpu $slow - "$T/killed-stdin.png" <"$T/big.png" 2>"$T/killed.err" &
+client=$!
+sleep 0.4
+kill -9 "$pid" 2>/dev/null
+wait $client
+rc=$?
+[ $rc -eq 0 ] && cmp -s "$T/killed-stdin.png" "$T/killed-here.png" && ok || bad "server killed, stdin: exit $rc, $(cat "$T/killed.err")"
+grep -q 'served by the server' "$T/killed.err" || grep -q '^gpuimg: the server went away before answering: ran here$' \
+    "$T/killed.err" && ok || bad "server killed, stdin: $(cat "$T/killed.err")"
+
 # a client killed mid-job: no output, no temporary file; the server goes on, and once the job
 # is done it holds none of the client's files
+expect_ok -q $gpu gray "$T/rgb.png" "$T/restart.png"
 pid=$(server_pid)
+[ -n "$pid" ] && ok || bad "no server after a restart"
 "$GPUIMG" -q -j 1 --backend=cpu $slow "$T/big.png" "$T/gone.png" &
 client=$!
 sleep 0.4

@@ -249,7 +249,10 @@ const char *client_note(const struct client *cl)
 
 int client_input_fd(const struct client *cl)
 {
-    return cl ? cl->stdin_fd : 0;
+    if (!cl || !cl->stdin_fd)
+        return 0;
+    lseek(cl->stdin_fd, 0, SEEK_SET);   /* the server read it, through the same offset */
+    return cl->stdin_fd;
 }
 
 /* ---- a request ---------------------------------------------------------------------------------- */

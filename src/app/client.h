@@ -44,7 +44,8 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
                const char *in, const char *out, struct run_report *r);
 /* The server's note on its choice of backend for the last request (said with -v), or "". */
 const char *client_note(const struct client *cl);
-/* The descriptor a rerun here reads "-" from (standard input, read whole by client_run), or 0. */
+/* The descriptor a rerun here reads "-" from (standard input, read whole by client_run, rewound),
+ * or 0. */
 int client_input_fd(const struct client *cl);
 
 /* One message of n bytes on the socket fd, with nfd descriptors (at most CLIENT_MAX_FDS) beside

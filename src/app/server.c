@@ -373,16 +373,17 @@ static void take_request(struct conn *c)
     }
 }
 
-static void take_client(int lfd)
+/* One connection from the backlog; 0 when there is none left. */
+static int take_client(int lfd)
 {
     const int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0)
-        return;
+        return 0;
     struct ucred cr;
     socklen_t len = sizeof cr;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != getuid()) {
         close(fd);   /* another user: not a word */
-        return;
+        return 1;
     }
     const struct timeval tv = { 5, 0 };   /* an answer that cannot be sent in 5 s is dropped */
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -392,18 +393,19 @@ static void take_client(int lfd)
             S.conns[i] = (struct conn){ fd, 0, 0 };
             S.last = timing_now_ms();
             pthread_mutex_unlock(&S.mu);
-            return;
+            return 1;
         }
     pthread_mutex_unlock(&S.mu);
     refuse(fd, PROTO_BUSY, "the server has too many clients");
     close(fd);
+    return 1;
 }
 
 /* ---- the server ------------------------------------------------------------------------------------- */
 
 static int listen_on(const char *path)
 {
-    const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);   /* accept until empty */
     if (fd < 0)
         return gpuimg_fail(GPUIMG_EOPEN, "server: socket: %s", strerror(errno)), -1;
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -538,7 +540,8 @@ int server_main(int idle_s, int quiet)
                 close_conn(c);
         }
         if (lslot < n && pf[lslot].revents & POLLIN)
-            take_client(lfd);
+            while (take_client(lfd))
+                ;
     }
     pthread_mutex_lock(&S.mu);
     S.stopping = 1;
