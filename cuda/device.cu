@@ -8,6 +8,7 @@
 #include <iterator>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include "cuda/check.h"
 #include "cuda/gpu.h"
 
@@ -21,7 +22,20 @@ extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t er
      * a cost every command pays whatever it runs. */
     auto t0 = std::chrono::steady_clock::now();
     int n = 0;
-    CUDA_TRY(cudaGetDeviceCount(&n), err, errlen);
+    const cudaError_t count = cudaGetDeviceCount(&n);
+    if (count != cudaSuccess) {   /* in plain words first: the runtime's reads as "update your driver" */
+        const char *why = count == cudaErrorNoDevice ? "no NVIDIA GPU found"
+                          : count == cudaErrorInsufficientDriver
+                              ? (access("/proc/driver/nvidia/version", F_OK) != 0
+                                     ? "no NVIDIA driver (none is loaded on this machine)"
+                                     : "the NVIDIA driver is older than this gpuimg's CUDA runtime needs")
+                              : nullptr;
+        if (why)
+            std::snprintf(err, errlen, "%s; the CUDA runtime says: %s (%d)", why, cudaGetErrorString(count), (int)count);
+        else
+            std::snprintf(err, errlen, "cudaGetDeviceCount: %s (%d)", cudaGetErrorString(count), (int)count);
+        return (int)count;
+    }
     if (n <= 0 || device < 0 || device >= n) {
         std::snprintf(err, errlen, "device %d requested, %d present", device, n);
         return (int)cudaErrorInvalidDevice;

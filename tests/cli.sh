@@ -95,6 +95,11 @@ expect_ok -q --force gray "$T/rgb.png" "$T/keep.png" && [ "$(dims "$T/keep.png")
 run --help; [ "$RC" -eq 0 ] && grep -q '^Usage: gpuimg' "$OUT" && [ ! -s "$ERR" ] && ok || bad "--help"
 run -h; [ "$RC" -eq 0 ] && grep -q 'Operations:' "$OUT" && ok || bad "-h"
 run --version; [ "$RC" -eq 0 ] && grep -q '^gpuimg [0-9]' "$OUT" && ok || bad "--version"
+# a CUDA build on a machine with no NVIDIA driver says so in plain words, not as the runtime's
+# "driver version is insufficient"
+if grep -q '^CUDA: yes' "$OUT" && [ ! -e /proc/driver/nvidia/version ]; then
+    grep -q '^GPU: none usable (no NVIDIA driver (none is loaded on this machine); ' "$OUT" && ok || bad "--version, no driver: $(grep '^GPU' "$OUT")"
+fi
 run --list; [ "$RC" -eq 0 ] && for op in gray resize blur transpose rotate flip; do grep -q "^$op" "$OUT" || bad "--list lacks $op"; done && ok
 
 # usage errors: exit 2, one message line and the usage
