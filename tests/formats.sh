@@ -3,6 +3,7 @@
 # PGM, GIF (two frames: the first is read), PSD (which stb reads as RGBA), Radiance HDR (converted to 8 bits), baseline,
 # progressive and gray JPEG; then tests/jpeg. Each must decode to its want-*.png (exact; HDR within 1 level of
 # stb's documented conversion; JPEG within 3 of libjpeg-turbo, whose inverse DCT rounds differently).
+# Then the outputs: JPEG's components and sampling, PGM and PPM.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 dir=$(dirname "$GPUIMG")/tests
 "$dir/golden_test" "$TOP_SRCDIR/tests/formats" >"$T/log" 2>&1 && ok || bad "$(cat "$T/log")"
@@ -30,6 +31,22 @@ if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
     "$GPUIMG" -q --jpeg-progressive flip=h "$src" "$T/p.jpg" && sof "$T/p.jpg" | grep -q "^ff c2" && ok \
         || bad "--jpeg-progressive wrote no progressive frame: $(sof "$T/p.jpg")"
 fi
+# PGM and PPM out (P5 grey, P6 RGB; 16 bits as maxval 65535, big-endian): the header, the size,
+# and read back the same pixels; an image with alpha is refused, nothing written
+for spec in "1 8 P5 255 1" "3 8 P6 255 3" "1 16 P5 65535 2" "3 16 P6 65535 6"; do
+    set -- $spec
+    "$MKIMG" 13 7 "$1" "$2" "$T/pnm-in.png" 9 || exit 99
+    "$GPUIMG" -q -f flip=h "$T/pnm-in.png" "$T/pnm.ppm" && "$GPUIMG" -q -f flip=h "$T/pnm-in.png" "$T/pnm-want.png" \
+        || bad "PNM out, $1 channels $2 bits"
+    [ "$(head -c 2 "$T/pnm.ppm")" = "$3" ] && [ "$(sed -n 3p "$T/pnm.ppm" | head -c ${#4})" = "$4" ] && [ "$(wc -c <"$T/pnm.ppm")" -eq $((${#3} + 6 + ${#4} + 1 + 13 * 7 * $5)) ] \
+        && ok || bad "PNM out, $1 channels $2 bits: header $(head -c 20 "$T/pnm.ppm" | od -c | head -2)"
+    "$GPUIMG" -q -f flip=v,flip=v "$T/pnm.ppm" "$T/pnm-back.png" \
+        && "$dir/golden_test" --diff "$T/pnm-back.png" "$T/pnm-want.png" 0 >"$T/log" && ok || bad "PNM read back: $(cat "$T/log")"
+done
+"$MKIMG" 5 4 4 8 "$T/rgba.png" 1 || exit 99
+"$GPUIMG" -q gray "$T/rgba.png" "$T/alpha.pgm" 2>"$T/err"
+[ $? -eq 1 ] && grep -q "alpha.pgm: PNM holds no alpha channel and the result has one (grey+alpha)" "$T/err" && [ ! -e "$T/alpha.pgm" ] \
+    && ok || bad "PNM with alpha: $(cat "$T/err")"
 # --shrink-on-load (libjpeg-turbo builds): the factor chosen, and the result against OpenCV's
 # reduced read (the same DCT scaling) resized with INTER_AREA (tests/jpeg/make_jpegs.py)
 if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then

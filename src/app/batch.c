@@ -478,7 +478,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
             st = batch_expand(o->template, l.v[i], i + 1, buf, sizeof buf);
         enum out_format f;
         if (!st && !o->have_format && io_format_from_path(buf, &f))
-            st = gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format for %s (use .png, .jpg, .jpeg, .bmp or .tga in -o, "
+            st = gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format for %s (use " IO_OUTPUT_EXTENSIONS " in -o, "
                              "or --format)", buf, l.v[i]);
         if (!st && !(out[i] = strdup(buf)))
             st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of outputs");

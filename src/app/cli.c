@@ -163,7 +163,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         case OPT_JPEG_PROGRESSIVE: o->jpeg_progressive = 1; break;
         case OPT_FORMAT:
             if (io_format_from_name(optarg, &o->format))
-                return gpuimg_fail(GPUIMG_EUSAGE, "--format must be png, jpg, bmp or tga, not '%s'", optarg);
+                return gpuimg_fail(GPUIMG_EUSAGE, "--format must be png, jpg, bmp, tga or ppm, not '%s'", optarg);
             o->have_format = 1;
             break;
         case OPT_JSON: o->json = optarg; break;
@@ -326,7 +326,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         if (!strcmp(o->output, "-") || (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)))
             o->format = FMT_PNG;
         else if (io_format_from_path(o->output, &o->format))
-            return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
+            return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use " IO_OUTPUT_EXTENSIONS ", or --format)",
                                o->output);
     }
     if (o->json && !strcmp(o->json, "-") && !strcmp(o->output, "-"))
@@ -412,7 +412,8 @@ void cli_help(FILE *f)
             "      --jpeg-sampling=S   JPEG chroma subsampling 420, 422 or 444 (default: 420 up to quality\n"
             "                          90, 444 above)\n"
             "      --jpeg-progressive  write progressive JPEG\n"
-            "      --format=FMT        output format png, jpg, bmp or tga (default: from OUTPUT; png for -)\n"
+            "      --format=FMT        output format png, jpg, bmp, tga or ppm (PGM or PPM by the channels;\n"
+            "                          default: from OUTPUT; png for -)\n"
             "  -f, --force             replace OUTPUT if it exists\n"
             "      --max-pixels=N      refuse images (input or any step's result) over N pixels (default 2^28)\n"
             "      --json=FILE         write the timings as JSON to FILE ('-' for stdout)\n"

@@ -5,6 +5,7 @@
 #include "app/proto.h"
 #include "core/error.h"
 #include "core/op.h"
+#include "io/io.h"
 #include "cuda/gpu.h"
 
 static const uint8_t magic_request[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'Q', 1 };
@@ -139,7 +140,7 @@ static void walk_request(struct wire *x, struct proto_request *q)
     INT(x, 0, 1, q->shrink_on_load);
     INT(x, 0, 1, q->per_file_format);
     u64f(x, &q->max_pixels);
-    INT(x, 0, 3, q->fmt);   /* enum out_format */
+    INT(x, 0, FMT_COUNT - 1, q->fmt);   /* enum out_format */
     INT(x, 0, 9, q->png_level);
     INT(x, 1, 100, q->jpeg_quality);
     INT(x, 1, 1024, q->threads);

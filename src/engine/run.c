@@ -13,7 +13,7 @@ static int out_format(const struct run_ctx *c, const char *out, enum out_format 
 {
     *f = c->save.fmt;
     if (c->per_file_format && io_format_from_path(out, f))
-        return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga, or --format)",
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format (use " IO_OUTPUT_EXTENSIONS ", or --format)",
                            out);
     return GPUIMG_OK;
 }

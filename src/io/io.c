@@ -121,6 +121,21 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
     return st;
 }
 
+/* Whether this stb_image gives a 16-bit PNM's samples byte-swapped (its 16-bit PNM reader takes
+ * them in the machine's order before version 2.28): asked once, of a one-pixel file. */
+static int stb_pnm16_swapped(void)
+{
+    static int answer = -1;
+    if (answer < 0) {
+        static const uint8_t one[] = "P5\n1 1\n65535\n\x01\x02";
+        int w, h, c;
+        uint16_t *v = stbi_load_16_from_memory(one, (int)sizeof one - 1, &w, &h, &c, 0);
+        answer = v && v[0] == 0x0201;
+        stbi_image_free(v);
+    }
+    return answer;
+}
+
 static const char *stb_reason(void)
 {
     const char *r = stbi_failure_reason();
@@ -326,6 +341,11 @@ static int decode(struct io_input *in, struct image *out, const struct image_row
                            : in->kind == KIND_PNG ? "corrupt PNG: its compressed data does not decode"
                                                   : "the decoder gave no reason");
     struct geom g = { w, h, comp, is16 ? 16 : 8 };
+    if (is16 && in->kind == KIND_PNM && stb_pnm16_swapped()) {   /* netpbm's samples are big-endian */
+        uint16_t *v = px;
+        for (size_t i = 0, n = (size_t)w * h * comp; i < n; i++)
+            v[i] = (uint16_t)(v[i] << 8 | v[i] >> 8);
+    }
     /* The plan was resolved on the header's geometry: a decoder that disagrees with its own
      * header must not hand the operations a buffer of another size. */
     if (g.w != in->g.w || g.h != in->g.h || g.c != in->g.c) {
@@ -361,6 +381,7 @@ int io_load(const char *path, const struct load_opts *o, struct image *out)
 
 static const struct { const char *name; enum out_format f; } fmt_names[] = {
     { "png", FMT_PNG }, { "jpg", FMT_JPEG }, { "jpeg", FMT_JPEG }, { "bmp", FMT_BMP }, { "tga", FMT_TGA },
+    { "ppm", FMT_PNM }, { "pgm", FMT_PNM }, { "pnm", FMT_PNM },
 };
 
 int io_format_from_name(const char *name, enum out_format *f)
@@ -386,9 +407,13 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
 {
     /* JPEG: libjpeg's JPEG_MAX_DIMENSION (the format's 16 bits would allow 65535; stb_image_write
      * builds are held to the same rule) */
-    static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65500, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535 };
+    static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65500, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535,
+                                    [FMT_PNM] = 1 << 24 };
     static const char *const what[] = { [FMT_PNG] = "PNG (libpng)", [FMT_JPEG] = "JPEG", [FMT_BMP] = "BMP",
-                                        [FMT_TGA] = "TGA" };
+                                        [FMT_TGA] = "TGA", [FMT_PNM] = "PNM" };
+    if (f == FMT_PNM && (g->c == 2 || g->c == 4))
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: PNM holds no alpha channel and the result has one (%s): write .png or "
+                           ".tga to keep it", strcmp(path, "-") ? path : "<stdout>", g->c == 2 ? "grey+alpha" : "RGBA");
     if (g->w <= max_side[f] && g->h <= max_side[f])
         return GPUIMG_OK;
     return gpuimg_fail(GPUIMG_ETOOBIG, "%s: %s holds at most %d pixels a side; the result would be %dx%d",
@@ -397,7 +422,7 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
 
 const char *io_format_name(enum out_format f)
 {
-    static const char *const n[] = { "png", "jpeg", "bmp", "tga" };
+    static const char *const n[] = { "png", "jpeg", "bmp", "tga", "pnm" };
     return n[f];
 }
 
@@ -449,6 +474,32 @@ int io_jpeg_sampling(const struct save_opts *o)
     return o->jpeg_sampling ? o->jpeg_sampling : o->jpeg_quality <= 90 ? 420 : 444;
 }
 
+/* Binary PGM (P5, grey) or PPM (P6, RGB), maxval 255 or 65535 with 16-bit samples big-endian,
+ * as netpbm defines them: every sample kept. */
+static int write_pnm(FILE *fp, const char *name, const struct image *im)
+{
+    const size_t row = (size_t)im->w * im->c, bytes = im->depth / 8;
+    unsigned char *b = malloc(row * bytes);
+    if (!b)
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory", name);
+    int ok = fprintf(fp, "P%c\n%d %d\n%d\n", im->c == 1 ? '5' : '6', im->w, im->h, im->depth == 16 ? 65535 : 255) > 0;
+    for (int y = 0; ok && y < im->h; y++) {
+        const unsigned char *src = (const unsigned char *)im->data + (size_t)y * im->stride;
+        if (bytes == 1)
+            memcpy(b, src, row);
+        else
+            for (size_t i = 0; i < row; i++) {
+                uint16_t v;
+                memcpy(&v, src + 2 * i, 2);
+                b[2 * i] = (unsigned char)(v >> 8);
+                b[2 * i + 1] = (unsigned char)v;
+            }
+        ok = fwrite(b, bytes, row, fp) == row;
+    }
+    free(b);
+    return ok ? GPUIMG_OK : gpuimg_write_error(name, errno);
+}
+
 /* The flush and its errors are io_pending_close's. */
 static int encode_to(FILE *fp, const char *name, const struct image *im, const struct save_opts *o)
 {
@@ -458,6 +509,8 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
         return jpeg_encode(fp, name, im, &jo);
     }
 #endif
+    if (o->fmt == FMT_PNM)
+        return write_pnm(fp, name, im);
     return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
 }
 
@@ -500,6 +553,7 @@ const char *io_encoder_name(const struct image *im, const struct save_opts *o)
 #ifdef HAVE_LIBJPEG
     case FMT_JPEG: return jpeg_codec_name();
 #endif
+    case FMT_PNM: return "netpbm (gpuimg)";
     default: return "stb_image_write";
     }
 }
@@ -525,6 +579,6 @@ void io_codecs(FILE *f)
 #endif
     fprintf(f, "decoders: %s%s (PNG), %s (JPEG), stb_image (BMP, TGA, PSD, GIF, PNM, HDR; PNG and JPEG with "
                "--decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), %s (JPEG), stb_image_write "
-               "(BMP, TGA)\n",
+               "(BMP, TGA), netpbm (PGM, PPM)\n",
             png, png_libpng_name(), jpeg, png, zlibVersion(), strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write");
 }

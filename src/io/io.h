@@ -12,7 +12,9 @@
 #include "core/image.h"
 #include "io/formats.h"
 
-enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA };
+enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_COUNT };
+/* The output extensions, for messages */
+#define IO_OUTPUT_EXTENSIONS ".png, .jpg, .jpeg, .bmp, .tga, .ppm, .pgm or .pnm"
 
 /* Which decoder takes a format: its library (libjpeg-turbo; for PNG libdeflate for the common
  * kinds, libpng for the rest), libpng alone (PNG), or stb_image, which reads every format. */
@@ -123,7 +125,9 @@ int io_same_file(const struct io_file_id *a, const struct io_file_id *b);
 int io_refuse_same(const char *what, const char *path, const char *const *files, long n);
 
 /* Whether f's encoder can write an image of g: JPEG and TGA store each side in 16 bits (at most
- * 65535 pixels; libjpeg takes JPEG to 65500), libpng writes at most 1000000 a side. GPUIMG_ETOOBIG, naming path, if not. */
+ * 65535 pixels; libjpeg takes JPEG to 65500), libpng writes at most 1000000 a side
+ * (GPUIMG_ETOOBIG, naming path, if not); PNM holds no alpha (GPUIMG_EUNSUPPORTED: nothing is
+ * dropped silently). */
 int io_check_size(const char *path, enum out_format f, const struct geom *g);
 
 /* The format named by a file name's extension or by a name ("png", "jpg", ...). */

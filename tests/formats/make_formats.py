@@ -201,6 +201,11 @@ def main():
                           ('image.ppm', Image.fromarray(rgb), {}), ('image.pgm', Image.fromarray(gray), {})]:
         img.save(os.path.join(HERE, name), **kw)
         want(name, np.asarray(Image.open(os.path.join(HERE, name))))
+    # 16-bit PGM and PPM written here from netpbm's definition (maxval 65535, samples big-endian)
+    for name, a in [('image16.pgm', pattern(1, 16)), ('image16.ppm', pattern(3, 16))]:
+        with open(os.path.join(HERE, name), 'wb') as f:
+            f.write(b'P%d\n%d %d\n65535\n' % (5 if a.ndim == 2 else 6, W, H) + a.astype('>u2').tobytes())
+        want(name, a)
     # GIF: two frames, the first is what counts; palette images decode to RGBA in stb
     f1 = Image.fromarray(rgb).quantize(64)
     f2 = Image.fromarray(255 - rgb).quantize(64)
