@@ -1,6 +1,6 @@
-# gpuimg tests: the batch form (-o TEMPLATE, --from-list, --shard, skipping, failures going on,
-# the checks made before any work, the summary and JSON, and an interrupted batch leaving no
-# partial files).
+# gpuimg tests: the batch form (-o TEMPLATE, --from-list and -0, --shard, skipping, failures
+# going on, the checks made before any work, the summary and its JSON Lines, --dry-run, and an
+# interrupted batch leaving no partial files).
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 mkdir -p "$T/in/a" "$T/in/b"
@@ -120,6 +120,40 @@ grep -Eq '"decoders": \{"(libdeflate|libpng|stb_image)": 3\}' shard3.json && ok 
 # inputs named on the command line come first in the list, then the file's
 expect_ok -q --json=mix.json -o 'mix/%i.png' --from-list=list.txt gray in/a/one.png
 [ "$(json_field mix.json done)" -eq 8 ] && [ "$(dims mix/1.png)" = "31x17 c1 d8" ] && ok || bad "argv then list: $(ls mix)"
+
+# --json in a batch: JSON Lines, a line a file (done, failed with the error's text, skipped) and
+# the summary last; a script can pick the failed inputs out of it
+mkdir -p jl && cp out/one.png jl/one.png
+"$GPUIMG" -q --json=lines.json -o 'jl/%s.png' gray in/a/one.png in/a/two.png in/b/bad.png 2>/dev/null
+[ $? -eq 1 ] && [ "$(wc -l <lines.json)" -eq 4 ] && ok || bad "JSON lines: $(cat lines.json)"
+grep -qx '{"input": "in/a/one.png", "output": "jl/one.png", "status": "skipped", "error": "output exists"}' lines.json \
+    && grep -q '^{"input": "in/a/two.png", "output": "jl/two.png", "status": "done", "decoder": "[a-z_]*", "ms": {"decode": [0-9.]*, "process": [0-9.]*, "encode": [0-9.]*}}$' lines.json \
+    && grep -qx '{"input": "in/b/bad.png", "output": "jl/bad.png", "status": "failed", "error": "in/b/bad.png: not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR)"}' lines.json \
+    && tail -n 1 lines.json | grep -q '^{"summary": true, .*"files": {"listed": 3, "selected": 3, "done": 1, "failed": 1, "skipped": 1}' \
+    && ok || bad "JSON lines: $(cat lines.json)"
+if command -v python3 >/dev/null 2>&1; then   # each line is JSON to a JSON parser
+    python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' lines.json && ok || bad "JSON lines do not parse"
+fi
+sed -n 's/^{"input": "\([^"]*\)", .*"status": "failed".*/\1/p' lines.json >retry.txt
+[ "$(cat retry.txt)" = "in/b/bad.png" ] && ok || bad "the failed inputs: $(cat retry.txt)"
+
+# --dry-run: what would be written, nothing written
+expect_ok --dry-run -o 'dry/%s.png' gray in/a/one.png in/a/two.png
+[ "$(cat "$OUT")" = "in/a/one.png -> dry/one.png
+in/a/two.png -> dry/two.png" ] && grep -q '^gpuimg: dry run: 2 to write, 0 skipped (outputs exist) of 2$' "$ERR" && [ ! -e dry ] \
+    && ok || bad "--dry-run: $(cat "$OUT" "$ERR"; ls dry 2>&1)"
+expect_ok --dry-run -o 'jl/%s.png' gray in/a/one.png in/a/two.png
+[ ! -s "$OUT" ] && grep -q '^gpuimg: dry run: 0 to write, 2 skipped' "$ERR" && ok || bad "--dry-run, outputs there: $(cat "$ERR")"
+
+# -0: a list of NUL-ended paths, so that a name may hold a newline
+nl='in/a/new
+line.png'
+cp in/a/one.png "$nl"
+printf 'in/a/two.png\0%s\0' "$nl" >list0
+expect_ok -q -0 --from-list=list0 -o 'z/%i.png' gray
+[ "$(dims z/1.png)" = "20x40 c1 d8" ] && [ "$(dims z/2.png)" = "31x17 c1 d8" ] && ok || bad "-0: $(ls z)"
+expect_ok -q --from-list0=list0 -o 'z0/%i.png' gray
+[ -f z0/2.png ] && ok || bad "--from-list0: $(ls z0)"
 
 # progress: none on a pipe by default; -q: nothing at all
 expect_ok --no-progress -o 'p1/%s.png' gray in/a/one.png

@@ -42,11 +42,13 @@ static int list_add(struct list *l, char *s)
     return GPUIMG_OK;
 }
 
-/* One path a line; empty lines are ignored, nothing else is interpreted (spaces are kept). A line
- * is a path: one longer than PATH_MAX or holding a NUL byte is an error (a list of /dev/zero is
- * refused at its first 4 KiB, not read until memory runs out). */
-static int read_list(const char *path, struct list *l)
+/* One path a line (nul: ended by a NUL byte instead, so that a name may hold a newline); empty
+ * entries are ignored, nothing else is interpreted (spaces are kept). An entry is a path: one
+ * longer than PATH_MAX, or holding a NUL byte in a list of lines, is an error (a list of /dev/zero
+ * is refused at its first 4 KiB, not read until memory runs out). */
+static int read_list(const char *path, int nul, struct list *l)
 {
+    const int end = nul ? 0 : '\n';
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     const char *name = strcmp(path, "-") ? path : "<stdin>";
     if (!f)
@@ -57,7 +59,7 @@ static int read_list(const char *path, struct list *l)
     while (!st && c != EOF) {
         size_t len = 0;
         lineno++;
-        while ((c = getc(f)) != EOF && c != '\n') {
+        while ((c = getc(f)) != EOF && c != end) {
             if (c == 0 || len > PATH_MAX) {
                 st = gpuimg_fail(GPUIMG_EUSAGE, "--from-list: %s: line %ld %s", name, lineno,
                                  c == 0 ? "holds a NUL byte: not a list of paths" : "is longer than a path can be");
@@ -65,7 +67,7 @@ static int read_list(const char *path, struct list *l)
             }
             line[len++] = (char)c;
         }
-        while (len > 0 && line[len - 1] == '\r')
+        while (!nul && len > 0 && line[len - 1] == '\r')
             len--;
         line[len] = 0;
         if (st || len == 0)
@@ -368,8 +370,9 @@ static void *worker(void *arg)
             if (!x->msg)
                 x->msg = strdup(m ? m : gpuimg_strerror(st));
         } else {
-            for (int s = 0; s < STAGE_COUNT; s++)
-                x->ms[s] = (float)timing_stage_ms(&r, s);
+            for (int s = 0; s < STAGE_COUNT; s++)   /* upload and download: none on the CPU (-1) */
+                x->ms[s] = (s == STAGE_UPLOAD || s == STAGE_DOWNLOAD) && r.upload_ms < 0 ? -1.0f
+                                                                                           : (float)timing_stage_ms(&r, s);
             x->decoder = keep_name(r.decoder);
             if (sh->verbose || r.note[0] || again) {   /* the notes (no room on the GPU...) even without -v */
                 size_t len;
@@ -462,7 +465,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         st = list_add(&l, o->inputs[i]);
     const long nargv = l.n;
     if (!st && o->from_list)
-        st = read_list(o->from_list, &l);
+        st = read_list(o->from_list, o->list_nul, &l);
     if (!st && l.n == 0)
         st = gpuimg_fail(GPUIMG_EUSAGE, "--from-list %s: no input files in it", o->from_list);
 
@@ -507,6 +510,8 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
             rep.skipped++;
             if (o->verbose)
                 fprintf(stderr, "gpuimg: %s: output exists, skipped\n", out[i]);
+            if (o->json && !o->dry_run)
+                timing_write_file_json(json.fp, l.v[i], out[i], "skipped", "output exists", NULL, NULL);
             continue;
         }
         it[n].in = l.v[i];
@@ -514,14 +519,23 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         n++;
     }
 
+    const int dry = !st && o->dry_run;   /* the names, and nothing else: no server, no GPU, no file */
+    if (dry) {
+        for (long i = 0; i < n; i++)
+            printf("%s -> %s\n", it[i].in, it[i].out);
+        fprintf(stderr, "gpuimg: dry run: %ld to write, %ld skipped (outputs exist) of %ld\n", n, rep.skipped,
+                rep.selected);
+        *exit_code = fflush(stdout) ? 1 : 0;
+    }
+    const int work = !st && !dry;
     struct route rt = { 0 };
     struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose, .o = o, .rt = &rt };
-    if (!st && !(st = client_route(o, ctx->plan, n, ctx, &rt)) && rt.note[0] && o->verbose)
+    if (work && !(st = client_route(o, ctx->plan, n, ctx, &rt)) && rt.note[0] && o->verbose)
         gpuimg_print_line(stderr, rt.note);
-    if (!st && !rt.server)
+    if (work && !st && !rt.server)
         st = pick_devices(o, ctx, &sh);
     /* a batch this large repays the GPU codecs' start; the CPU decodes until they are ready */
-    const int codecs = !st && !rt.server && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
+    const int codecs = work && !st && !rt.server && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
     for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
         backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device, ctx->gpu.jpeg == 1);
     int jobs = o->jobs ? o->jobs : threads > sh.ndevices ? threads : sh.ndevices;
@@ -538,7 +552,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     const double t0 = timing_now_ms();   /* the first progress report comes after one interval */
     struct progress pg = { o->progress < 0 ? (!o->quiet && isatty(STDERR_FILENO)) : o->progress,
                            isatty(STDERR_FILENO), t0, t0 };
-    if (!st) {
+    if (work && !st) {
         pthread_mutex_init(&sh.mu, NULL);
         pthread_cond_init(&sh.cv, NULL);
         for (int j = 0; j < jobs && n > 0; j++)
@@ -569,10 +583,17 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
                     rep.failed++;
                     progress_clear(&pg);
                     gpuimg_print_line(stderr, x->msg ? x->msg : "out of memory");
+                    if (o->json) {   /* the error: the message's last line (a note may come first) */
+                        const char *e = x->msg ? strrchr(x->msg, '\n') : NULL;
+                        timing_write_file_json(json.fp, x->in, x->out, "failed",
+                                               e ? e + 1 : x->msg ? x->msg : "out of memory", NULL, NULL);
+                    }
                 } else {
                     rep.done++;
                     for (int s = 0; s < STAGE_COUNT; s++)
-                        rep.busy_ms[s] += x->ms[s];
+                        rep.busy_ms[s] += x->ms[s] > 0 ? x->ms[s] : 0;
+                    if (o->json)
+                        timing_write_file_json(json.fp, x->in, x->out, "done", NULL, x->decoder, x->ms);
                     timing_batch_count_decoder(&rep, x->decoder);
                     if (x->msg) {
                         progress_clear(&pg);
@@ -595,7 +616,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         pthread_mutex_destroy(&sh.mu);
         pthread_cond_destroy(&sh.cv);
     }
-    if (!st) {
+    if (work && !st) {
         rep.wall_ms = timing_now_ms() - t_start;   /* the command's: the GPU's start included */
         rep.jobs = jobs;
         rep.threads_per_job = sh.inner;

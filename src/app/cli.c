@@ -22,7 +22,7 @@ enum {
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
     OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD, OPT_NO_SERVER, OPT_SERVER, OPT_SERVER_STATUS, OPT_SERVER_STOP,
-    OPT_SERVER_IDLE,
+    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0,
 };
 
 static const struct option longopts[] = {
@@ -46,6 +46,9 @@ static const struct option longopts[] = {
     { "repeat", required_argument, NULL, OPT_REPEAT },
     { "output", required_argument, NULL, 'o' },
     { "from-list", required_argument, NULL, OPT_FROM_LIST },
+    { "from-list0", required_argument, NULL, OPT_FROM_LIST0 },
+    { "null", no_argument, NULL, '0' },
+    { "dry-run", no_argument, NULL, OPT_DRY_RUN },
     { "shard", required_argument, NULL, OPT_SHARD },
     { "progress", no_argument, NULL, OPT_PROGRESS },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
@@ -122,7 +125,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     int c;
     long long v;
     int r, w;
-    while ((c = getopt_long(argc, argv, ":hVj:fqvo:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hVj:fqvo:0", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o->action = ACT_HELP; return GPUIMG_OK;
         case 'V': o->action = ACT_VERSION; return GPUIMG_OK;
@@ -200,6 +203,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             o->template = optarg;
             break;
         case OPT_FROM_LIST: o->from_list = optarg; break;
+        case OPT_FROM_LIST0: o->from_list = optarg; o->list_nul = 1; break;
+        case '0': o->list_nul = 1; break;
+        case OPT_DRY_RUN: o->dry_run = 1; break;
         case OPT_SHARD: {
             long long k, n;
             const char *slash = strchr(optarg, '/');
@@ -307,10 +313,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         o->output = o->template;
         return o->quiet && o->verbose ? gpuimg_fail(GPUIMG_EUSAGE, "-q and -v contradict each other") : GPUIMG_OK;
     }
-    if (o->from_list || o->shard_n || o->jobs || o->progress >= 0 || o->ndevices)
+    if (o->from_list || o->shard_n || o->jobs || o->progress >= 0 || o->ndevices || o->dry_run || o->list_nul)
         return gpuimg_fail(GPUIMG_EUSAGE, "%s works on a batch: give -o TEMPLATE",
                            o->from_list ? "--from-list" : o->shard_n ? "--shard" : o->jobs ? "--jobs"
-                           : o->ndevices ? "--devices" : "--progress");
+                           : o->ndevices ? "--devices" : o->dry_run ? "--dry-run" : o->list_nul ? "-0" : "--progress");
     if (nargs > 3)
         return gpuimg_fail(GPUIMG_EUSAGE, "too many arguments (%d; expected PIPELINE INPUT OUTPUT, or -o TEMPLATE for many "
                            "inputs)", nargs);
@@ -416,12 +422,17 @@ void cli_help(FILE *f)
             "                          default: from OUTPUT; png for -)\n"
             "  -f, --force             replace OUTPUT if it exists\n"
             "      --max-pixels=N      refuse images (input or any step's result) over N pixels (default 2^28)\n"
-            "      --json=FILE         write the timings as JSON to FILE ('-' for stdout)\n"
+            "      --json=FILE         write the timings as JSON to FILE ('-' for stdout); a batch writes a\n"
+            "                          line a file (input, output, status, error, ms) and the summary last\n"
             "  -o, --output=TEMPLATE   batch: write each INPUT to TEMPLATE, where %%s is its name without\n"
             "                          extension, %%e the extension, %%d its directory, %%i its place in\n"
             "                          the list from 1 (%%4i: zero-padded), %%%% a percent sign; missing\n"
             "                          directories are made, existing outputs skipped unless --force\n"
             "      --from-list=FILE    batch: also read input paths from FILE, one a line ('-': stdin)\n"
+            "  -0, --null              batch: the list's paths end in a NUL byte, not a newline (find\n"
+            "                          -print0); --from-list0=FILE is --from-list=FILE -0\n"
+            "      --dry-run           batch: print each INPUT -> OUTPUT that would be written (existing\n"
+            "                          outputs skipped), write nothing\n"
             "      --shard=K/N         batch: only inputs K, K+N, K+2N... of the list (K from 0 to N-1)\n"
             "      --jobs=N            batch: files in flight at once (default: one a thread)\n"
             "      --devices=all|0,1,..  batch: spread the files over these GPUs (jobs take turns)\n"

@@ -43,6 +43,8 @@ struct cli_opts {
     int devices[GPU_MAX_DEVICES]; /* --devices=0,1,...: the GPUs a batch spreads over */
     int ndevices;                 /* 0: only --device; -1: --devices=all */
     int no_server;                /* --no-server */
+    int dry_run;                  /* batch: print what would be written, write nothing */
+    int list_nul;                 /* --from-list's paths end in NUL, not newline (-0, --from-list0) */
     int server_idle;              /* --server-idle: seconds */
 };
 

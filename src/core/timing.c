@@ -257,39 +257,63 @@ void timing_batch_count_decoder(struct batch_report *b, const char *name)
 
 void timing_write_batch_json(FILE *f, const struct batch_report *b)
 {
-    fprintf(f, "{\n  \"pipeline\": ");
+    fprintf(f, "{\"summary\": true, \"pipeline\": ");
     json_str(f, b->pipeline);
-    fprintf(f, ",\n  \"output_template\": ");
+    fprintf(f, ", \"output_template\": ");
     json_str(f, b->template);
-    fprintf(f, ",\n  \"files\": {\"listed\": %ld, \"selected\": %ld, \"done\": %ld, \"failed\": %ld, \"skipped\": %ld},\n",
+    fprintf(f, ", \"files\": {\"listed\": %ld, \"selected\": %ld, \"done\": %ld, \"failed\": %ld, \"skipped\": %ld}, ",
             b->listed, b->selected, b->done, b->failed, b->skipped);
     if (b->shard_n)
-        fprintf(f, "  \"shard\": {\"k\": %d, \"n\": %d},\n", b->shard_k, b->shard_n);
-    fprintf(f, "  \"backend\": ");
+        fprintf(f, "\"shard\": {\"k\": %d, \"n\": %d}, ", b->shard_k, b->shard_n);
+    fprintf(f, "\"backend\": ");
     json_str(f, b->backend);
-    fprintf(f, ",\n  \"device\": ");
+    fprintf(f, ", \"device\": ");
     if (b->device)
         json_str(f, b->device);
     else
         fprintf(f, "null");
-    fprintf(f, ",\n  \"server\": ");
+    fprintf(f, ", \"server\": ");
     if (b->server)
         json_str(f, b->server);
     else
         fprintf(f, "null");
-    fprintf(f, ",\n  \"gpus\": %d,\n  \"jobs\": %d,\n  \"threads_per_job\": %d,\n", b->ndevices, b->jobs,
-            b->threads_per_job);
-    fprintf(f, "  \"wall_ms\": %.3f,\n  \"images_per_s\": %.3f,\n  \"busy_ms\": {", b->wall_ms,
+    fprintf(f, ", \"gpus\": %d, \"jobs\": %d, \"threads_per_job\": %d, ", b->ndevices, b->jobs, b->threads_per_job);
+    fprintf(f, "\"wall_ms\": %.3f, \"images_per_s\": %.3f, \"busy_ms\": {", b->wall_ms,
             b->wall_ms > 0 ? b->done / (b->wall_ms / 1e3) : 0.0);
     for (int i = 0; i < STAGE_COUNT; i++)
         fprintf(f, "%s\"%s\": %.3f", i ? ", " : "", stage_names[i], b->busy_ms[i]);
-    fprintf(f, "},\n  \"decoders\": {");
+    fprintf(f, "}, \"decoders\": {");
     for (int i = 0; i < b->ndecoders; i++) {
         fprintf(f, "%s", i ? ", " : "");
         json_str(f, b->decoders[i].name);
         fprintf(f, ": %ld", b->decoders[i].n);
     }
-    fprintf(f, "},\n  \"peak_rss_kib\": %ld\n}\n", b->peak_rss_kb);
+    fprintf(f, "}, \"peak_rss_kib\": %ld}\n", b->peak_rss_kb);
+}
+
+void timing_write_file_json(FILE *f, const char *in, const char *out, const char *status, const char *error,
+                            const char *decoder, const float *ms)
+{
+    fprintf(f, "{\"input\": ");
+    json_str(f, in);
+    fprintf(f, ", \"output\": ");
+    json_str(f, out);
+    fprintf(f, ", \"status\": ");
+    json_str(f, status);
+    if (error) {
+        fprintf(f, ", \"error\": ");
+        json_str(f, error);
+    }
+    if (ms) {
+        fprintf(f, ", \"decoder\": ");
+        json_str(f, decoder);
+        fprintf(f, ", \"ms\": {");
+        for (int i = 0, k = 0; i < STAGE_COUNT; i++)
+            if (ms[i] >= 0)
+                fprintf(f, "%s\"%s\": %.3f", k++ ? ", " : "", stage_names[i], ms[i]);
+        fprintf(f, "}");
+    }
+    fprintf(f, "}\n");
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -81,7 +81,12 @@ void timing_write_json(FILE *f, const struct run_report *r);
 /* "gpuimg: batch: 98 done, 2 failed, 0 skipped of 100 in 12.0 s, 8.2 images/s [cpu, 2 jobs x 1 thread]"
  * and the busy time of every stage with its share. */
 void timing_print_batch(FILE *f, const struct batch_report *b);
+/* A batch's --json: one line a file as it ends (input, output, status "done", "failed" or
+ * "skipped", the error's text, the decoder, each stage's ms), then the summary's line (JSON Lines). */
 void timing_write_batch_json(FILE *f, const struct batch_report *b);
+/* ms: STAGE_COUNT times (a negative one left out), or NULL for a file that did not run */
+void timing_write_file_json(FILE *f, const char *in, const char *out, const char *status, const char *error,
+                            const char *decoder, const float *ms);
 /* The stage's field of a single run's report (upload and download are -1 on the CPU). */
 double timing_stage_ms(const struct run_report *r, int stage);
 /* The --compare table, one row per line, aligned. */
