@@ -16,7 +16,7 @@ for pipe in gray resize=50%:filter=bilinear resize=25%:filter=area blur=2 transp
     i=0
     : >"$tmp/t"
     while [ $i -lt "$runs" ]; do
-        "$gpuimg" -q -j "$threads" --backend=cpu --png-level=0 --json=- "$pipe" "$img" "$tmp/o.png" --force \
+        "$gpuimg" -q --threads="$threads" --backend=cpu --png-level=0 --json=- "$pipe" "$img" "$tmp/o.png" --force \
             | sed -n 's/.*"process": \([0-9.]*\).*/\1/p' >>"$tmp/t"
         i=$((i + 1))
     done

@@ -12,13 +12,13 @@ printf 'not an image' >"$T/in/b/bad.png"
 cd "$T" || exit 99
 
 # every output equals the single-file command's (one thread each: the same PNG bytes)
-expect_ok -j 2 --jobs=2 -o 'out/%s.png' gray,resize=50% in/a/one.png in/a/two.png in/b/three.png in/b/four.png
+expect_ok --threads=1 --jobs=2 -o 'out/%s.png' gray,resize=50% in/a/one.png in/a/two.png in/b/three.png in/b/four.png
 grep -q '^gpuimg: batch: 4 done, 0 failed, 0 skipped of 4 in ' "$ERR" && ok || bad "summary: $(cat "$ERR")"
 grep -q '^gpuimg: busy: decode .*encode' "$ERR" && ok || bad "no busy line: $(cat "$ERR")"
 grep -Eq '^gpuimg: decoded by: (libdeflate|libpng|stb_image) 4$' "$ERR" && ok || bad "no decoder line: $(cat "$ERR")"
 [ "$(wc -l <"$ERR")" -eq 3 ] && ok || bad "a clean batch printed more than the summary: $(cat "$ERR")"
 for f in a/one a/two b/three b/four; do
-    "$GPUIMG" -q -j 1 gray,resize=50% "in/$f.png" single.png && cmp -s single.png "out/${f#*/}.png" && ok ||
+    "$GPUIMG" -q --threads=1 gray,resize=50% "in/$f.png" single.png && cmp -s single.png "out/${f#*/}.png" && ok ||
         bad "out/${f#*/}.png differs from the single-file result"
     rm -f single.png
 done

@@ -82,8 +82,18 @@ run -v --backend=cpu --png-decoder=libpng resize=50% "$T/rgb.png" "$T/t4v.png"
 grep -Eq "rgb.png \(.*, libpng [0-9.]+\) -> .*t4v.png \(.*, (libdeflate|zlib)" "$ERR" && ok || bad "-v names no codecs: $(cat "$ERR")"
 run -q --json=- gray "$T/rgb.png" "$T/t5.png"
 grep -q '"decode":' "$OUT" && ok || bad "--json=- wrote nothing to stdout"
-run -q -j 1 --json=- gray "$T/rgb.png" "$T/t6.png"
+run -q --threads=1 --json=- gray "$T/rgb.png" "$T/t6.png"
 grep -q '"threads": 1,' "$OUT" && ok || bad "--threads=1 not reported"
+# -j: a batch's files in flight (as make -j); on a single file its threads, as before, with a note
+run -j 1 --json="$T/j1.json" gray "$T/rgb.png" "$T/t7.png"
+[ "$RC" -eq 0 ] && grep -q '^gpuimg: note: -j 1 sets this file.s threads, as it did; in a batch -j is files in flight (as make -j): say --threads=1$' "$ERR" \
+    && grep -q '"threads": 1,' "$T/j1.json" && ok || bad "-j on a single file: $(cat "$ERR")"
+cp "$T/rgb.png" "$T/rgb2.png"
+run -j 2 -o "$T/jb/%s.png" gray "$T/rgb.png" "$T/rgb2.png"
+[ "$RC" -eq 0 ] && grep -q '^gpuimg: batch: 2 done, .*\[cpu, 2 jobs x [0-9]* threads\?\]$' "$ERR" && ok || bad "-j in a batch: $(cat "$ERR")"
+run --threads=1 -o "$T/jt/%s.png" gray "$T/rgb.png" "$T/rgb2.png"
+[ "$RC" -eq 0 ] && grep -q '^gpuimg: batch: 2 done, .* x 1 thread\]$' "$ERR" && ok || bad "--threads in a batch: $(cat "$ERR")"
+expect_fail 2 "-j 2 and --jobs=3 contradict each other" -j 2 --jobs=3 -o "$T/jc/%s.png" gray "$T/rgb.png"
 
 # --force, existing outputs, output equal to input
 cp "$T/rgb.png" "$T/keep.png"

@@ -63,8 +63,8 @@ for lay in "1 8" "2 8" "3 8" "4 8" "1 16" "3 16" "4 16" "3 8"; do
     "$MKIMG" $((37 + 11 * i)) $((19 + 7 * i)) "$1" "$2" "$T/b$i.png" $((40 + i)) || exit 99
     i=$((i + 1))
 done
-expect_ok -q -j 4 --jobs=4 --backend=gpu -o "$T/bg/%s.png" gray,resize=50%,blur=1,rotate=90 "$T"/b?.png
-expect_ok -q -j 4 --jobs=4 --backend=cpu -o "$T/bc/%s.png" gray,resize=50%,blur=1,rotate=90 "$T"/b?.png
+expect_ok -q --jobs=4 --backend=gpu -o "$T/bg/%s.png" gray,resize=50%,blur=1,rotate=90 "$T"/b?.png
+expect_ok -q --jobs=4 --backend=cpu -o "$T/bc/%s.png" gray,resize=50%,blur=1,rotate=90 "$T"/b?.png
 for f in "$T"/bc/*.png; do
     cmp -s "$f" "$T/bg/$(basename "$f")" && ok || bad "GPU batch: $(basename "$f") differs from the CPU batch"
 done

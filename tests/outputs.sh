@@ -86,7 +86,7 @@ rc=$?
 # while the encoder writes (the temporary file exists)
 "$MKIMG" 1200 1200 4 16 sig.png 9 0 || exit 99
 for s in INT TERM HUP QUIT USR1 USR2 ALRM; do
-    "$GPUIMG" -q --force -j 1 --png-level=9 blur=6 sig.png "s$s.png" 2>/dev/null &
+    "$GPUIMG" -q --force --threads=1 --png-level=9 blur=6 sig.png "s$s.png" 2>/dev/null &
     pid=$!
     n=0
     while [ $n -lt 400 ] && ! ls -A | grep -q "^\.s$s\.png\."; do sleep 0.05; n=$((n + 1)); done

@@ -178,13 +178,13 @@ wait $hold
 # itself and says so
 slow=blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40
 pid=$(server_pid)
-"$GPUIMG" -j 1 --backend=cpu $slow "$T/big.png" "$T/killed.png" 2>"$T/killed.err" &
+"$GPUIMG" --threads=1 --backend=cpu $slow "$T/big.png" "$T/killed.png" 2>"$T/killed.err" &
 client=$!
 sleep 0.4
 kill -9 "$pid" 2>/dev/null
 wait $client
 rc=$?
-"$GPUIMG" -q --no-server -j 1 --backend=cpu $slow "$T/big.png" "$T/killed-here.png"
+"$GPUIMG" -q --no-server --threads=1 --backend=cpu $slow "$T/big.png" "$T/killed-here.png"
 [ $rc -eq 0 ] && cmp -s "$T/killed.png" "$T/killed-here.png" && ok || bad "server killed: exit $rc, $(cat "$T/killed.err")"
 if grep -q 'served by the server' "$T/killed.err"; then
     echo "the job ended before the server was killed: not checked"
@@ -200,7 +200,7 @@ run $gpu gray "$T/rgb.png" "$T/stale.png"
 
 # the same with the input on stdin: the client kept it and runs it again
 pid=$(server_pid)
-"$GPUIMG" -j 1 --backend=cpu $slow - "$T/killed-stdin.png" <"$T/big.png" 2>"$T/killed.err" &
+"$GPUIMG" --threads=1 --backend=cpu $slow - "$T/killed-stdin.png" <"$T/big.png" 2>"$T/killed.err" &
 client=$!
 sleep 0.4
 kill -9 "$pid" 2>/dev/null
@@ -215,7 +215,7 @@ grep -q 'served by the server' "$T/killed.err" || grep -q '^gpuimg: the server w
 expect_ok -q $gpu gray "$T/rgb.png" "$T/restart.png"
 pid=$(server_pid)
 [ -n "$pid" ] && ok || bad "no server after a restart"
-"$GPUIMG" -q -j 1 --backend=cpu $slow "$T/big.png" "$T/gone.png" &
+"$GPUIMG" -q --threads=1 --backend=cpu $slow "$T/big.png" "$T/gone.png" &
 client=$!
 sleep 0.4
 kill -TERM $client

@@ -19,14 +19,14 @@ expect_ok -q gray "$T/src.png" "$T/gray.jpg"
 for j in base prog s444 gray; do
     while read -r pipe streams grey; do
         [ "$j" = gray ] && streams=$grey
-        run -v -j 2 -f --backend=cpu "$pipe" "$T/$j.jpg" "$T/s.png"
+        run -v --threads=2 -f --backend=cpu "$pipe" "$T/$j.jpg" "$T/s.png"
         if [ "$RC" -ne 0 ]; then
             bad "$pipe on $j.jpg: exit $RC: $(cat "$ERR")"
             continue
         fi
         grep -q "streamed" "$ERR" && got=yes || got=no
         [ "$got" = "$streams" ] || bad "$pipe on $j.jpg: streamed $got, want $streams: $(cat "$ERR")"
-        GPUIMG_STREAM=0 "$GPUIMG" -q -j 2 -f --backend=cpu "$pipe" "$T/$j.jpg" "$T/n.png" || bad "$pipe on $j.jpg without streaming"
+        GPUIMG_STREAM=0 "$GPUIMG" -q --threads=2 -f --backend=cpu "$pipe" "$T/$j.jpg" "$T/n.png" || bad "$pipe on $j.jpg without streaming"
         cmp -s "$T/s.png" "$T/n.png" && ok || bad "$pipe on $j.jpg: the streamed file differs"
     done <<'CASES'
 gray yes yes
@@ -44,9 +44,9 @@ resize=33% no no
 CASES
 done
 
-run -q -j 2 --backend=cpu --json="$T/r.json" blur=2 "$T/prog.jpg" "$T/j.png"
+run -q --threads=2 --backend=cpu --json="$T/r.json" blur=2 "$T/prog.jpg" "$T/j.png"
 grep -q '"streamed": true' "$T/r.json" && ok || bad "--json does not say streamed: $(cat "$T/r.json")"
-run -q -j 1 --backend=cpu --json="$T/r1.json" blur=2 "$T/prog.jpg" "$T/j1.png"
+run -q --threads=1 --backend=cpu --json="$T/r1.json" blur=2 "$T/prog.jpg" "$T/j1.png"
 grep -q '"streamed": false' "$T/r1.json" && ok || bad "one thread streamed: $(cat "$T/r1.json")"
 
 # a JPEG cut halfway (and closed with an end-of-image marker, so that it passes the checks before
@@ -58,11 +58,11 @@ for j in base prog; do
     size=$(wc -c <"$T/$j.jpg")
     { head -c $((size / 2)) "$T/$j.jpg"; printf '\377\331'; } >"$T/cut-$j.jpg"
     for i in 1 2 3 4 5 6 7 8 9 10; do
-        expect_fail 1 "cut-$j.jpg: bad JPEG" -j 2 --backend=cpu gray "$T/cut-$j.jpg" "$T/out/o.png"
+        expect_fail 1 "cut-$j.jpg: bad JPEG" --threads=2 --backend=cpu gray "$T/cut-$j.jpg" "$T/out/o.png"
     done
     [ -z "$(ls -A "$T/out")" ] && ok || bad "a failed streamed run left: $(ls -A "$T/out")"
 done
 if [ -w /dev/full ]; then
-    expect_fail 1 "/dev/full: write failed: No space left on device" -j 2 --backend=cpu gray "$T/base.jpg" /dev/full
+    expect_fail 1 "/dev/full: write failed: No space left on device" --threads=2 --backend=cpu gray "$T/base.jpg" /dev/full
 fi
 finish

@@ -538,12 +538,14 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     const int codecs = work && !st && !rt.server && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
     for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
         backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device, ctx->gpu.jpeg == 1);
-    int jobs = o->jobs ? o->jobs : threads > sh.ndevices ? threads : sh.ndevices;
+    /* --jobs, else the cores over --threads, else one a core (at least one a GPU) */
+    int jobs = o->jobs ? o->jobs : o->threads ? (threads / o->threads > 1 ? threads / o->threads : 1)
+                                              : threads > sh.ndevices ? threads : sh.ndevices;
     if (jobs > 64)
         jobs = 64;   /* --jobs's limit */
     if (jobs > n)
         jobs = n > 0 ? (int)n : 1;
-    sh.inner = threads / jobs > 1 ? threads / jobs : 1;
+    sh.inner = o->threads ? o->threads : threads / jobs > 1 ? threads / jobs : 1;
     sh.finished = st ? NULL : malloc(sizeof *sh.finished * (size_t)(n ? n : 1));
     if (!st && !sh.finished)
         st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");

@@ -22,7 +22,7 @@ enum {
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
     OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD, OPT_NO_SERVER, OPT_SERVER, OPT_SERVER_STATUS, OPT_SERVER_STOP,
-    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0,
+    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0, OPT_THREADS,
 };
 
 static const struct option longopts[] = {
@@ -31,7 +31,7 @@ static const struct option longopts[] = {
     { "list", optional_argument, NULL, OPT_LIST },
     { "backend", required_argument, NULL, OPT_BACKEND },
     { "device", required_argument, NULL, OPT_DEVICE },
-    { "threads", required_argument, NULL, 'j' },
+    { "threads", required_argument, NULL, OPT_THREADS },
     { "png-level", required_argument, NULL, OPT_PNG_LEVEL },
     { "jpeg-quality", required_argument, NULL, OPT_JPEG_QUALITY },
     { "jpeg-sampling", required_argument, NULL, OPT_JPEG_SAMPLING },
@@ -146,9 +146,13 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             if ((r = parse_int("--device", optarg, 0, 1023, &v))) return r;
             o->device = (int)v;
             break;
-        case 'j':
+        case OPT_THREADS:
             if ((r = parse_int("--threads", optarg, 1, 4096, &v))) return r;
             o->threads = (int)v;
+            break;
+        case 'j':   /* files in flight, as make -j; a single file's threads before (see below) */
+            if ((r = parse_int("-j", optarg, 1, 4096, &v))) return r;
+            o->j = (int)v;
             break;
         case OPT_PNG_LEVEL:
             if ((r = parse_int("--png-level", optarg, 0, 9, &v))) return r;
@@ -292,6 +296,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         }
     }
     int nargs = argc - optind;
+    if (o->j && o->template) {   /* -j N: the batch's files in flight */
+        if (o->j > 64)
+            return gpuimg_fail(GPUIMG_EUSAGE, "-j: expected a whole number from 1 to 64 (files in flight), not %d", o->j);
+        if (o->jobs && o->jobs != o->j)
+            return gpuimg_fail(GPUIMG_EUSAGE, "-j %d and --jobs=%d contradict each other", o->j, o->jobs);
+        o->jobs = o->j;
+    } else if (o->j && !o->threads) {   /* one file is one job: the old meaning, said */
+        o->threads = o->j;
+        o->j_was_threads = 1;
+    }
     if (o->action == ACT_SERVER) {
         if (nargs)
             return gpuimg_fail(GPUIMG_EUSAGE, "--server takes no PIPELINE or files");
@@ -412,7 +426,8 @@ void cli_help(FILE *f)
             "      --gpu-mem-limit=SIZE  device memory one image's pipeline may use (e.g. 512M, 2G; default:\n"
             "                          what the GPU has). Over it, the pipeline runs in tiles, or on the CPU\n"
             "                          where a step cannot be tiled (resize), said on stderr\n"
-            "  -j, --threads=N         OpenMP threads (default: all cores, or OMP_NUM_THREADS)\n"
+            "      --threads=N         OpenMP threads a file (default: all cores, or OMP_NUM_THREADS; in a\n"
+            "                          batch, the cores shared out among the jobs)\n"
             "      --png-level=N       PNG zlib compression level 0..9 (default 6)\n"
             "      --jpeg-quality=N    JPEG quality 1..100 (default 90)\n"
             "      --jpeg-sampling=S   JPEG chroma subsampling 420, 422 or 444 (default: 420 up to quality\n"
@@ -434,7 +449,8 @@ void cli_help(FILE *f)
             "      --dry-run           batch: print each INPUT -> OUTPUT that would be written (existing\n"
             "                          outputs skipped), write nothing\n"
             "      --shard=K/N         batch: only inputs K, K+N, K+2N... of the list (K from 0 to N-1)\n"
-            "      --jobs=N            batch: files in flight at once (default: one a thread)\n"
+            "  -j, --jobs=N            batch: files in flight at once (default: one a core, or the cores\n"
+            "                          over --threads); -j on a single file sets its threads, as it did\n"
             "      --devices=all|0,1,..  batch: spread the files over these GPUs (jobs take turns)\n"
             "      --progress, --no-progress  batch: progress on stderr (default: when a terminal)\n"
             "      --no-server         run in this process, not through the server (GPUIMG_SERVER=0 too;\n"

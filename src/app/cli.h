@@ -16,7 +16,8 @@ struct cli_opts {
     const char *pipeline, *input, *output;
     enum backend_kind backend;
     int device;
-    int threads;                  /* 0: OpenMP's default */
+    int threads;                  /* --threads: a file's threads (0: OpenMP's default, or a batch's share) */
+    int j, j_was_threads;         /* -j N: --jobs in a batch; a single file's threads, with a note */
     int png_level, jpeg_quality;
     int have_format;
     enum out_format format;

@@ -62,13 +62,17 @@ int main(int argc, char **argv)
             return fail(gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel (it has: %s)", kernel_names[o.kernel],
                                     pl.steps[i].op->name, kernel_names[o.kernel], kl));
         }
+    /* a single file's threads; a batch gets the cores, shared out among its jobs (or --threads each) */
 #ifdef _OPENMP
-    if (o.threads)
+    if (o.threads && !o.template)
         omp_set_num_threads(o.threads);
     int threads = omp_get_max_threads();
 #else
     int threads = 1;
 #endif
+    if (o.j_was_threads && !o.quiet)
+        fprintf(stderr, "gpuimg: note: -j %d sets this file's threads, as it did; in a batch -j is files in flight (as "
+                        "make -j): say --threads=%d\n", o.j, o.j);
     io_install_signal_cleanup();
     backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
