@@ -46,9 +46,19 @@ grep -q 'batch: 2 done, 2 failed, 0 skipped of 4' "$ERR" && ok || bad "summary w
     bad "outputs after failures: $(ls out2)"
 [ -z "$(find out2 -name '.*')" ] && ok || bad "temporary files left: $(find out2 -name '.*')"
 
-# template fields; directories are made
+# template fields; directories are made. %d: below the inputs' common directory (whole names,
+# as written; absolute inputs too), nothing and no slash for a file in it; %D: as written
 expect_ok -q -o 'tpl/%d/x-%s.%e' flip=h in/a/one.png in/b/four.png
-[ -f tpl/in/a/x-one.png ] && [ -f tpl/in/b/x-four.png ] && ok || bad "%d/%s.%e: $(find tpl -type f)"
+[ -f tpl/a/x-one.png ] && [ -f tpl/b/x-four.png ] && ok || bad "%d/%s.%e: $(find tpl -type f)"
+expect_ok -q -o 'tpd/%D/x-%s.%e' flip=h in/a/one.png in/b/four.png
+[ -f tpd/in/a/x-one.png ] && [ -f tpd/in/b/x-four.png ] && ok || bad "%D/%s.%e: $(find tpd -type f)"
+expect_ok --dry-run -o 'abs/%d/%s.png' gray "$T/in/a/one.png" "$T/in/b/four.png" "$T/in/a/two.png"
+[ "$(cat "$OUT")" = "$T/in/a/one.png -> abs/a/one.png
+$T/in/b/four.png -> abs/b/four.png
+$T/in/a/two.png -> abs/a/two.png" ] && ok || bad "%d with absolute inputs: $(cat "$OUT")"
+expect_ok --dry-run -o 'one/%d/%s.png' gray in/a/one.png in/a/two.png
+[ "$(cat "$OUT")" = "in/a/one.png -> one/one.png
+in/a/two.png -> one/two.png" ] && ok || bad "%d in the common directory: $(cat "$OUT")"
 expect_ok -q -o 'tpl/%3i_%i%%.jpg' flip=h in/a/one.png in/b/four.png
 [ -f tpl/001_1%.jpg ] && [ -f tpl/002_2%.jpg ] && ok || bad "%3i_%i%%: $(find tpl -type f)"
 [ "$(dims tpl/001_1%.jpg)" = "31x17 c3 d8" ] && ok || bad "the .jpg output is not a 31x17 RGB JPEG"
@@ -61,15 +71,15 @@ expect_fail 2 'in/a/one.png and in/b/one.png would both be written to col/one.pn
     -o 'col/%s.png' gray in/a/one.png in/b/one.png
 [ ! -e col ] && ok || bad "a refused batch made its output directory"
 expect_fail 2 'in/a/one.png and in/./a//one.png would both be written to col/in/./a//one.png' \
-    -o 'col/%d/%s.png' gray in/a/one.png in/./a//one.png
-expect_fail 2 'would overwrite the input in/a/two.png \(--force replaces' -o '%d/%s.png' gray in/a/two.png
+    -o 'col/%D/%s.png' gray in/a/one.png in/./a//one.png
+expect_fail 2 'would overwrite the input in/a/two.png \(--force replaces' -o '%D/%s.png' gray in/a/two.png
 # --force: each file may replace its own input (in place), never another file's input
 mkdir -p inpl && cp in/a/one.png inpl/x.png && cp in/a/two.png inpl/y.png
 expect_ok -q -o 'want/%s.png' gray inpl/x.png inpl/y.png
-expect_ok -q --force -o '%d/%s.png' gray inpl/x.png inpl/y.png
+expect_ok -q --force -o '%D/%s.png' gray inpl/x.png inpl/y.png
 cmp -s inpl/x.png want/x.png && cmp -s inpl/y.png want/y.png && ok || bad "--force in place: not the results"
 cp in/a/one.png inpl/2.png
-expect_fail 2 'inpl/2.png would overwrite the input inpl/2.png$' --force -o '%d/%i.png' gray inpl/2.png inpl/x.png
+expect_fail 2 'inpl/2.png would overwrite the input inpl/2.png$' --force -o '%D/%i.png' gray inpl/2.png inpl/x.png
 expect_fail 2 'unknown %q' -o 'x/%q.png' gray in/a/one.png
 expect_fail 2 'only %i takes a width' -o 'x/%3s.png' gray in/a/one.png
 expect_fail 2 'unknown output format for in/a/one.png' -o 'x/%s.webp' gray in/a/one.png

@@ -86,7 +86,26 @@ static int read_list(const char *path, int nul, struct list *l)
 
 /* Expand %s (base name without extension), %e (extension, no dot), %d (directory, "." when
  * none), %i / %Ni (1-based index in the list, zero-padded to N digits) and %%. */
-int batch_expand(const char *tpl, const char *in, long index, char *out, size_t n)
+size_t batch_common_dir(char *const *in, long n)
+{
+    if (n <= 0)
+        return 0;
+    const char *s0 = strrchr(in[0], '/');
+    size_t len = s0 ? (size_t)(s0 - in[0]) + 1 : 0;
+    for (long i = 1; i < n && len; i++) {
+        const char *si = strrchr(in[i], '/');
+        const size_t li = si ? (size_t)(si - in[i]) + 1 : 0;
+        size_t k = 0;
+        while (k < len && k < li && in[0][k] == in[i][k])
+            k++;
+        while (k > 0 && in[0][k - 1] != '/')   /* whole directories only */
+            k--;
+        len = k;
+    }
+    return len;
+}
+
+int batch_expand(const char *tpl, const char *in, size_t common, long index, char *out, size_t n)
 {
     const char *slash = strrchr(in, '/');
     const char *base = slash ? slash + 1 : in;
@@ -109,7 +128,13 @@ int batch_expand(const char *tpl, const char *in, long index, char *out, size_t 
             switch (*++p) {
             case 's': s = base; len = baselen; break;
             case 'e': s = dot ? dot + 1 : ""; len = (int)strlen(s); break;
-            case 'd':
+            case 'd':   /* below the inputs' common directory; nothing, and no slash after it, when in it */
+                s = in + common;
+                len = slash && slash >= s ? (int)(slash - s) : 0;
+                if (!len && p[1] == '/')
+                    p++;
+                break;
+            case 'D':
                 if (!slash) s = ".", len = 1;
                 else if (slash == in) s = "/", len = 1;
                 else s = in, len = (int)(slash - in);
@@ -121,7 +146,7 @@ int batch_expand(const char *tpl, const char *in, long index, char *out, size_t 
                 break;
             case '%': piece[0] = '%'; len = 1; break;
             default:
-                return gpuimg_fail(GPUIMG_EUSAGE, "-o %s: unknown %%%c (use %%s, %%e, %%d, %%i, %%Ni or %%%%)", tpl,
+                return gpuimg_fail(GPUIMG_EUSAGE, "-o %s: unknown %%%c (use %%s, %%e, %%d, %%D, %%i, %%Ni or %%%%)", tpl,
                                    *p ? *p : ' ');
             }
             if (width && *p != 'i')
@@ -474,11 +499,12 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     if (!st && !out)
         st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of outputs");
     char buf[4096];
+    const size_t common = batch_common_dir(l.v, l.n);   /* the whole list's: every shard names alike */
     for (long i = 0; !st && i < l.n; i++) {
         if (!strcmp(l.v[i], "-"))
             st = gpuimg_fail(GPUIMG_EUSAGE, "--from-list: '-' (stdin) cannot be one of a batch's inputs");
         if (!st)
-            st = batch_expand(o->template, l.v[i], i + 1, buf, sizeof buf);
+            st = batch_expand(o->template, l.v[i], common, i + 1, buf, sizeof buf);
         enum out_format f;
         if (!st && !o->have_format && io_format_from_path(buf, &f))
             st = gpuimg_fail(GPUIMG_EUSAGE, "%s: unknown output format for %s (use " IO_OUTPUT_EXTENSIONS " in -o, "

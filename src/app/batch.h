@@ -10,7 +10,12 @@
  * status for an error that stops the batch before any work (usage, a bad list, two inputs
  * writing one output); otherwise GPUIMG_OK with *exit_code 0, or 1 when a file failed. */
 int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, double t_start, int *exit_code);
-/* TEMPLATE's name for input number index (1-based) of the list. */
-int batch_expand(const char *tpl, const char *in, long index, char *out, size_t n);
+/* The length of the directory part (through its last '/') that every input's path begins with,
+ * as written, in whole directories; 0 when none. */
+size_t batch_common_dir(char *const *in, long n);
+/* TEMPLATE's name for input number index (1-based) of the list: %s the name without its
+ * extension, %e the extension, %d the directory below common (the common directory's length), %D
+ * the directory as written, %i / %Ni the index, %% a percent sign. */
+int batch_expand(const char *tpl, const char *in, size_t common, long index, char *out, size_t n);
 
 #endif
