@@ -47,6 +47,42 @@ done
 "$GPUIMG" -q gray "$T/rgba.png" "$T/alpha.pgm" 2>"$T/err"
 [ $? -eq 1 ] && grep -q "alpha.pgm: PNM holds no alpha channel and the result has one (grey+alpha)" "$T/err" && [ ! -e "$T/alpha.pgm" ] \
     && ok || bad "PNM with alpha: $(cat "$T/err")"
+# EXIF orientation: a phone photo as a camera writes it (an APP1 "Exif" segment with IFD0's tag
+# 0x0112, big- and little-endian, made here) is turned upright before the pipeline, the same bytes
+# as the pipeline preceded by the turn on the stored image; --no-auto-orient leaves it as stored;
+# a broken segment is ignored (as orientation 1)
+"$MKIMG" 21 13 3 8 "$T/ori.png" 5 || exit 99
+"$GPUIMG" -q -f flip=h,flip=h "$T/ori.png" "$T/ori.jpg" || bad "a JPEG to orient"
+# exif ORDER VALUE: the APP1 segment, 34 bytes after its marker
+exif() {
+    b=$(printf '\\%03o' "$2")   # the value's byte, as an escape for the format below
+    if [ "$1" = MM ]; then
+        printf "\\377\\341\\000\\042Exif\\000\\000MM\\000\\052\\000\\000\\000\\010\\000\\001\\001\\022\\000\\003\\000\\000\\000\\001\\000$b\\000\\000\\000\\000\\000\\000"
+    else
+        printf "\\377\\341\\000\\042Exif\\000\\000II\\052\\000\\010\\000\\000\\000\\001\\000\\022\\001\\003\\000\\001\\000\\000\\000$b\\000\\000\\000\\000\\000\\000\\000"
+    fi
+}
+phone() { { head -c 2 "$T/ori.jpg"; exif "$1" "$2"; tail -c +3 "$T/ori.jpg"; } >"$T/phone.jpg"; }
+set -- x "" flip=h, rotate=180, flip=v, transpose, rotate=90, transpose,rotate=180, rotate=270,
+for v in 1 2 3 4 5 6 7 8; do
+    for order in MM II; do
+        phone $order $v
+        turn=$(eval "echo \${$((v + 1))}")
+        run -v -f gray "$T/phone.jpg" "$T/up.png"
+        "$GPUIMG" -q -f --no-auto-orient "${turn}gray" "$T/phone.jpg" "$T/want.png"
+        [ "$RC" -eq 0 ] && cmp -s "$T/up.png" "$T/want.png" && ok || bad "EXIF orientation $v ($order): $(cat "$ERR")"
+        if [ $v -gt 1 ]; then
+            grep -q "EXIF orientation $v turned upright" "$ERR" && ok || bad "-v does not say orientation $v: $(cat "$ERR")"
+        fi
+    done
+done
+phone MM 6
+[ "$(dims "$T/phone.jpg")" = "13x21 c3 d8" ] && ok || bad "orientation 6: $(dims "$T/phone.jpg"), want 13x21"
+"$GPUIMG" -q -f --no-auto-orient gray "$T/phone.jpg" "$T/stored.png" && "$GPUIMG" -q -f gray "$T/ori.jpg" "$T/ori-gray.png" \
+    && cmp -s "$T/stored.png" "$T/ori-gray.png" && ok || bad "--no-auto-orient turned the image"
+# IFD0 said to lie past the segment's end
+{ head -c 2 "$T/ori.jpg"; exif MM 6 | head -c 16; printf '\377\377'; exif MM 6 | tail -c +19; tail -c +3 "$T/ori.jpg"; } >"$T/broken.jpg"
+"$GPUIMG" -q -f gray "$T/broken.jpg" "$T/broken.png" && cmp -s "$T/broken.png" "$T/ori-gray.png" && ok || bad "a broken EXIF segment"
 # --shrink-on-load (libjpeg-turbo builds): the factor chosen, and the result against OpenCV's
 # reduced read (the same DCT scaling) resized with INTER_AREA (tests/jpeg/make_jpegs.py)
 if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then

@@ -22,7 +22,7 @@ enum {
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
     OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD, OPT_NO_SERVER, OPT_SERVER, OPT_SERVER_STATUS, OPT_SERVER_STOP,
-    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0, OPT_THREADS,
+    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0, OPT_THREADS, OPT_NO_AUTO_ORIENT,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +58,7 @@ static const struct option longopts[] = {
     { "png-decoder", required_argument, NULL, OPT_PNG_DECODER },
     { "decoder", required_argument, NULL, OPT_DECODER },
     { "shrink-on-load", no_argument, NULL, OPT_SHRINK_ON_LOAD },
+    { "no-auto-orient", no_argument, NULL, OPT_NO_AUTO_ORIENT },
     { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
     { "no-server", no_argument, NULL, OPT_NO_SERVER },
     { "server", no_argument, NULL, OPT_SERVER },
@@ -210,6 +211,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         case OPT_FROM_LIST0: o->from_list = optarg; o->list_nul = 1; break;
         case '0': o->list_nul = 1; break;
         case OPT_DRY_RUN: o->dry_run = 1; break;
+        case OPT_NO_AUTO_ORIENT: o->no_auto_orient = 1; break;
         case OPT_SHARD: {
             long long k, n;
             const char *slash = strchr(optarg, '/');
@@ -418,6 +420,8 @@ void cli_help(FILE *f)
             "      --jpeg-decoder=D    auto (default: libjpeg-turbo where built in, else stb_image), libjpeg,\n"
             "                          stb, or nvjpeg: decode JPEGs on the GPU when the pipeline runs\n"
             "                          there (builds with nvJPEG)\n"
+            "      --no-auto-orient    leave a JPEG as stored (default: turned upright as its EXIF\n"
+            "                          orientation says, before the pipeline)\n"
             "      --png-decoder=D     auto (default: libdeflate for 8- and 16-bit grey, RGB and RGBA\n"
             "                          without tRNS, not interlaced; libpng for the rest), libpng, stb\n"
             "      --shrink-on-load    a JPEG whose pipeline starts with resize (gray may come first) is\n"

@@ -394,6 +394,7 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
         q->threads = ctx->save.threads > 0 ? ctx->save.threads : 1;
         q->jpeg_sampling = ctx->save.jpeg_sampling;
         q->jpeg_progressive = ctx->save.jpeg_progressive;
+        q->no_auto_orient = ctx->no_auto_orient;
     }
     const int sent = ok && exchange(cl, q, fds, 2) == 0;
     free(q);

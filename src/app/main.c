@@ -86,6 +86,7 @@ int main(int argc, char **argv)
     ctx.load_jpeg = o.jpeg_decoder == 1 ? DEC_STB : DEC_AUTO;
     ctx.load_png = o.png_decoder;
     ctx.shrink_on_load = o.shrink_on_load;
+    ctx.no_auto_orient = o.no_auto_orient;
     ctx.save.jpeg_sampling = o.jpeg_sampling;
     ctx.save.jpeg_progressive = o.jpeg_progressive;
     if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */

@@ -146,6 +146,7 @@ static void walk_request(struct wire *x, struct proto_request *q)
     INT(x, 1, 1024, q->threads);
     INT(x, 0, 444, q->jpeg_sampling);
     INT(x, 0, 1, q->jpeg_progressive);
+    INT(x, 0, 1, q->no_auto_orient);
     if (!x->why && q->jpeg_sampling && q->jpeg_sampling != 420 && q->jpeg_sampling != 422 && q->jpeg_sampling != 444)
         x->why = "a JPEG sampling out of range";
 }
@@ -166,6 +167,7 @@ static void walk_reply(struct wire *x, struct proto_reply *a)
     geomf(x, &a->in);
     geomf(x, &a->out);
     INT(x, 0, 64, a->shrink);
+    INT(x, 0, 8, a->orient);
     INT(x, 0, 1 << 30, a->tiles);
     INT(x, 0, 1 << 30, a->tile_w);
     INT(x, 0, 1 << 30, a->tile_h);
@@ -242,6 +244,7 @@ void proto_reply_from_report(struct proto_reply *a, const struct run_report *r)
     a->in = r->in;
     a->out = r->out;
     a->shrink = r->shrink;
+    a->orient = r->orient;
     a->tiles = r->tiles;
     a->tile_w = r->tile_w;
     a->tile_h = r->tile_h;
@@ -277,6 +280,7 @@ void proto_reply_to_report(const struct proto_reply *a, struct run_report *r)
     r->in = a->in;
     r->out = a->out;
     r->shrink = a->shrink;
+    r->orient = a->orient;
     r->tiles = a->tiles;
     r->tile_w = a->tile_w;
     r->tile_h = a->tile_h;

@@ -218,7 +218,7 @@ static void run_job(struct job *j, struct proto_reply *a)
                                          q->jpeg_sampling, q->jpeg_progressive, j->out_fd },
                                .per_file_format = q->per_file_format, .load_jpeg = (enum io_decoder)q->load_jpeg,
                                .load_png = (enum io_decoder)q->load_png, .shrink_on_load = q->shrink_on_load,
-                               .in_fd = j->in_fd };
+                               .no_auto_orient = q->no_auto_orient, .in_fd = j->in_fd };
         ctx.gpu.jpeg = q->jpeg;
         if (bc.note_is_fallback)
             ctx.fallback = "no usable GPU";

@@ -51,9 +51,12 @@ void timing_print_line(FILE *f, const struct run_report *r, int verbose)
         char a[64], b[64];
         geom_text(a, sizeof a, &r->in);
         geom_text(b, sizeof b, &r->out);
-        char shrunk[32] = "";
+        char shrunk[80] = "";
         if (r->shrink > 1)
             snprintf(shrunk, sizeof shrunk, ", shrunk 1/%d on load", r->shrink);
+        if (r->orient > 1)
+            snprintf(shrunk + strlen(shrunk), sizeof shrunk - strlen(shrunk), ", EXIF orientation %d turned upright",
+                     r->orient);
         fprintf(f, "gpuimg: %s (%s, %s%s) -> %s (%s, %s)\n", r->input, a, r->decoder ? r->decoder : "not decoded",
                 shrunk, r->output, b, r->encoder ? r->encoder : "not encoded");
     }
@@ -132,6 +135,7 @@ void timing_write_json(FILE *f, const struct run_report *r)
     fprintf(f, ",\n  \"decoder\": ");
     json_str(f, r->decoder);
     fprintf(f, ",\n  \"shrink_on_load\": %d", r->shrink > 1 ? r->shrink : 1);
+    fprintf(f, ",\n  \"exif_orientation\": %d", r->orient > 1 ? r->orient : 1);
     fprintf(f, ",\n  \"encoder\": ");
     json_str(f, r->encoder);
     fprintf(f, ",\n  \"streamed\": %s", r->streamed ? "true" : "false");

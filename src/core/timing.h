@@ -34,6 +34,7 @@ struct run_report {
     const char *decoder, *encoder;   /* the codecs that ran ("libdeflate", "libjpeg-turbo 2.1.5"), or NULL */
     char encoder_buf[128];        /* where encoder points when it is made up for the run */
     int shrink;                   /* the decoder shrank the image by this on load (0 or 1: not) */
+    int orient;                   /* the EXIF orientation turned upright (0 or 1: none) */
     int tiles, tile_w, tile_h;    /* the GPU ran the pipeline in tiles (0: whole) */
     int streamed;                 /* decode, process and encode overlapped (stream.h): their times are busy times */
     char note[320];               /* said on stderr after the run: the GPU had no room, the CPU ran it */

@@ -45,6 +45,26 @@ static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct 
     return st;
 }
 
+/* EXIF orientation o (2 to 8): the turn that shows the image upright, as the plan's first steps
+ * (on the CPU and the GPU alike; the output keeps no orientation tag to turn it again). */
+static int orient(struct plan *pl, int o, struct run_report *r)
+{
+    static const char *const turn[9] = { NULL,        NULL,        "flip=h",     "rotate=180",          "flip=v",
+                                         "transpose", "rotate=90", "transpose,rotate=180", "rotate=270" };
+    struct plan pre;
+    int st = plan_parse(turn[o], &pre);
+    if (st)
+        return st;
+    if (pl->nsteps + pre.nsteps > PLAN_MAX_STEPS)
+        return gpuimg_fail(GPUIMG_EPARAM, "%s: no room in the pipeline (%d steps at most) for the turn its EXIF orientation "
+                           "asks (use --no-auto-orient)", r->input, PLAN_MAX_STEPS);
+    memmove(pl->steps + pre.nsteps, pl->steps, sizeof pl->steps[0] * (size_t)pl->nsteps);
+    memcpy(pl->steps, pre.steps, sizeof pre.steps[0] * (size_t)pre.nsteps);
+    pl->nsteps += pre.nsteps;
+    r->orient = o;
+    return GPUIMG_OK;
+}
+
 /* Read and check in (nothing decoded yet), resolve the plan for its geometry and check that the
  * output's encoder can write the result, before any work. */
 static int load_header(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
@@ -62,7 +82,8 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->in = raw->g;
     *pl = *c->plan;
     enum out_format f;
-    if ((st = plan_resolve(pl, &r->in, c->max_pixels)) || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r)))
+    if ((!c->no_auto_orient && raw->orient > 1 && (st = orient(pl, raw->orient, r)))
+        || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r)))
         || (st = out_format(c, out, &f)) || (st = io_check_size(out, f, &pl->out)))
         io_input_free(raw);
     return st;

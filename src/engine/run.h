@@ -19,6 +19,7 @@ struct run_ctx {
     enum io_decoder load_jpeg, load_png;   /* the decoders chosen (--decoder, --jpeg-decoder, ...) */
     int shrink_on_load;           /* let a JPEG decoder shrink for a resize (--shrink-on-load) */
     struct io_pending *hold;      /* non-NULL: run_save leaves the encoded output here, unpublished */
+    int no_auto_orient;           /* --no-auto-orient: leave a JPEG as stored, whatever its EXIF says */
     int in_fd;                    /* > 0: the input is this open file (the path names it); with
                                      save.out_fd, the server's run of a client's files */
 };

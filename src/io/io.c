@@ -171,7 +171,10 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     const enum file_kind kind = sniff_kind(buf, len);
     switch (kind) {
     case KIND_PNG: st = png_check(name, buf, len, &hw, &hh, &in->png); break;
-    case KIND_JPEG: st = jpeg_check(name, buf, len, &hw, &hh); break;
+    case KIND_JPEG:
+        if (!(st = jpeg_check(name, buf, len, &hw, &hh)))
+            in->orient = jpeg_orientation(buf, len);
+        break;
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
     default: break;
     }
@@ -207,6 +210,8 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->kind = kind;
     in->dec = kind == KIND_JPEG ? o->jpeg : kind == KIND_PNG ? o->png : DEC_STB;
     in->shrink = 1;
+    if (!in->orient)
+        in->orient = 1;
     if (kind == KIND_PNG)
         comp = in->png.channels;
     in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };

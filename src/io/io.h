@@ -52,6 +52,7 @@ struct io_input {
     enum io_decoder dec; /* load_opts' choice for this kind */
     struct geom g;       /* from the header; after io_shrink, the shrunk image's */
     int shrink;          /* 1, or the factor io_shrink set */
+    int orient;          /* EXIF orientation, 1 (as stored) to 8; 1 for every format but JPEG */
     struct png_facts png;   /* a PNG's, from its chunk walk */
     const char *codec;   /* the decoder that ran ("libdeflate", "stb_image", ...), set by io_decode */
 };

@@ -139,7 +139,7 @@ def text(s):
     return u64(len(s)) + s
 
 
-def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 1 << 28, 0, 6, 90, 4, 0, 0)):
+def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 1 << 28, 0, 6, 90, 4, 0, 0, 0)):
     m = b"gpuimgQ\x01" + u64(kind)
     if kind == 1:
         m += text(pipe) + text(src) + text(dst) + b"".join(u64(v) for v in ints)
@@ -149,7 +149,7 @@ def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0
 def reply(answer, status, message, nsteps=0):
     m = b"gpuimgA\x01" + u64(answer) + u64(status) + text(message)
     m += text(b"") + text(b"gpu") + text(b"NVIDIA H100") + text(b"") + text(b"nvJPEG") + text(b"libdeflate") + text(b"")
-    m += b"".join(u64(v) for v in (64, 48, 3, 8, 32, 24, 1, 8)) + b"".join(u64(v) for v in (1, 0, 0, 0, 0, 16, nsteps))
+    m += b"".join(u64(v) for v in (64, 48, 3, 8, 32, 24, 1, 8)) + b"".join(u64(v) for v in (1, 6, 0, 0, 0, 0, 16, nsteps))
     m += b"".join(struct.pack("<d", v) for v in (1.5, 0.2, 0.3, -1, 2.0, 4.1, -1, 230.0))
     for i in range(nsteps):
         m += text(b"gray+resize=50%") + struct.pack("<d", 0.05 * i)
@@ -159,8 +159,8 @@ def reply(answer, status, message, nsteps=0):
 def requests():
     for i, m in enumerate([request(1), request(2), request(3),
                            request(1, b"gray,resize=50%,blur=2,transpose", b"-", b"-",
-                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1)),
-                           request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0)),
+                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1)),
+                           request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0)),
                            reply(0, 0, b"", 2), reply(1, 0, b"the server's queue is full"),
                            reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file")]):
         out("request", f"{i:02d}", m)
