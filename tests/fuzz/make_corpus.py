@@ -204,6 +204,11 @@ def main():
     load["psd-rgb16.psd"] = psd(3, 2, 3, 16, False)
     load["pic-rgb.pic"] = pic(5, 3, False, False)
     load["pic-rgba-mixed.pic"] = pic(6, 2, True, True)
+    # EXIF orientation 6 in an APP1 segment (big-endian TIFF, one IFD0 entry), as a phone writes it
+    # (the JPEG's own pixels drawn apart, so that the files above stay as they were)
+    exif = b"Exif\0\0MM\0\x2a\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01\0\x06\0\0\0\0\0\0"
+    rot = enc(".jpg", np.random.default_rng(6).integers(0, 256, (6, 11, 3), dtype=np.uint8))
+    load["jpeg-exif6.jpg"] = rot[:2] + b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif + rot[2:]
     for k, v in load.items():
         out("load", k, v)
 
