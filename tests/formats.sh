@@ -53,16 +53,7 @@ done
 # a broken segment is ignored (as orientation 1)
 "$MKIMG" 21 13 3 8 "$T/ori.png" 5 || exit 99
 "$GPUIMG" -q -f flip=h,flip=h "$T/ori.png" "$T/ori.jpg" || bad "a JPEG to orient"
-# exif ORDER VALUE: the APP1 segment, 34 bytes after its marker
-exif() {
-    b=$(printf '\\%03o' "$2")   # the value's byte, as an escape for the format below
-    if [ "$1" = MM ]; then
-        printf "\\377\\341\\000\\042Exif\\000\\000MM\\000\\052\\000\\000\\000\\010\\000\\001\\001\\022\\000\\003\\000\\000\\000\\001\\000$b\\000\\000\\000\\000\\000\\000"
-    else
-        printf "\\377\\341\\000\\042Exif\\000\\000II\\052\\000\\010\\000\\000\\000\\001\\000\\022\\001\\003\\000\\001\\000\\000\\000$b\\000\\000\\000\\000\\000\\000\\000"
-    fi
-}
-phone() { { head -c 2 "$T/ori.jpg"; exif "$1" "$2"; tail -c +3 "$T/ori.jpg"; } >"$T/phone.jpg"; }
+phone() { exif_jpeg "$T/ori.jpg" "$1" "$2" >"$T/phone.jpg"; }
 set -- x "" flip=h, rotate=180, flip=v, transpose, rotate=90, transpose,rotate=180, rotate=270,
 for v in 1 2 3 4 5 6 7 8; do
     for order in MM II; do

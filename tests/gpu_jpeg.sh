@@ -102,6 +102,17 @@ for f in cut damaged; do
     echo "$f.jpg: CPU exit $cpu_rc ($cpu_msg), GPU exit $RC"
 done
 
+# a phone photo (EXIF orientation 6, then 7) decoded on the engines is turned upright there, as
+# on the CPU: within TOL of the CPU's file
+for v in 6 7; do
+    exif_jpeg "$T/p420.jpg" MM $v >"$T/phone$v.jpg"
+    run -v --backend=gpu --jpeg-decoder=nvjpeg gray,resize=50% "$T/phone$v.jpg" "$T/phone$v-gpu.png"
+    grep -q "EXIF orientation $v turned upright" "$ERR" && ok || bad "orientation $v on the GPU: $(cat "$ERR")"
+    expect_ok -q --backend=cpu gray,resize=50% "$T/phone$v.jpg" "$T/phone$v-cpu.png"
+    "$dir/golden_test" --diff "$T/phone$v-gpu.png" "$T/phone$v-cpu.png" "$TOL" >"$T/log" && ok \
+        || bad "orientation $v on the GPU: $(cat "$T/log")"
+done
+
 # a batch: 120 files, baseline and the others mixed, 16 jobs decoding at once, and a cut file
 mkdir -p "$T/in"
 i=0

@@ -80,3 +80,16 @@ finish() {
     echo "$PASS passed, $FAIL failed"
     [ "$FAIL" -eq 0 ]
 }
+
+# exif ORDER VALUE: an APP1 "Exif" segment (34 bytes after its marker) whose IFD0 holds the
+# orientation VALUE, in byte ORDER MM or II, as a camera writes it
+exif() {
+    b=$(printf '\\%03o' "$2")   # the value's byte, as an escape for the format below
+    if [ "$1" = MM ]; then
+        printf "\\377\\341\\000\\042Exif\\000\\000MM\\000\\052\\000\\000\\000\\010\\000\\001\\001\\022\\000\\003\\000\\000\\000\\001\\000$b\\000\\000\\000\\000\\000\\000"
+    else
+        printf "\\377\\341\\000\\042Exif\\000\\000II\\052\\000\\010\\000\\000\\000\\001\\000\\022\\001\\003\\000\\001\\000\\000\\000$b\\000\\000\\000\\000\\000\\000\\000"
+    fi
+}
+# exif_jpeg JPEG ORDER VALUE: that JPEG with the segment after its SOI marker, on stdout
+exif_jpeg() { head -c 2 "$1"; exif "$2" "$3"; tail -c +3 "$1"; }
