@@ -101,6 +101,13 @@ expect_fail 1 "keep.png: output exists \(use --force" gray "$T/rgb.png" "$T/keep
 cmp -s "$T/rgb.png" "$T/keep.png" && ok || bad "existing output was changed without --force"
 expect_ok -q --force gray "$T/rgb.png" "$T/keep.png" && [ "$(dims "$T/keep.png")" = "101x61 c1 d8" ] && ok || bad "--force did not replace"
 
+# INPUT OUTPUT alone (the first word no pipeline): a conversion, the pixels unchanged (copy)
+expect_ok -q "$T/rgb.png" "$T/conv.ppm"
+expect_ok -q "$T/conv.ppm" "$T/conv.png"
+"$(dirname "$GPUIMG")/tests/golden_test" --diff "$T/conv.png" "$T/rgb.png" 0 >"$T/log" && ok || bad "INPUT OUTPUT: $(cat "$T/log")"
+expect_ok -v copy "$T/rgb.png" "$T/conv.jpg"
+grep -q "conv.jpg (.*RGB 8-bit, libjpeg-turbo" "$ERR" || grep -q "conv.jpg (.*, stb_image_write)" "$ERR" && ok || bad "copy to JPEG: $(cat "$ERR")"
+expect_fail 2 "missing OUTPUT" gray "$T/rgb.png"
 # help, version, list
 run --help; [ "$RC" -eq 0 ] && grep -q '^Usage: gpuimg' "$OUT" && [ ! -s "$ERR" ] && ok || bad "--help"
 run -h; [ "$RC" -eq 0 ] && grep -q 'Operations:' "$OUT" && ok || bad "-h"

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/op.h"
 #include "core/params.h"
+#include "core/plan.h"
 
 #define DEFAULT_MAX_PIXELS ((uint64_t)1 << 28)
 
@@ -336,12 +337,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     if (nargs > 3)
         return gpuimg_fail(GPUIMG_EUSAGE, "too many arguments (%d; expected PIPELINE INPUT OUTPUT, or -o TEMPLATE for many "
                            "inputs)", nargs);
-    if (nargs < 3)
+    /* INPUT OUTPUT alone, the first word no pipeline: a conversion by OUTPUT's extension (copy) */
+    static struct plan probe;
+    const int convert = nargs == 2 && plan_parse(argv[optind], &probe) != GPUIMG_OK;
+    if (nargs == 2)
+        gpuimg_clear_error();
+    if (nargs < 3 && !convert)
         return gpuimg_fail(GPUIMG_EUSAGE, "missing %s",
                            nargs == 0 ? "PIPELINE, INPUT and OUTPUT" : nargs == 1 ? "INPUT and OUTPUT" : "OUTPUT");
-    o->pipeline = argv[optind];
-    o->input = argv[optind + 1];
-    o->output = argv[optind + 2];
+    o->pipeline = convert ? "copy" : argv[optind];
+    o->input = argv[optind + !convert];
+    o->output = argv[optind + 2 - convert];
     if (!o->have_format) {
         struct stat st;
         /* stdout, devices and FIFOs (/dev/null) default to PNG; a directory fails later, clearly */
@@ -383,6 +389,7 @@ void cli_help(FILE *f)
 {
     fprintf(f,
             "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
+            "   or: gpuimg [OPTION]... INPUT OUTPUT   (a format conversion: copy)\n"
             "   or: gpuimg [OPTION]... -o TEMPLATE PIPELINE INPUT... [--from-list=FILE] [--shard=K/N]\n"
             "   or: gpuimg tune [--size=WxH] [--repeat=N] [--device=N] [--quick] [--no-save]\n"
             "Process an image through a pipeline of operations, on the GPU when one is usable and on\n"

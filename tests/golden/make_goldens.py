@@ -170,6 +170,7 @@ REFERENCES = {
                                        ("rotate=180", lambda a: cv2.rotate(a, cv2.ROTATE_180), 0),
                                        ("rotate=270", lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE), 0)],
     'flip': lambda w, h, c, d, run: [("flip=h", lambda a: cv2.flip(a, 1), 0), ("flip=v", lambda a: cv2.flip(a, 0), 0)],
+    'copy': lambda w, h, c, d, run: [("copy", lambda a: a.copy(), 0)],
 }
 
 

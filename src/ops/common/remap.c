@@ -72,10 +72,12 @@ DEFINE_REVERSE(8)
 
 int remap_cpu(enum map m, const struct image *in, struct image *out)
 {
-    if (m == M_FLIPV) {
+    if (m == M_FLIPV || m == M_COPY) {
+        const int flip = m == M_FLIPV;
 #pragma omp parallel for schedule(static)
         for (int y = 0; y < out->h; y++)
-            memcpy(out->data + (size_t)y * out->stride, in->data + (size_t)(in->h - 1 - y) * in->stride, in->stride);
+            memcpy(out->data + (size_t)y * out->stride, in->data + (size_t)(flip ? in->h - 1 - y : y) * in->stride,
+                   in->stride);
         return GPUIMG_OK;
     }
     if (m == M_FLIPH || m == M_ROT180) {
@@ -123,6 +125,7 @@ static struct gpu_map map_coeffs(enum map m, int w, int h)
     case M_ROT270: return (struct gpu_map){ 0, -1, w1, 1, 0, 0 };
     case M_FLIPH: return (struct gpu_map){ -1, 0, w1, 0, 1, 0 };
     case M_FLIPV: return (struct gpu_map){ 1, 0, 0, 0, -1, h1 };
+    case M_COPY: break;
     }
     return (struct gpu_map){ 1, 0, 0, 0, 1, 0 };
 }

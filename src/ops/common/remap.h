@@ -1,10 +1,10 @@
-/* gpuimg: the pixel remaps shared by transpose, rotate and flip (remap.c): each operation names
- * its map; the CPU loops, the tile regions and the GPU launch are the same for all six. */
+/* gpuimg: the pixel remaps shared by transpose, rotate, flip and copy (remap.c): each operation
+ * names its map; the CPU loops, the tile regions and the GPU launch are the same for all seven. */
 #ifndef GPUIMG_OPS_REMAP_H
 #define GPUIMG_OPS_REMAP_H
 #include "core/op.h"
 
-enum map { M_TRANSPOSE, M_ROT90, M_ROT180, M_ROT270, M_FLIPH, M_FLIPV };
+enum map { M_TRANSPOSE, M_ROT90, M_ROT180, M_ROT270, M_FLIPH, M_FLIPV, M_COPY };
 
 int remap_resolve(enum map m, const struct geom *in, struct geom *out);
 int remap_cpu(enum map m, const struct image *in, struct image *out);
