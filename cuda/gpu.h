@@ -80,7 +80,7 @@ int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen);
  * nvJPEG failed (err says why). */
 int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst, int w, int h, int c, int any, int *hardware,
                     char *err, size_t errlen);
-/* Begin making the JPEG engines' decoder of a device on a thread of its own (about 0.6 s);
+/* Begin making the JPEG engines' decoder of a device on a thread of its own (it is slow to make);
  * gpu_jpeg_stop waits for every such thread (before the process exits). */
 void gpu_jpeg_start(int device);
 /* nvJPEG's GPU encoder: a w x h device image of c = 1 (grey, written as one component) or 3

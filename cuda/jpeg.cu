@@ -47,8 +47,8 @@ struct hw_req {
 };
 
 /* One a device: the handle, the decoder state its calls share (one call at a time), the
- * combiner of its threads' requests. Making the handle and state takes about 0.6 s (H100), so a
- * batch starts it on a thread of its own (gpu_jpeg_start) while the CPU decodes the first files;
+ * combiner of its threads' requests. Making the handle and state costs more than decoding many
+ * files on the CPU, so a batch starts it on a thread of its own (gpu_jpeg_start) while the CPU decodes the first files;
  * callers that do not wait take the engines only once ready is set. */
 struct hw_decoder {
     std::once_flag once;

@@ -136,7 +136,7 @@ extern "C" const char *gpu_nvcomp_version(void)
 /* The split of the work. Entropy coding alone (nvCOMP's algorithm 0) is fast and, on
  * photographs' filtered rows, which hold few repeats, smaller than zlib's level 6; LZ matching
  * wins where rows repeat (flat and smooth areas, renders, text), and nvCOMP's matching algorithms
- * are several times slower on a batch than the host's libdeflate. Entropy coding shows repeats by
+ * are slower on a batch than the host's libdeflate. Entropy coding shows repeats by
  * compressing well: chunks it brings below 1/FLAT of their bytes (just above Huffman coding's
  * floor of one bit a byte: flat areas) come back with their filtered bytes for the CPU to deflate
  * at the level, the smaller result kept; from level 4 also those below 1/SMOOTH where the whole

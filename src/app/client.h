@@ -12,8 +12,8 @@
 #include "engine/run.h"
 
 /* With no server warm, auto runs a command of fewer files than this on the CPU (a GPU's start
- * costs more than their whole run there: measured past 200 photographs on 16 cores) and starts
- * the server for the next commands; from this many it waits for the server. */
+ * costs more than their whole run there: the crossover bench/server.sh measures) and starts the
+ * server for the next commands; from this many it waits for the server. */
 #define SERVER_COLD_MIN_FILES 500
 
 struct route {
