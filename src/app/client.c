@@ -144,7 +144,7 @@ static const char *knob_set(void)
 /* -1 auto, 0 off, 1 on: --no-server, else GPUIMG_SERVER */
 static int server_mode(const struct cli_opts *o)
 {
-    if (o->no_server || knob_set())
+    if (o->no_server)
         return 0;
     const char *e = getenv("GPUIMG_SERVER");
     if (e && (!strcmp(e, "0") || !strcmp(e, "1")))
@@ -178,10 +178,11 @@ int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, s
 {
     memset(rt, 0, sizeof *rt);
     const int mode = server_mode(o);
-    if (knob_set() && !o->no_server) {
+    const char *knob = mode ? knob_set() : NULL;
+    if (knob) {
         int st = client_route_here(o, pl, nfiles, ctx, rt);
         if (!st && !rt->note[0])
-            snprintf(rt->note, sizeof rt->note, "%s is set: running in this process, not the server", knob_set());
+            snprintf(rt->note, sizeof rt->note, "%s is set: running in this process, not the server", knob);
         return st;
     }
     /* --compare measures this process; --devices and --gpu-mem-limit set up this process's GPUs */

@@ -55,13 +55,8 @@ int main(int argc, char **argv)
     struct plan pl;
     if ((st = plan_parse(o.pipeline, &pl)))
         return fail(st);
-    for (int i = 0; o.kernel >= 0 && i < pl.nsteps; i++)
-        if (!(pl.steps[i].op->gpu_variants & KV_BIT(o.kernel))) {
-            char kl[96];
-            kernel_list(pl.steps[i].op->gpu_variants, kl, sizeof kl);
-            return fail(gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel (it has: %s)", kernel_names[o.kernel],
-                                    pl.steps[i].op->name, kernel_names[o.kernel], kl));
-        }
+    if ((st = plan_check_kernel(&pl, o.kernel)))
+        return fail(st);
     /* a single file's threads; a batch gets the cores, shared out among its jobs (or --threads each) */
 #ifdef _OPENMP
     if (o.threads && !o.template)

@@ -182,15 +182,6 @@ static void status_reply(int fd)
 
 /* ---- the workers ------------------------------------------------------------------------------- */
 
-static int kernel_ok(const struct plan *pl, int kernel)
-{
-    for (int i = 0; kernel >= 0 && i < pl->nsteps; i++)
-        if (!(pl->steps[i].op->gpu_variants & KV_BIT(kernel)))
-            return gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel", kernel_names[kernel],
-                               pl->steps[i].op->name, kernel_names[kernel]);
-    return GPUIMG_OK;
-}
-
 static void run_job(struct job *j, struct proto_reply *a)
 {
     const struct proto_request *q = &j->q;
@@ -208,7 +199,7 @@ static void run_job(struct job *j, struct proto_reply *a)
 #endif
     int st = plan_parse(q->pipeline, &pl);
     if (!st)
-        st = kernel_ok(&pl, q->kernel);
+        st = plan_check_kernel(&pl, q->kernel);
     if (!st)
         st = backend_select((enum backend_kind)q->backend, &pl, q->device, &bc);
     if (!st) {
@@ -291,6 +282,19 @@ static void close_conn(struct conn *c)
     c->busy = c->gone = 0;
 }
 
+/* Why a run's descriptors are refused, or NULL: it needs its input and output, both regular
+ * files (the client's own, or its memory files), the output open for writing. */
+static const char *files_refused(const int *fds, int nfd)
+{
+    struct stat a, b;
+    if (nfd != 2)
+        return "a run request carries two descriptors";
+    if (fstat(fds[0], &a) || fstat(fds[1], &b) || !S_ISREG(a.st_mode) || !S_ISREG(b.st_mode))
+        return "the descriptors must be regular files";
+    const int flags = fcntl(fds[1], F_GETFL);
+    return flags < 0 || (flags & O_ACCMODE) == O_RDONLY ? "the output descriptor is not open for writing" : NULL;
+}
+
 /* One message from c: a status, a stop, or a run queued with its two files. */
 static void take_request(struct conn *c)
 {
@@ -321,35 +325,21 @@ static void take_request(struct conn *c)
         why = "server out of memory";
     else if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
         why = "request too long";
-    else if (proto_read_request(buf, (size_t)n, &j->q, &why))
-        ;
-    else if (j->q.kind == PROTO_STATUS)
-        why = "";
-    else if (j->q.kind == PROTO_STOP)
-        why = "";
-    else if (nfd != 2)
-        why = "a run request carries two descriptors";
-    else {
-        struct stat a, b;
-        const int flags = fcntl(fds[1], F_GETFL);
-        if (fstat(fds[0], &a) || fstat(fds[1], &b) || !S_ISREG(a.st_mode) || !S_ISREG(b.st_mode))
-            why = "the descriptors must be regular files";
-        else if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
-            why = "the output descriptor is not open for writing";
-    }
-    if (why) {
+    else if (!proto_read_request(buf, (size_t)n, &j->q, &why) && j->q.kind == PROTO_RUN)
+        why = files_refused(fds, nfd);
+    if (why || j->q.kind != PROTO_RUN) {   /* answered here: a refusal, a status, a stop */
         for (int k = 0; k < nfd; k++)
             close(fds[k]);
-        if (j && j->q.kind == PROTO_STATUS && !*why)
+        if (why)
+            refuse(c->fd, PROTO_REFUSED, why);
+        else
             status_reply(c->fd);
-        else if (j && j->q.kind == PROTO_STOP && !*why) {
-            status_reply(c->fd);
+        if (!why && j->q.kind == PROTO_STOP) {
             pthread_mutex_lock(&S.mu);
             S.stopping = 1;
             pthread_cond_broadcast(&S.cv);
             pthread_mutex_unlock(&S.mu);
-        } else
-            refuse(c->fd, PROTO_REFUSED, why);
+        }
         free(j);
         return;
     }

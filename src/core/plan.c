@@ -145,3 +145,15 @@ int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)
     pl->out = cur;
     return GPUIMG_OK;
 }
+
+int plan_check_kernel(const struct plan *pl, int kernel)
+{
+    for (int i = 0; kernel >= 0 && i < pl->nsteps; i++)
+        if (!(pl->steps[i].op->gpu_variants & KV_BIT(kernel))) {
+            char kl[96];
+            kernel_list(pl->steps[i].op->gpu_variants, kl, sizeof kl);
+            return gpuimg_fail(GPUIMG_EUSAGE, "--kernel=%s: %s has no %s kernel (it has: %s)", kernel_names[kernel],
+                               pl->steps[i].op->name, kernel_names[kernel], kl);
+        }
+    return GPUIMG_OK;
+}

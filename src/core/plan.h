@@ -23,6 +23,9 @@ struct plan {
 };
 
 int plan_parse(const char *text, struct plan *pl);
+/* GPUIMG_EUSAGE, naming the step and the kernels it has, where --kernel=KV_* (kernel; -1: auto)
+ * asks for one that a step of pl lacks. */
+int plan_check_kernel(const struct plan *pl, int kernel);
 /* max_pixels (0: none) also bounds every intermediate and the output. */
 int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels);
 
