@@ -210,8 +210,8 @@ rc=$?
 grep -q 'served by the server' "$T/killed.err" || grep -q '^gpuimg: the server went away before answering: ran here$' \
     "$T/killed.err" && ok || bad "server killed, stdin: $(cat "$T/killed.err")"
 
-# a client killed mid-job: no output, no temporary file; the server goes on, and once the job
-# is done it holds none of the client's files
+# a client killed mid-job: no output, no temporary file; the server goes on, gives the job up at
+# its next step and then holds none of the client's files
 expect_ok -q $gpu gray "$T/rgb.png" "$T/restart.png"
 pid=$(server_pid)
 [ -n "$pid" ] && ok || bad "no server after a restart"
@@ -228,6 +228,8 @@ held() { ls -l /proc/"$pid"/fd | grep -e "-> $T/big.png" -e "-> $T/\.gone"; }
 while held >/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 held >/dev/null && bad "the server keeps the client's files: $(held)" || ok
 echo "the killed client's job was let go $((i / 10)).$((i % 10)) s after the next command"
+run --server-status
+grep -q "requests served, 1 given up," "$OUT" && ok || bad "the killed client's job was not given up: $(cat "$OUT")"
 
 # --server-stop, then eight clients starting a server at once end with one
 run --server-stop

@@ -97,7 +97,8 @@ int server_paths(struct server_paths *p)
 struct conn {
     int fd;            /* -1: a free slot */
     int busy;          /* a request of it is queued or running: not read meanwhile */
-    int gone;          /* it hung up: its queued request is dropped, its answer not sent */
+    atomic_int gone;   /* it hung up: its queued request is dropped, its running one given up
+                          at the next step, its answer not sent */
 };
 
 struct job {
@@ -170,8 +171,8 @@ static void status_reply(int fd)
     for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
         clients += S.conns[i].fd >= 0;
     snprintf(a->message, sizeof a->message,
-             "pid %ld, up %.1f s, %ld requests served, %d clients, %d running, %d waiting, %d workers; %s%s",
-             (long)getpid(), (timing_now_ms() - S.started) / 1000, S.jobs, clients, S.running, S.qn, S.nworkers,
+             "pid %ld, up %.1f s, %ld requests served, %ld given up, %d clients, %d running, %d waiting, %d workers; %s%s",
+             (long)getpid(), (timing_now_ms() - S.started) / 1000, S.jobs, S.dropped, clients, S.running, S.qn, S.nworkers,
              S.device[0] ? "GPU " : "no GPU", S.device);
     a->context_ms = S.context_ms;
     a->jobs_before = S.jobs;
@@ -209,7 +210,8 @@ static void run_job(struct job *j, struct proto_reply *a)
                                          q->jpeg_sampling, q->jpeg_progressive, j->out_fd },
                                .per_file_format = q->per_file_format, .load_jpeg = (enum io_decoder)q->load_jpeg,
                                .load_png = (enum io_decoder)q->load_png, .shrink_on_load = q->shrink_on_load,
-                               .no_auto_orient = q->no_auto_orient, .in_fd = j->in_fd };
+                               .no_auto_orient = q->no_auto_orient, .in_fd = j->in_fd,
+                               .abandoned = &j->c->gone };
         ctx.gpu.jpeg = q->jpeg;
         if (bc.note_is_fallback)
             ctx.fallback = "no usable GPU";
@@ -261,8 +263,8 @@ static void *worker(void *arg)
             send_reply(j->c->fd, &a);
         pthread_mutex_lock(&S.mu);
         S.running -= !gone;
-        S.jobs += !gone;
-        S.dropped += gone;
+        S.jobs += answer;
+        S.dropped += gone || a.status == GPUIMG_ECANCELED;   /* never started, or stopped midway */
         j->c->busy = 0;
         S.last = timing_now_ms();
         pthread_mutex_unlock(&S.mu);

@@ -25,6 +25,7 @@ static const char *const names[GPUIMG_NSTATUS] = {
     [GPUIMG_ECUDA] = "CUDA error",
     [GPUIMG_EUNSUPPORTED] = "not supported by this build",
     [GPUIMG_ENODEVMEM] = "not enough device memory",
+    [GPUIMG_ECANCELED] = "given up: its asker went away",
     [GPUIMG_EINTERNAL] = "internal error",
 };
 

@@ -21,6 +21,7 @@ enum gpuimg_status {
     GPUIMG_ECUDA,       /* a CUDA call failed */
     GPUIMG_EUNSUPPORTED,/* the request is valid but this build cannot do it */
     GPUIMG_ENODEVMEM,   /* not enough device memory (or over --gpu-mem-limit), even in tiles */
+    GPUIMG_ECANCELED,   /* the run was given up: whoever asked for it went away */
     GPUIMG_EINTERNAL,
     GPUIMG_NSTATUS
 };

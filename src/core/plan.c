@@ -157,3 +157,10 @@ int plan_check_kernel(const struct plan *pl, int kernel)
         }
     return GPUIMG_OK;
 }
+
+int plan_abandoned(const struct plan *pl)
+{
+    if (!pl->abandoned || !atomic_load_explicit(pl->abandoned, memory_order_relaxed))
+        return GPUIMG_OK;
+    return gpuimg_fail(GPUIMG_ECANCELED, "the run was given up: its asker went away");
+}

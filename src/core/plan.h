@@ -3,6 +3,7 @@
  * read; plan_resolve() then fixes each step's input and output geometry for a given input. */
 #ifndef GPUIMG_PLAN_H
 #define GPUIMG_PLAN_H
+#include <stdatomic.h>
 #include <stdint.h>
 #include "core/op.h"
 
@@ -20,6 +21,8 @@ struct plan {
     struct step steps[PLAN_MAX_STEPS];
     struct geom in, out;
     uint64_t max_bytes;   /* the largest buffer any step needs (input or output) */
+    const atomic_int *abandoned;   /* non-NULL: whoever asked for the run may give it up (the
+                                      server's client hung up); looked at between steps and bands */
 };
 
 int plan_parse(const char *text, struct plan *pl);
@@ -28,5 +31,8 @@ int plan_parse(const char *text, struct plan *pl);
 int plan_check_kernel(const struct plan *pl, int kernel);
 /* max_pixels (0: none) also bounds every intermediate and the output. */
 int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels);
+/* GPUIMG_ECANCELED once the run's asker has given it up, else GPUIMG_OK: the backends call it
+ * before each step and band, so an abandoned run stops within one. */
+int plan_abandoned(const struct plan *pl);
 
 #endif

@@ -13,7 +13,9 @@ int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report 
     for (int i = 0; i < pl->nsteps; i++) {
         const struct step *st = &pl->steps[i];
         struct image out;
-        int rc = image_alloc(&out, &st->out);
+        int rc = plan_abandoned(pl);
+        if (!rc)
+            rc = image_alloc(&out, &st->out);
         if (rc)
             return rc;
         double ts = timing_now_ms();

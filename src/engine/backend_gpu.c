@@ -243,9 +243,12 @@ int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step
                 step_ms[i] = 0;
             continue;
         }
+        int r = plan_abandoned(pl);
+        if (r)
+            return r;
         if (step_ms && gpu_timer_start(gp->step_timer, err, sizeof err))
             return cuda_fail("timer", err);
-        int r = fused_launch(gp, pl, i, gp->buf[cur], gp->buf[cur ^ 1]);
+        r = fused_launch(gp, pl, i, gp->buf[cur], gp->buf[cur ^ 1]);
         if (r)
             return r;
         if (step_ms && gpu_timer_stop(gp->step_timer, &step_ms[i], err, sizeof err))
@@ -279,6 +282,8 @@ static int run_tile(const struct plan *pl, const struct tile_chain *tc, const st
     for (int k = 0; !st && k < tc->nsteps; k++) {
         const struct step *s = &tc->steps[k];
         void *state = NULL;
+        if ((st = plan_abandoned(pl)))
+            break;
         if (s->op->gpu_prepare && (st = s->op->gpu_prepare(&s->args, &s->in, &s->out, call[k].variant, &state)))
             break;
         float ms = 0;

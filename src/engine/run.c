@@ -189,6 +189,7 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     int st = load_header(c, in, out, &raw, &pl, r);
     if (st)
         return st;
+    pl.abandoned = c->abandoned;
     struct image img = { 0 };
     int done = 0;
     struct gpu_encode_request enc = { 0 };

@@ -22,6 +22,7 @@ struct run_ctx {
     int no_auto_orient;           /* --no-auto-orient: leave a JPEG as stored, whatever its EXIF says */
     int in_fd;                    /* > 0: the input is this open file (the path names it); with
                                      save.out_fd, the server's run of a client's files */
+    const atomic_int *abandoned;  /* non-NULL: the run stops once it is set (struct plan's) */
 };
 
 /* Decode in and resolve the plan for it (into *pl), timing the decode. The input is read whole

@@ -103,7 +103,9 @@ static void work(struct stream *s)
         pthread_mutex_unlock(&s->mu);
         if (k < 0 || stop)
             break;
-        const int st = band(s, k, &in, step_ms);
+        int st = plan_abandoned(s->pl);
+        if (!st)
+            st = band(s, k, &in, step_ms);
         if (st) {
             fail(s, st);
             break;
