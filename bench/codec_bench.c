@@ -123,7 +123,7 @@ static void bench_encoders(const struct image *im)
                 char *mem = NULL;
                 FILE *f = open_memstream(&mem, &size);
                 const double t0 = timing_now_ms();
-                if (!f || pngenc_write(f, "bench", im, levels[l], 1)) {
+                if (!f || pngenc_write(f, "bench", im, levels[l], 1, NULL)) {
                     printf("  PNG encoder failed: %s\n", gpuimg_errmsg());
                     exit(1);
                 }

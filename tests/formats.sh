@@ -59,8 +59,8 @@ for v in 1 2 3 4 5 6 7 8; do
     for order in MM II; do
         phone $order $v
         turn=$(eval "echo \${$((v + 1))}")
-        run -v -f gray "$T/phone.jpg" "$T/up.png"
-        "$GPUIMG" -q -f --no-auto-orient "${turn}gray" "$T/phone.jpg" "$T/want.png"
+        run -v -f --strip gray "$T/phone.jpg" "$T/up.png"
+        "$GPUIMG" -q -f --strip --no-auto-orient "${turn}gray" "$T/phone.jpg" "$T/want.png"
         [ "$RC" -eq 0 ] && cmp -s "$T/up.png" "$T/want.png" && ok || bad "EXIF orientation $v ($order): $(cat "$ERR")"
         if [ $v -gt 1 ]; then
             grep -q "EXIF orientation $v turned upright" "$ERR" && ok || bad "-v does not say orientation $v: $(cat "$ERR")"
@@ -69,11 +69,11 @@ for v in 1 2 3 4 5 6 7 8; do
 done
 phone MM 6
 [ "$(dims "$T/phone.jpg")" = "13x21 c3 d8" ] && ok || bad "orientation 6: $(dims "$T/phone.jpg"), want 13x21"
-"$GPUIMG" -q -f --no-auto-orient gray "$T/phone.jpg" "$T/stored.png" && "$GPUIMG" -q -f gray "$T/ori.jpg" "$T/ori-gray.png" \
+"$GPUIMG" -q -f --strip --no-auto-orient gray "$T/phone.jpg" "$T/stored.png" && "$GPUIMG" -q -f --strip gray "$T/ori.jpg" "$T/ori-gray.png" \
     && cmp -s "$T/stored.png" "$T/ori-gray.png" && ok || bad "--no-auto-orient turned the image"
 # IFD0 said to lie past the segment's end
 { head -c 2 "$T/ori.jpg"; exif MM 6 | head -c 16; printf '\377\377'; exif MM 6 | tail -c +19; tail -c +3 "$T/ori.jpg"; } >"$T/broken.jpg"
-"$GPUIMG" -q -f gray "$T/broken.jpg" "$T/broken.png" && cmp -s "$T/broken.png" "$T/ori-gray.png" && ok || bad "a broken EXIF segment"
+"$GPUIMG" -q -f --strip gray "$T/broken.jpg" "$T/broken.png" && cmp -s "$T/broken.png" "$T/ori-gray.png" && ok || bad "a broken EXIF segment"
 # --shrink-on-load (libjpeg-turbo builds): the factor chosen, and the result against OpenCV's
 # reduced read (the same DCT scaling) resized with INTER_AREA (tests/jpeg/make_jpegs.py)
 if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then

@@ -98,7 +98,7 @@ static size_t encode(const struct image *im, int level, int threads, uint8_t **o
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
-    if (pngenc_write(f, "test", im, level, threads)) {
+    if (pngenc_write(f, "test", im, level, threads, NULL)) {
         fprintf(stderr, "pngenc_write failed\n");
         exit(1);
     }
@@ -193,7 +193,7 @@ static void write_failures(void)
     const long before = ru.ru_maxrss;
     for (int i = 0; i < 64; i++) {
         FILE *f = fopen("/dev/full", "w");
-        const int st = pngenc_write(f, "/dev/full", &im, 0, 2);
+        const int st = pngenc_write(f, "/dev/full", &im, 0, 2, NULL);
         fclose(f);
         gpuimg_clear_error();
         if (st != GPUIMG_EWRITE) {
@@ -277,7 +277,7 @@ static int chunks_check(const struct geom *g, size_t csize, int level, int threa
         }
         char *b0 = NULL;
         FILE *f0 = open_memstream(&b0, &plain);
-        const int s0 = pngenc_write_chunks(f0, "chunks", g, level, copy, lens, NULL, NULL, nc, threads);
+        const int s0 = pngenc_write_chunks(f0, "chunks", g, level, copy, lens, NULL, NULL, nc, threads, NULL);
         fclose(f0);
         if (s0)
             plain = 0;
@@ -290,7 +290,7 @@ static int chunks_check(const struct geom *g, size_t csize, int level, int threa
     char *buf = NULL;
     size_t bn = 0;
     FILE *fp = open_memstream(&buf, &bn);
-    const int st = pngenc_write_chunks(fp, "chunks", g, level, chunks, lens, raw, raw_lens, nc, threads);
+    const int st = pngenc_write_chunks(fp, "chunks", g, level, chunks, lens, raw, raw_lens, nc, threads, NULL);
     fclose(fp);
     free(raw);
     free(raw_lens);

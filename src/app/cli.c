@@ -23,7 +23,7 @@ enum {
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
     OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD, OPT_NO_SERVER, OPT_SERVER, OPT_SERVER_STATUS, OPT_SERVER_STOP,
-    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0, OPT_THREADS, OPT_NO_AUTO_ORIENT,
+    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0, OPT_THREADS, OPT_NO_AUTO_ORIENT, OPT_STRIP,
 };
 
 static const struct option longopts[] = {
@@ -60,6 +60,7 @@ static const struct option longopts[] = {
     { "decoder", required_argument, NULL, OPT_DECODER },
     { "shrink-on-load", no_argument, NULL, OPT_SHRINK_ON_LOAD },
     { "no-auto-orient", no_argument, NULL, OPT_NO_AUTO_ORIENT },
+    { "strip", no_argument, NULL, OPT_STRIP },
     { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
     { "no-server", no_argument, NULL, OPT_NO_SERVER },
     { "server", no_argument, NULL, OPT_SERVER },
@@ -213,6 +214,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         case '0': o->list_nul = 1; break;
         case OPT_DRY_RUN: o->dry_run = 1; break;
         case OPT_NO_AUTO_ORIENT: o->no_auto_orient = 1; break;
+        case OPT_STRIP: o->strip = 1; break;
         case OPT_SHARD: {
             long long k, n;
             const char *slash = strchr(optarg, '/');
@@ -444,6 +446,8 @@ void cli_help(FILE *f)
             "      --jpeg-sampling=S   JPEG chroma subsampling 420, 422 or 444 (default: 420 up to quality\n"
             "                          90, 444 above)\n"
             "      --jpeg-progressive  write progressive JPEG\n"
+            "      --strip             drop the metadata (default: PNG and JPEG outputs keep the input's\n"
+            "                          ICC profile, EXIF with the orientation made 1, and density)\n"
             "      --format=FMT        output format png, jpg, bmp, tga or ppm (PGM or PPM by the channels;\n"
             "                          default: from OUTPUT; png for -)\n"
             "  -f, --force             replace OUTPUT if it exists\n"

@@ -33,6 +33,7 @@ struct cli_opts {
     enum io_decoder png_decoder;  /* --png-decoder (--decoder=stb sets both) */
     int shrink_on_load;
     int no_auto_orient;           /* --no-auto-orient */
+    int strip;                    /* --strip */
     int jpeg_sampling, jpeg_progressive;   /* JPEG output: 420/422/444 (0: by quality), progressive */
     /* batch: -o TEMPLATE with INPUT... and/or --from-list */
     const char *template;         /* NULL: the single-file form PIPELINE INPUT OUTPUT */

@@ -396,6 +396,7 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
         q->jpeg_sampling = ctx->save.jpeg_sampling;
         q->jpeg_progressive = ctx->save.jpeg_progressive;
         q->no_auto_orient = ctx->no_auto_orient;
+        q->strip = ctx->save.strip;
     }
     const int sent = ok && exchange(cl, q, fds, 2) == 0;
     free(q);

@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     ctx.load_png = o.png_decoder;
     ctx.shrink_on_load = o.shrink_on_load;
     ctx.no_auto_orient = o.no_auto_orient;
+    ctx.save.strip = o.strip;
     ctx.save.jpeg_sampling = o.jpeg_sampling;
     ctx.save.jpeg_progressive = o.jpeg_progressive;
     if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
@@ -132,7 +133,9 @@ int main(int argc, char **argv)
         double t0 = timing_now_ms();
         struct image img;
         struct plan rpl;
-        if (!(st = run_load(&ctx, o.input, o.output, &img, &rpl, &rep))) {
+        struct io_meta meta = { 0 };
+        ctx.save.meta = &meta;
+        if (!(st = run_load(&ctx, o.input, o.output, &img, &rpl, &meta, &rep))) {
             static struct compare_table tab;
             struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, o.device };
             double tc = timing_now_ms();
@@ -147,6 +150,7 @@ int main(int argc, char **argv)
                 st = run_save(&ctx, o.output, &img, &rep);
             image_free(&img);
         }
+        meta_free(&meta);
         rep.total_ms = timing_now_ms() - t0;
     }
     if (!o.compare)

@@ -207,7 +207,7 @@ static void run_job(struct job *j, struct proto_reply *a)
         struct run_ctx ctx = { .plan = &pl, .kind = bc.kind, .max_pixels = q->max_pixels,
                                .gpu = { q->device, q->kernel, backend_gpu_pin_default(), q->nofuse, 1, 1, NULL },
                                .save = { (enum out_format)q->fmt, q->png_level, q->jpeg_quality, 1, threads,
-                                         q->jpeg_sampling, q->jpeg_progressive, j->out_fd },
+                                         q->jpeg_sampling, q->jpeg_progressive, j->out_fd, q->strip, NULL },
                                .per_file_format = q->per_file_format, .load_jpeg = (enum io_decoder)q->load_jpeg,
                                .load_png = (enum io_decoder)q->load_png, .shrink_on_load = q->shrink_on_load,
                                .no_auto_orient = q->no_auto_orient, .in_fd = j->in_fd,

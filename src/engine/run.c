@@ -46,7 +46,7 @@ static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct 
 }
 
 /* EXIF orientation o (2 to 8): the turn that shows the image upright, as the plan's first steps
- * (on the CPU and the GPU alike; the output keeps no orientation tag to turn it again). */
+ * (on the CPU and the GPU alike; the output's EXIF says 1, so that nothing turns it again). */
 static int orient(struct plan *pl, int o, struct run_report *r)
 {
     static const char *const turn[9] = { NULL,        NULL,        "flip=h",     "rotate=180",          "flip=v",
@@ -68,7 +68,7 @@ static int orient(struct plan *pl, int o, struct run_report *r)
 /* Read and check in (nothing decoded yet), resolve the plan for its geometry and check that the
  * output's encoder can write the result, before any work. */
 static int load_header(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
-                       struct run_report *r)
+                       struct io_meta *meta, struct run_report *r)
 {
     r->input = in;
     r->output = out;
@@ -78,10 +78,16 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     int st = io_read(in, &lo, raw);
     if (st)
         return st;
-    r->decode_ms = timing_now_ms() - t0;
     r->in = raw->g;
     *pl = *c->plan;
     enum out_format f;
+    if (!c->save.strip && (raw->jpeg || raw->kind == KIND_PNG) && (st = meta_read(raw->buf, raw->len, raw->jpeg, meta))) {
+        io_input_free(raw);
+        return st;
+    }
+    r->decode_ms = timing_now_ms() - t0;
+    if (!c->no_auto_orient && raw->orient > 1)
+        meta_upright(meta, raw->orient);
     if ((!c->no_auto_orient && raw->orient > 1 && (st = orient(pl, raw->orient, r)))
         || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r)))
         || (st = out_format(c, out, &f)) || (st = io_check_size(out, f, &pl->out)))
@@ -99,10 +105,10 @@ static int decode(struct io_input *raw, struct image *img, struct run_report *r)
 }
 
 int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
-             struct run_report *r)
+             struct io_meta *meta, struct run_report *r)
 {
     struct io_input raw;
-    int st = load_header(c, in, out, &raw, pl, r);
+    int st = load_header(c, in, out, &raw, pl, meta, r);
     return st ? st : decode(&raw, img, r);
 }
 
@@ -120,19 +126,28 @@ int run_save(const struct run_ctx *c, const char *out, const struct image *img, 
     return st;
 }
 
-struct chunks_args { const struct geom *g; int level, threads; const struct gpu_png_chunks *ch; };
+struct chunks_args { const struct geom *g; int level, threads; const struct gpu_png_chunks *ch; const struct io_meta *meta; };
 
 static int write_chunks(FILE *fp, const char *name, void *arg)
 {
     const struct chunks_args *a = arg;
     return pngenc_write_chunks(fp, name, a->g, a->level, a->ch->chunks, a->ch->lens, a->ch->raw, a->ch->raw_lens, a->ch->n,
-                               a->threads);
+                               a->threads, a->meta);
 }
 
+struct bytes_args { const struct gpu_encode_request *q; const struct io_meta *meta; int c; };
+
+/* A JPEG from nvJPEG, with the metadata put in as libjpeg-turbo's files carry it. */
 static int write_bytes(FILE *fp, const char *name, void *arg)
 {
-    const struct gpu_encode_request *q = arg;
-    return fwrite(q->bytes, 1, q->len, fp) == q->len ? GPUIMG_OK : gpuimg_write_error(name, errno);
+    const struct bytes_args *a = arg;
+    const struct gpu_encode_request *q = a->q;
+    if (a->meta && meta_jpeg_splice(fp, q->bytes, q->len, a->meta, a->c))
+        return ferror(fp) ? gpuimg_write_error(name, errno)
+                          : gpuimg_fail(GPUIMG_EENCODE, "%s: nvJPEG's file does not start as a JPEG", name);
+    if (!a->meta && fwrite(q->bytes, 1, q->len, fp) != q->len)
+        return gpuimg_write_error(name, errno);
+    return GPUIMG_OK;
 }
 
 /* The file the GPU encoded: a PNG's chunks joined into out, or a JPEG's bytes. */
@@ -140,7 +155,8 @@ static int save_encoded(const struct run_ctx *c, const char *out, const struct i
                         struct run_report *r)
 {
     const struct geom g = image_geom(img);
-    struct chunks_args a = { &g, c->save.png_level, c->save.threads, &q->out };
+    struct chunks_args a = { &g, c->save.png_level, c->save.threads, &q->out, c->save.meta };
+    struct bytes_args b = { q, c->save.meta, g.c };
     struct io_pending p;
     r->out = g;
     if (q->fmt == FMT_PNG)
@@ -152,7 +168,7 @@ static int save_encoded(const struct run_ctx *c, const char *out, const struct i
     r->encoder = r->encoder_buf;
     const double t0 = timing_now_ms();
     int st = io_write_pending(out, &g, &c->save, c->hold ? c->hold : &p, q->fmt == FMT_PNG ? write_chunks : write_bytes,
-                              q->fmt == FMT_PNG ? (void *)&a : (void *)q);
+                              q->fmt == FMT_PNG ? (void *)&a : (void *)&b);
     if (!st && !c->hold)
         st = io_pending_publish(&p);
     r->encode_ms = q->ms + timing_now_ms() - t0;
@@ -181,12 +197,14 @@ static int gpu_encode(const struct run_ctx *c, const char *out, const struct pla
     return f == FMT_JPEG && !c->save.jpeg_progressive && pl->out.depth == 8 && (pl->out.c == 1 || pl->out.c == 3);
 }
 
-int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
+/* run_file with c->save.meta, which load_header fills */
+static int run_chain(const struct run_ctx *c, const char *in, const char *out, struct io_meta *meta,
+                     struct run_report *r)
 {
     double t0 = timing_now_ms();
     struct io_input raw;
     struct plan pl;
-    int st = load_header(c, in, out, &raw, &pl, r);
+    int st = load_header(c, in, out, &raw, &pl, meta, r);
     if (st)
         return st;
     pl.abandoned = c->abandoned;
@@ -230,5 +248,15 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     backend_gpu_encode_free(&enc);
     image_free(&img);
     r->total_ms = timing_now_ms() - t0;
+    return st;
+}
+
+int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
+{
+    struct io_meta meta = { 0 };
+    struct run_ctx cc = *c;
+    cc.save.meta = &meta;
+    const int st = run_chain(&cc, in, out, &meta, r);
+    meta_free(&meta);
     return st;
 }

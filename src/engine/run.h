@@ -25,15 +25,17 @@ struct run_ctx {
     const atomic_int *abandoned;  /* non-NULL: the run stops once it is set (struct plan's) */
 };
 
-/* Decode in and resolve the plan for it (into *pl), timing the decode. The input is read whole
+/* Decode in and resolve the plan for it (into *pl), timing the decode; its metadata into *meta
+ * (zeroed by the caller, who frees it with meta_free, and points save.meta at it to keep it). The input is read whole
  * before anything is written, so with save.force an output may be the input itself (an existing
  * output is refused earlier without it: io_check_output, the batch's checks). */
 int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
-             struct run_report *r);
+             struct io_meta *meta, struct run_report *r);
 /* Encode img to out (into a temporary file renamed into place, or with c->hold left there for
  * the caller to publish), timing it. */
 int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r);
-/* run_load, the selected backend, run_save: on success the report is complete. */
+/* run_load, the selected backend, run_save, the metadata kept (unless save.strip): on success
+ * the report is complete. */
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r);
 
 #endif

@@ -157,7 +157,7 @@ int stream_run(const struct plan *pl, struct io_input *raw, const char *out, con
     if (!streams(pl, raw, so))
         return GPUIMG_EUNSUPPORTED;
     struct stream s = { .pl = pl, .name = io_display_name(out, 1) };
-    int st = pngenc_begin(&s.enc, s.name, &pl->out, so->png_level, so->threads);
+    int st = pngenc_begin(&s.enc, s.name, &pl->out, so->png_level, so->threads, so->meta);
     if (st)
         return st;
     s.nb = pngenc_strips(s.enc);

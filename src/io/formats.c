@@ -245,52 +245,6 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
                        name, len);
 }
 
-static unsigned exif_u16(const uint8_t *p, int be) { return be ? (unsigned)p[0] << 8 | p[1] : (unsigned)p[1] << 8 | p[0]; }
-static uint32_t exif_u32(const uint8_t *p, int be)
-{
-    return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-              : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-/* t: the TIFF structure inside an APP1 "Exif" segment, n bytes */
-static int exif_orientation(const uint8_t *t, size_t n)
-{
-    if (n < 8 || !((t[0] == 'I' && t[1] == 'I') || (t[0] == 'M' && t[1] == 'M')))
-        return 1;
-    const int be = t[0] == 'M';
-    if (exif_u16(t + 2, be) != 42)
-        return 1;
-    const uint32_t ifd = exif_u32(t + 4, be);
-    if (ifd > n - 2)
-        return 1;
-    const unsigned count = exif_u16(t + ifd, be);
-    for (unsigned i = 0; i < count; i++) {
-        const size_t e = ifd + 2 + (size_t)i * 12;
-        if (e + 12 > n)
-            return 1;
-        if (exif_u16(t + e, be) == 0x0112 && exif_u16(t + e + 2, be) == 3 && exif_u32(t + e + 4, be) == 1) {
-            const unsigned v = exif_u16(t + e + 8, be);   /* a SHORT sits in the value field's first 2 bytes */
-            return v >= 1 && v <= 8 ? (int)v : 1;
-        }
-    }
-    return 1;
-}
-
-int jpeg_orientation(const uint8_t *buf, size_t len)
-{
-    size_t pos = 2;
-    while (pos + 4 <= len && buf[pos] == 0xFF) {
-        const uint8_t m = buf[pos + 1];
-        const size_t seg = (size_t)buf[pos + 2] << 8 | buf[pos + 3];
-        if (m == 0xDA || m == 0xD9 || seg < 2 || seg > len - pos - 2)
-            return 1;
-        if (m == 0xE1 && seg >= 8 && !memcmp(buf + pos + 4, "Exif\0\0", 6))
-            return exif_orientation(buf + pos + 10, seg - 8);
-        pos += 2 + seg;
-    }
-    return 1;
-}
-
 /* Binary PGM/PPM: stb_image reads the width, height and maximum value as ints with no overflow
  * check (undefined behaviour past 2^31, found by tests/fuzz). The same tokens, read here first:
  * whitespace and '#' comments, then digits. */

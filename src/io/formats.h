@@ -32,10 +32,6 @@ struct png_facts {
  * applied before the decoder is asked anything: stb refuses to describe very large images. */
 int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h, struct png_facts *f);
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
-/* A JPEG's EXIF orientation (1 to 8: how to turn the stored image to show it; 1 where there is
- * none, or it is out of range or its segment is broken): the tag 0x0112 of IFD0 in the first
- * APP1 "Exif" segment before the scan, every offset checked against the segment. */
-int jpeg_orientation(const uint8_t *buf, size_t len);
 int pnm_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
 
 #endif

@@ -21,6 +21,7 @@
 #include "io/formats.h"
 #include "io/io.h"
 #include "io/jpeg.h"
+#include "io/meta.h"
 #include "io/pngdec.h"
 #include "io/pngenc.h"
 
@@ -510,13 +511,13 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
 {
 #ifdef HAVE_LIBJPEG
     if (o->fmt == FMT_JPEG) {
-        const struct jpeg_opts jo = { o->jpeg_quality, io_jpeg_sampling(o), o->jpeg_progressive };
+        const struct jpeg_opts jo = { o->jpeg_quality, io_jpeg_sampling(o), o->jpeg_progressive, o->meta };
         return jpeg_encode(fp, name, im, &jo);
     }
 #endif
     if (o->fmt == FMT_PNM)
         return write_pnm(fp, name, im);
-    return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads) : write_stb(fp, name, im, o);
+    return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads, o->meta) : write_stb(fp, name, im, o);
 }
 
 int io_write_pending(const char *path, const struct geom *g, const struct save_opts *o, struct io_pending *p,

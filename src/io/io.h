@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "core/image.h"
 #include "io/formats.h"
+#include "io/meta.h"
 
 enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_COUNT };
 /* The output extensions, for messages */
@@ -36,6 +37,9 @@ struct save_opts {
     int jpeg_progressive;
     int out_fd;            /* > 0: write into this open file, from its offset, not into a temporary
                               file beside the path (which names it in messages); the server's */
+    int strip;             /* --strip: no metadata read or written */
+    const struct io_meta *meta;   /* what PNG and JPEG outputs keep beside the pixels (io/meta.h),
+                                     or NULL; the other formats hold none */
 };
 
 /* "-" is stdin / stdout. Both return a gpuimg_status. */

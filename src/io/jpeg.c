@@ -5,6 +5,7 @@
 #include <config.h>
 #ifdef HAVE_LIBJPEG
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <jerror.h>
 #include "core/error.h"
 #include "io/jpeg.h"
+#include "io/meta.h"
 
 struct err {
     struct jpeg_error_mgr pub;
@@ -130,6 +132,18 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
     return GPUIMG_OK;
 }
 
+/* A metadata segment through libjpeg's marker writer (after jpeg_start_compress, before the rows). */
+static int put_marker(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn)
+{
+    j_compress_ptr c = arg;
+    jpeg_write_m_header(c, marker, (unsigned)(hn + dn));
+    for (size_t i = 0; i < hn; i++)
+        jpeg_write_m_byte(c, hdr[i]);
+    for (size_t i = 0; i < dn; i++)
+        jpeg_write_m_byte(c, data[i]);
+    return 0;
+}
+
 int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct jpeg_opts *o)
 {
     struct jpeg_compress_struct c;
@@ -161,7 +175,14 @@ int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct
     }
     if (o->progressive)
         jpeg_simple_progression(&c);
+    if (o->meta && o->meta->density) {
+        c.density_unit = 1;
+        c.X_density = (UINT16)(o->meta->xres < 1 ? 1 : o->meta->xres > 65535 ? 65535 : lround(o->meta->xres));
+        c.Y_density = (UINT16)(o->meta->yres < 1 ? 1 : o->meta->yres > 65535 ? 65535 : lround(o->meta->yres));
+    }
     jpeg_start_compress(&c, TRUE);
+    if (o->meta)
+        meta_jpeg_segments(o->meta, im->c, put_marker, &c);
     const size_t n = (size_t)im->w * c.input_components;
     if ((im->c != c.input_components || im->depth == 16) && !(row = malloc(n))) {
         snprintf(e.msg, sizeof e.msg, "out of memory");

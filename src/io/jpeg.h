@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include "core/image.h"
 
+struct io_meta;
+
 /* Decode len bytes into out (8 bits; grey 1 channel, colour and CMYK 3), shrunk by the DCT
  * scaling by 1/denom (1, 2, 4 or 8: ceil(w / denom) x ceil(h / denom)), which must come out with
  * the geometry want; a file whose data ends early or is corrupt is an error. rows (may be NULL)
@@ -19,9 +21,10 @@ struct jpeg_opts {
     int quality;        /* 1..100 */
     int sampling;       /* chroma: 420, 422 or 444 */
     int progressive;
+    const struct io_meta *meta;   /* density, EXIF and profile to write (io/meta.h), or NULL */
 };
 /* im (8 or 16 bits, rounded to 8) to fp: grey and grey+alpha as one component, RGB and RGBA as
- * YCbCr; alpha is dropped. */
+ * YCbCr; alpha is dropped. The metadata goes in as meta_jpeg_segments makes it. */
 int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct jpeg_opts *o);
 const char *jpeg_codec_name(void);   /* "libjpeg-turbo 2.1.5" */
 

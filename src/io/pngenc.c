@@ -11,6 +11,7 @@
  * carrying it and IEND, so any PNG reader takes the file. */
 #include <config.h>
 #include <errno.h>
+#include <math.h>
 #include <png.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -25,6 +26,7 @@
 #endif
 #include "core/error.h"
 #include "core/hot.h"
+#include "io/meta.h"
 #include "io/pngenc.h"
 
 #define STRIP_MIN_BYTES (256u << 10)
@@ -291,9 +293,25 @@ static void on_error(png_structp png, png_const_charp msg)
 }
 static void on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
 
+/* The metadata kept (meta.h): a profile that fits the channels (libpng checks it further and
+ * leaves out one it finds wrong, with a warning, not an error), EXIF, the density per metre. */
+static void set_meta(png_structp png, png_infop info, const struct geom *g, const struct io_meta *m)
+{
+    png_set_benign_errors(png, 1);
+    if (meta_icc_fits(m, g->c))
+        png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, m->icc, (png_uint_32)m->icc_len);
+#ifdef PNG_eXIf_SUPPORTED
+    if (m->exif && m->exif_len <= UINT32_MAX)
+        png_set_eXIf_1(png, info, (png_uint_32)m->exif_len, m->exif);
+#endif
+    if (m->density)
+        png_set_pHYs(png, info, (png_uint_32)lround(m->xres / 0.0254), (png_uint_32)lround(m->yres / 0.0254),
+                     PNG_RESOLUTION_METER);
+}
+
 /* Write the container with libpng around the zlib stream made of header + strips + adler. */
 static int write_container(FILE *fp, const char *name, const struct geom *im, const uint8_t zhead[2],
-                           const struct strip *s, int ns, const uint8_t ztail[4])
+                           const struct strip *s, int ns, const uint8_t ztail[4], const struct io_meta *m)
 {
     static const int ctype[5] = { 0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                   PNG_COLOR_TYPE_RGB_ALPHA };
@@ -317,6 +335,8 @@ static int write_container(FILE *fp, const char *name, const struct geom *im, co
     png_init_io(png, fp);
     png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, im->depth, ctype[im->c], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (m)
+        set_meta(png, info, im, m);
     png_write_info(png, info);
     /* IDAT chunks of up to 1 MiB, filled across the pieces */
     chunk = malloc(IDAT_MAX);
@@ -370,13 +390,13 @@ const char *pngenc_name(const struct image *im, int threads)
 
 /* The zlib header for level, the strips and the Adler-32 of the whole, in libpng's container. */
 static int write_stream(FILE *fp, const char *name, const struct geom *g, int level, const struct strip *s, int ns,
-                        uLong adler)
+                        uLong adler, const struct io_meta *m)
 {
     const int flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
     uint8_t zhead[2] = { 0x78, (uint8_t)(flevel << 6) };
     zhead[1] += (uint8_t)((31 - (zhead[0] * 256 + zhead[1]) % 31) % 31);
     const uint8_t ztail[4] = { (uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8), (uint8_t)adler };
-    return write_container(fp, name, g, zhead, s, ns, ztail);
+    return write_container(fp, name, g, zhead, s, ns, ztail, m);
 }
 
 /* What a thread needs for a strip, kept for the next: the filtered rows' buffer and libdeflate's
@@ -394,6 +414,7 @@ struct pngenc {
     struct geom g;
     size_t n, bpp, rowf;
     int level, libdeflate, ns;
+    const struct io_meta *meta;   /* the caller's, until pngenc_end */
     struct strip *s;
     pthread_mutex_t mu;
     struct scratch *spare;        /* scratch no thread holds */
@@ -417,7 +438,8 @@ static void scratch_give(struct pngenc *e, struct scratch *sc)
     pthread_mutex_unlock(&e->mu);
 }
 
-int pngenc_begin(struct pngenc **out, const char *name, const struct geom *g, int level, int threads)
+int pngenc_begin(struct pngenc **out, const char *name, const struct geom *g, int level, int threads,
+                 const struct io_meta *meta)
 {
     struct pngenc *e = calloc(1, sizeof *e);
     const int ns = strip_count(g, threads);
@@ -433,6 +455,7 @@ int pngenc_begin(struct pngenc **out, const char *name, const struct geom *g, in
     e->n = (size_t)g->w * e->bpp;
     e->rowf = e->n + 1;
     e->level = level;
+    e->meta = meta;
     e->libdeflate = use_libdeflate();
     e->ns = ns;
     for (int k = 0; k < ns; k++) {
@@ -506,7 +529,7 @@ int pngenc_end(struct pngenc *e, FILE *fp, const char *name)
         else
             adler = adler32_combine(adler, s->adler, (z_off_t)s->raw);
     }
-    return st ? st : write_stream(fp, name, &e->g, e->level, e->s, e->ns, adler);
+    return st ? st : write_stream(fp, name, &e->g, e->level, e->s, e->ns, adler, e->meta);
 }
 
 void pngenc_free(struct pngenc *e)
@@ -528,11 +551,11 @@ void pngenc_free(struct pngenc *e)
     free(e);
 }
 
-int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads)
+int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads, const struct io_meta *meta)
 {
     const struct geom g = image_geom(im);
     struct pngenc *e;
-    int st = pngenc_begin(&e, name, &g, level, threads);
+    int st = pngenc_begin(&e, name, &g, level, threads, meta);
     if (st)
         return st;
     const int nthreads = threads < 1 ? 1 : threads > e->ns ? e->ns : threads;
@@ -576,7 +599,8 @@ static void free_compressor(void *c)
 }
 
 int pngenc_write_chunks(FILE *fp, const char *name, const struct geom *g, int level, uint8_t *const *chunks,
-                        const size_t *lens, const uint8_t *const *raw, const size_t *raw_lens, int n, int threads)
+                        const size_t *lens, const uint8_t *const *raw, const size_t *raw_lens, int n, int threads,
+                        const struct io_meta *meta)
 {
     struct strip *s = n > 0 ? calloc((size_t)n, sizeof *s) : NULL;
     uint8_t **own = n > 0 ? calloc((size_t)n, sizeof *own) : NULL;
@@ -626,7 +650,7 @@ int pngenc_write_chunks(FILE *fp, const char *name, const struct geom *g, int le
         st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: PNG encoder: the deflate chunks hold %zu bytes, the filtered rows %zu", name,
                          total, want);
     if (!st)
-        st = write_stream(fp, name, g, level, s, n, adler);
+        st = write_stream(fp, name, g, level, s, n, adler, meta);
     for (int k = 0; k < n; k++)
         free(own[k]);
     for (int t = 0; t < nthreads; t++)

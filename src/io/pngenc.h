@@ -4,8 +4,11 @@
 #include <stdio.h>
 #include "core/image.h"
 
-/* Write im as PNG to fp at zlib level 0..9 on up to threads threads. name is for messages. */
-int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads);
+struct io_meta;   /* io/meta.h: what goes in beside the pixels; NULL: nothing */
+
+/* Write im as PNG to fp at zlib level 0..9 on up to threads threads, with meta's profile, EXIF
+ * and density (meta may be NULL). name is for messages. */
+int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads, const struct io_meta *meta);
 /* The deflater pngenc_write uses for im on threads threads ("libdeflate", "zlib, strips joined"). */
 const char *pngenc_name(const struct image *im, int threads);
 
@@ -14,7 +17,8 @@ const char *pngenc_name(const struct image *im, int threads);
  * from im's rows y0 - 1 .. y1 - 1 (the row above is the first row's filter context), on any
  * thread, each strip once; pngenc_end writes the file once every strip is encoded. */
 struct pngenc;
-int pngenc_begin(struct pngenc **e, const char *name, const struct geom *g, int level, int threads);
+int pngenc_begin(struct pngenc **e, const char *name, const struct geom *g, int level, int threads,
+                 const struct io_meta *meta);
 int pngenc_strips(const struct pngenc *e);
 void pngenc_strip_rows(const struct pngenc *e, int k, int *y0, int *y1);
 int pngenc_strip(struct pngenc *e, const struct image *im, int k);
@@ -30,6 +34,7 @@ void pngenc_free(struct pngenc *e);
  * threads threads) finds its blocks, gives the Adler-32 of the data and checks that the chunks
  * hold exactly the rows. */
 int pngenc_write_chunks(FILE *fp, const char *name, const struct geom *g, int level, uint8_t *const *chunks,
-                        const size_t *lens, const uint8_t *const *raw, const size_t *raw_lens, int n, int threads);
+                        const size_t *lens, const uint8_t *const *raw, const size_t *raw_lens, int n, int threads,
+                        const struct io_meta *meta);
 
 #endif

@@ -10,6 +10,15 @@
 #include "fuzz.h"
 #include "io/formats.h"
 #include "io/io.h"
+#include "io/meta.h"
+
+static int count_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn)
+{
+    if (hn + dn > 65533 || (marker != 0xE1 && marker != 0xE2) || !hdr || (dn && !data))
+        fuzz_fail("a JPEG segment made of the metadata does not fit one");
+    *(size_t *)arg += hn + dn;
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,6 +35,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_fail("io_parse accepted an impossible geometry");
         if ((uint64_t)g.w * (uint64_t)g.h > FUZZ_MAX_PIXELS)
             fuzz_fail("io_parse let an image over the pixel limit through");
+        struct io_meta m;   /* the metadata a run keeps, and the JPEG segments it makes of it */
+        if ((in.jpeg || in.kind == KIND_PNG) && meta_read(in.buf, in.len, in.jpeg, &m) == GPUIMG_OK) {
+            size_t bytes = 0;
+            meta_upright(&m, in.orient);
+            meta_jpeg_segments(&m, g.c, count_segment, &bytes);
+            if ((m.icc && !m.icc_len) || (m.exif && !m.exif_len) || (m.orient_at && m.orient_at + 2 > m.exif_len))
+                fuzz_fail("meta_read kept an empty piece or an orientation outside its EXIF");
+            meta_free(&m);
+        }
         if (io_decode(&in, &im) == GPUIMG_OK) {
             if (im.w != g.w || im.h != g.h || im.c != g.c || im.depth != g.depth)
                 fuzz_fail("decoded geometry differs from the header's");

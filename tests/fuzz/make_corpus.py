@@ -139,7 +139,7 @@ def text(s):
     return u64(len(s)) + s
 
 
-def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 1 << 28, 0, 6, 90, 4, 0, 0, 0)):
+def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 1 << 28, 0, 6, 90, 4, 0, 0, 0, 0)):
     m = b"gpuimgQ\x01" + u64(kind)
     if kind == 1:
         m += text(pipe) + text(src) + text(dst) + b"".join(u64(v) for v in ints)
@@ -159,8 +159,8 @@ def reply(answer, status, message, nsteps=0):
 def requests():
     for i, m in enumerate([request(1), request(2), request(3),
                            request(1, b"gray,resize=50%,blur=2,transpose", b"-", b"-",
-                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1)),
-                           request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0)),
+                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1, 1)),
+                           request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0, 0)),
                            reply(0, 0, b"", 2), reply(1, 0, b"the server's queue is full"),
                            reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file")]):
         out("request", f"{i:02d}", m)
@@ -209,6 +209,16 @@ def main():
     exif = b"Exif\0\0MM\0\x2a\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01\0\x06\0\0\0\0\0\0"
     rot = enc(".jpg", np.random.default_rng(6).integers(0, 256, (6, 11, 3), dtype=np.uint8))
     load["jpeg-exif6.jpg"] = rot[:2] + b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif + rot[2:]
+    # metadata kept: a JFIF density, EXIF and an ICC profile in two APP2 pieces; a PNG's iCCP, eXIf, pHYs
+    icc = struct.pack(">I", 132) + b"\0" * 12 + b"RGB XYZ " + b"\0" * 12 + b"acsp" + b"\0" * 88 + b"\0" * 4
+    meta = enc(".jpg", np.random.default_rng(7).integers(0, 256, (5, 7, 3), dtype=np.uint8))
+    seg = lambda m, p: b"\xff" + bytes([m]) + struct.pack(">H", len(p) + 2) + p
+    load["jpeg-meta.jpg"] = (meta[:2] + seg(0xE0, b"JFIF\0\x01\x01\x01\x01\x2c\0\x96\0\0") + seg(0xE1, exif)
+                             + seg(0xE2, b"ICC_PROFILE\0\x01\x02" + icc[:70]) + seg(0xE2, b"ICC_PROFILE\0\x02\x02" + icc[70:])
+                             + meta[2:])
+    p = enc(".png", np.random.default_rng(8).integers(0, 256, (4, 6, 3), dtype=np.uint8))
+    load["png-meta.png"] = (p[:33] + chunk(b"iCCP", b"icc\0\0" + zlib.compress(icc)) + chunk(b"eXIf", exif[6:])
+                            + chunk(b"pHYs", struct.pack(">IIB", 11811, 3937, 1)) + p[33:])
     for k, v in load.items():
         out("load", k, v)
 

@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 size_t plen = 0;
                 FILE *f = open_memstream(&png, &plen);
                 if (f) {
-                    int st = pngenc_write(f, "fuzz", &im, (int)(knob % 10), 1 + (int)(knob / 10 % 4));
+                    int st = pngenc_write(f, "fuzz", &im, (int)(knob % 10), 1 + (int)(knob / 10 % 4), NULL);
                     if (fclose(f) == 0 && st == GPUIMG_OK)
                         check_png((const uint8_t *)png, plen, &im);
                     free(png);
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 char *jpg = NULL;
                 size_t jlen = 0;
                 const int sampling[3] = { 420, 422, 444 };
-                const struct jpeg_opts jo = { 1 + (int)(knob % 100), sampling[knob % 3], (int)(knob >> 7) };
+                const struct jpeg_opts jo = { 1 + (int)(knob % 100), sampling[knob % 3], (int)(knob >> 7), NULL };
                 f = open_memstream(&jpg, &jlen);
                 if (f) {
                     int st = jpeg_encode(f, "fuzz", &im, &jo);

@@ -1,0 +1,319 @@
+/* gpuimg: metadata kept from input to output (meta.h). */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "core/error.h"
+#include "io/meta.h"
+
+static unsigned u16(const uint8_t *p, int be) { return be ? (unsigned)p[0] << 8 | p[1] : (unsigned)p[1] << 8 | p[0]; }
+static uint32_t u32(const uint8_t *p, int be)
+{
+    return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+              : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+int exif_orientation(const uint8_t *t, size_t n, size_t *at)
+{
+    if (at)
+        *at = 0;
+    if (n < 8 || !((t[0] == 'I' && t[1] == 'I') || (t[0] == 'M' && t[1] == 'M')))
+        return 1;
+    const int be = t[0] == 'M';
+    if (u16(t + 2, be) != 42)
+        return 1;
+    const uint32_t ifd = u32(t + 4, be);
+    if (ifd > n - 2)
+        return 1;
+    const unsigned count = u16(t + ifd, be);
+    for (unsigned i = 0; i < count; i++) {
+        const size_t e = ifd + 2 + (size_t)i * 12;
+        if (e + 12 > n)
+            return 1;
+        if (u16(t + e, be) == 0x0112 && u16(t + e + 2, be) == 3 && u32(t + e + 4, be) == 1) {
+            const unsigned v = u16(t + e + 8, be);   /* a SHORT sits in the value field's first 2 bytes */
+            if (at)
+                *at = e + 8;
+            return v >= 1 && v <= 8 ? (int)v : 1;
+        }
+    }
+    return 1;
+}
+
+/* Each segment before the scan: marker, payload (after the length), its length; stops at SOS,
+ * EOI or a length that leaves the file. visit returns non-zero to stop. */
+static void jpeg_segments(const uint8_t *buf, size_t len, int (*visit)(void *arg, int m, const uint8_t *p, size_t n),
+                          void *arg)
+{
+    size_t pos = 2;
+    while (pos + 4 <= len && buf[pos] == 0xFF) {
+        const uint8_t m = buf[pos + 1];
+        const size_t seg = (size_t)buf[pos + 2] << 8 | buf[pos + 3];
+        if (m == 0xDA || m == 0xD9 || seg < 2 || seg > len - pos - 2 || visit(arg, m, buf + pos + 4, seg - 2))
+            return;
+        pos += 2 + seg;
+    }
+}
+
+static int exif_segment(const uint8_t *p, size_t n) { return n >= 6 && !memcmp(p, "Exif\0\0", 6); }
+
+static int find_orientation(void *arg, int m, const uint8_t *p, size_t n)
+{
+    if (m != 0xE1 || !exif_segment(p, n))
+        return 0;
+    *(int *)arg = exif_orientation(p + 6, n - 6, NULL);
+    return 1;
+}
+
+int jpeg_orientation(const uint8_t *buf, size_t len)
+{
+    int o = 1;
+    jpeg_segments(buf, len, find_orientation, &o);
+    return o;
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
+
+#define ICC_SIG "ICC_PROFILE\0"
+#define ICC_HDR 14   /* the signature, the piece's number (from 1) and the count */
+
+struct jpeg_walk {
+    struct io_meta *m;
+    const uint8_t *icc[256];   /* the profile's pieces by number */
+    size_t icc_n[256];
+    int icc_count, icc_bad;
+};
+
+static uint8_t *dup_bytes(const uint8_t *p, size_t n)
+{
+    uint8_t *d = malloc(n ? n : 1);
+    if (d)
+        memcpy(d, p, n);
+    return d;
+}
+
+static int jpeg_visit(void *arg, int m, const uint8_t *p, size_t n)
+{
+    struct jpeg_walk *w = arg;
+    if (m == 0xE0 && n >= 12 && !memcmp(p, "JFIF\0", 5) && !w->m->density) {
+        const unsigned unit = p[7], x = (unsigned)p[8] << 8 | p[9], y = (unsigned)p[10] << 8 | p[11];
+        if ((unit == 1 || unit == 2) && x && y) {   /* unit 0 gives the aspect ratio alone */
+            w->m->density = 1;
+            w->m->xres = unit == 1 ? x : x * 2.54;
+            w->m->yres = unit == 1 ? y : y * 2.54;
+        }
+    } else if (m == 0xE1 && exif_segment(p, n) && !w->m->exif && n > 6) {
+        if (!(w->m->exif = dup_bytes(p + 6, n - 6)))
+            return -1;
+        w->m->exif_len = n - 6;
+    } else if (m == 0xE2 && n > ICC_HDR && !memcmp(p, ICC_SIG, 12)) {
+        const int seq = p[12], count = p[13];
+        if (!seq || seq > count || (w->icc_count && count != w->icc_count) || w->icc[seq])
+            w->icc_bad = 1;
+        else {
+            w->icc_count = count;
+            w->icc[seq] = p + ICC_HDR;
+            w->icc_n[seq] = n - ICC_HDR;
+        }
+    }
+    return 0;
+}
+
+static int read_jpeg(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    struct jpeg_walk *w = calloc(1, sizeof *w);
+    if (!w)
+        return GPUIMG_ENOMEM;
+    w->m = m;
+    jpeg_segments(buf, len, jpeg_visit, w);
+    size_t total = 0;
+    int whole = w->icc_count && !w->icc_bad;
+    for (int k = 1; whole && k <= w->icc_count; k++) {
+        whole = w->icc[k] != NULL;
+        total += w->icc_n[k];
+    }
+    int st = GPUIMG_OK;
+    if (whole && total <= META_ICC_MAX) {
+        if ((m->icc = malloc(total))) {
+            for (int k = 1; k <= w->icc_count; k++) {
+                memcpy(m->icc + m->icc_len, w->icc[k], w->icc_n[k]);
+                m->icc_len += w->icc_n[k];
+            }
+        } else
+            st = GPUIMG_ENOMEM;
+    }
+    free(w);
+    return st;
+}
+
+/* An iCCP chunk's profile: a name of 1 to 79 bytes, a 0, method 0 (zlib), the zlib stream. */
+static int read_iccp(const uint8_t *p, size_t n, struct io_meta *m)
+{
+    const uint8_t *z = memchr(p, 0, n < 80 ? n : 80);
+    if (!z || z == p || (size_t)(z - p) + 2 > n || z[1] != 0)
+        return GPUIMG_OK;
+    z += 2;
+    z_stream s = { 0 };
+    if (inflateInit(&s) != Z_OK)
+        return GPUIMG_ENOMEM;
+    size_t cap = 1 << 16;
+    uint8_t *out = malloc(cap);
+    int r = out ? Z_OK : Z_MEM_ERROR;
+    s.next_in = (Bytef *)z;
+    s.avail_in = (uInt)(p + n - z);
+    while (r == Z_OK) {
+        if (s.total_out == cap) {
+            uint8_t *grown = cap < META_ICC_MAX ? realloc(out, cap * 2) : NULL;
+            if (!grown) {
+                r = cap < META_ICC_MAX ? Z_MEM_ERROR : Z_DATA_ERROR;
+                break;
+            }
+            out = grown;
+            cap *= 2;
+        }
+        s.next_out = out + s.total_out;
+        s.avail_out = (uInt)(cap - s.total_out);
+        r = inflate(&s, Z_NO_FLUSH);
+        if (r == Z_BUF_ERROR && s.avail_out)   /* the stream ends early */
+            r = Z_DATA_ERROR;
+    }
+    inflateEnd(&s);
+    if (r == Z_STREAM_END && s.total_out) {
+        m->icc = out;
+        m->icc_len = s.total_out;
+        return GPUIMG_OK;
+    }
+    free(out);
+    return r == Z_MEM_ERROR ? GPUIMG_ENOMEM : GPUIMG_OK;
+}
+
+static int read_png(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    for (size_t pos = 8; pos + 12 <= len;) {
+        const uint32_t n = u32(buf + pos, 1);
+        const uint8_t *type = buf + pos + 4, *p = buf + pos + 8;
+        if (n > len - pos - 12 || !memcmp(type, "IDAT", 4) || !memcmp(type, "IEND", 4))
+            break;   /* the chunks that matter come before the image data */
+        int st = GPUIMG_OK;
+        if (!memcmp(type, "iCCP", 4) && !m->icc)
+            st = read_iccp(p, n, m);
+        else if (!memcmp(type, "eXIf", 4) && !m->exif && n) {
+            if (!(m->exif = dup_bytes(p, n)))
+                st = GPUIMG_ENOMEM;
+            m->exif_len = n;
+        } else if (!memcmp(type, "pHYs", 4) && n == 9 && p[8] == 1 && u32(p, 1) && u32(p + 4, 1)) {
+            m->density = 1;   /* unit 1: per metre (0 gives the aspect ratio alone) */
+            m->xres = u32(p, 1) * 0.0254;
+            m->yres = u32(p + 4, 1) * 0.0254;
+        }
+        if (st)
+            return st;
+        pos += 12 + (size_t)n;
+    }
+    return GPUIMG_OK;
+}
+
+int meta_read(const uint8_t *buf, size_t len, int jpeg, struct io_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    const int st = jpeg ? read_jpeg(buf, len, m) : read_png(buf, len, m);
+    if (st)
+        meta_free(m);
+    else if (m->exif)
+        exif_orientation(m->exif, m->exif_len, &m->orient_at);
+    return st ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the image's metadata") : GPUIMG_OK;
+}
+
+void meta_free(struct io_meta *m)
+{
+    free(m->icc);
+    free(m->exif);
+    memset(m, 0, sizeof *m);
+}
+
+void meta_upright(struct io_meta *m, int o)
+{
+    if (m->orient_at) {
+        const int be = m->exif[0] == 'M';
+        m->exif[m->orient_at] = be ? 0 : 1;
+        m->exif[m->orient_at + 1] = be ? 1 : 0;
+    }
+    if (o >= 5) {   /* 5 to 8 turn by 90 degrees */
+        const double x = m->xres;
+        m->xres = m->yres;
+        m->yres = x;
+    }
+}
+
+int meta_icc_fits(const struct io_meta *m, int c)
+{
+    if (!m->icc || m->icc_len < 128)
+        return 0;
+    return !memcmp(m->icc + 16, c >= 3 ? "RGB " : "GRAY", 4);
+}
+
+/* ---- writing JPEG's segments ------------------------------------------------------------------- */
+
+#define SEG_MAX 65533   /* a segment's payload: 65535 less its length field */
+
+int meta_jpeg_segments(const struct io_meta *m, int c,
+                       int (*emit)(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn),
+                       void *arg)
+{
+    int r = 0;
+    if (m->exif && m->exif_len <= SEG_MAX - 6)   /* larger EXIF cannot be one APP1, as JPEG readers expect */
+        r = emit(arg, 0xE1, (const uint8_t *)"Exif\0\0", 6, m->exif, m->exif_len);
+    if (!r && meta_icc_fits(m, c)) {
+        const size_t piece = SEG_MAX - ICC_HDR, count = (m->icc_len + piece - 1) / piece;
+        for (size_t k = 0; !r && k < count && count <= 255; k++) {
+            uint8_t hdr[ICC_HDR];
+            memcpy(hdr, ICC_SIG, 12);
+            hdr[12] = (uint8_t)(k + 1);
+            hdr[13] = (uint8_t)count;
+            const size_t off = k * piece, dn = m->icc_len - off < piece ? m->icc_len - off : piece;
+            r = emit(arg, 0xE2, hdr, ICC_HDR, m->icc + off, dn);
+        }
+    }
+    return r;
+}
+
+static int put_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn)
+{
+    FILE *fp = arg;
+    const size_t n = hn + dn + 2;
+    const uint8_t head[4] = { 0xFF, (uint8_t)marker, (uint8_t)(n >> 8), (uint8_t)n };
+    return fwrite(head, 1, 4, fp) != 4 || fwrite(hdr, 1, hn, fp) != hn || fwrite(data, 1, dn, fp) != dn ? -1 : 0;
+}
+
+static unsigned density_value(double v) { return v < 1 ? 1 : v > 65535 ? 65535 : (unsigned)lround(v); }
+
+int meta_jpeg_splice(FILE *fp, const uint8_t *jpg, size_t n, const struct io_meta *m, int c)
+{
+    if (n < 4 || jpg[0] != 0xFF || jpg[1] != 0xD8)
+        return -1;
+    size_t rest = 2;   /* where the encoder's own bytes go on: after its JFIF segment, if any */
+    const uint8_t *jfif = NULL;
+    if (n >= 20 && jpg[2] == 0xFF && jpg[3] == 0xE0 && !memcmp(jpg + 6, "JFIF\0", 5)) {
+        const size_t seg = (size_t)jpg[4] << 8 | jpg[5];
+        if (seg >= 16 && seg <= n - 4) {
+            jfif = jpg + 6;
+            rest = 4 + seg;
+        }
+    }
+    uint8_t app0[14] = { 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0 };
+    if (jfif)
+        memcpy(app0, jfif, sizeof app0);
+    if (m->density) {
+        const unsigned x = density_value(m->xres), y = density_value(m->yres);
+        app0[7] = 1;
+        app0[8] = (uint8_t)(x >> 8);
+        app0[9] = (uint8_t)x;
+        app0[10] = (uint8_t)(y >> 8);
+        app0[11] = (uint8_t)y;
+    }
+    if (fwrite(jpg, 1, 2, fp) != 2 || ((jfif || m->density) && put_segment(fp, 0xE0, app0, sizeof app0, NULL, 0))
+        || meta_jpeg_segments(m, c, put_segment, fp) || fwrite(jpg + rest, 1, n - rest, fp) != n - rest)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* gpuimg: what an image file says besides its pixels, kept from input to output (as vips and
+ * ImageMagick keep it, --strip to drop it): the ICC profile (PNG iCCP, JPEG APP2 ICC_PROFILE),
+ * EXIF (JPEG APP1 Exif, PNG eXIf) and the density (JPEG JFIF, PNG pHYs). Read from a file's
+ * bytes with every length and offset checked against them; a broken piece is left out, never an
+ * error: the pixels decide whether a file is readable. */
+#ifndef GPUIMG_IO_META_H
+#define GPUIMG_IO_META_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct io_meta {
+    uint8_t *icc;        /* the profile, icc_len bytes (malloc'ed), or NULL */
+    size_t icc_len;
+    uint8_t *exif;       /* EXIF's TIFF structure ("II*\0" or "MM\0*" first), exif_len bytes, or NULL */
+    size_t exif_len;
+    size_t orient_at;    /* the offset in exif of IFD0's orientation value (a SHORT); 0: no such tag */
+    int density;         /* xres and yres are pixels per inch */
+    double xres, yres;
+};
+
+/* ICC profiles larger than this are left out: the limit on what an iCCP chunk inflates to. */
+#define META_ICC_MAX (16u << 20)
+
+/* The orientation, 1 (as stored) to 8, of EXIF's TIFF structure t (n bytes): IFD0's tag 0x0112;
+ * 1 where there is none or it is out of range. *at (may be NULL) gets its value's offset, 0 if none. */
+int exif_orientation(const uint8_t *t, size_t n, size_t *at);
+/* A JPEG's EXIF orientation: exif_orientation of its first APP1 "Exif" segment before the scan. */
+int jpeg_orientation(const uint8_t *buf, size_t len);
+
+/* Fill m (zeroed first) from a checked JPEG or PNG file (jpeg: which of the two). Returns
+ * GPUIMG_ENOMEM or GPUIMG_OK. */
+int meta_read(const uint8_t *buf, size_t len, int jpeg, struct io_meta *m);
+void meta_free(struct io_meta *m);
+/* The image was turned upright: its EXIF orientation becomes 1, and a turn by 90 degrees swaps
+ * the density's axes. */
+void meta_upright(struct io_meta *m, int orientation);
+/* Whether m's profile describes images of c channels: an RGB profile for 3 or 4, a grey one for
+ * 1 or 2 (another makes a wrong file: libpng refuses it, viewers misread it). */
+int meta_icc_fits(const struct io_meta *m, int c);
+/* JPEG's segments for m, each as marker (0xE1, 0xE2), a header (hn bytes) and data (dn): EXIF as
+ * one APP1 where it fits a segment, the profile in APP2 pieces. emit returns non-zero to stop;
+ * meta_jpeg_segments returns that. */
+int meta_jpeg_segments(const struct io_meta *m, int c,
+                       int (*emit)(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn),
+                       void *arg);
+/* Write the JPEG jpg (n bytes, from another encoder) to fp with m put in: a JFIF segment with
+ * m's density in place of its own (or the encoder's as it is), then m's segments, then the rest.
+ * Returns 0, or -1 on a write error (errno set) or a JPEG that does not start with SOI. */
+int meta_jpeg_splice(FILE *fp, const uint8_t *jpg, size_t n, const struct io_meta *m, int c);
+
+#endif

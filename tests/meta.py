@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""gpuimg tests: metadata put into test inputs and read back from outputs, by Python's own byte
+handling (independent of gpuimg's parser).
+
+  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY [broken-icc]   IN with an RGB ICC profile (APP2, in
+          two pieces), EXIF with the orientation and JFIF density put in
+  meta.py png IN.png OUT.png ORIENT DPIX DPIY [EXIF_PAD]      IN with iCCP, eXIf (padded to EXIF_PAD
+          bytes) and pHYs put in
+  meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none
+"""
+import struct
+import sys
+import zlib
+
+
+def icc(space=b"RGB "):
+    """A minimal ICC profile libpng takes: a header, no tags."""
+    h = bytearray(128)
+    struct.pack_into(">I", h, 0, 132)
+    h[8:12] = b"\x02\x10\x00\x00"
+    h[12:16] = b"mntr"
+    h[16:20] = space
+    h[20:24] = b"XYZ "
+    h[36:40] = b"acsp"
+    struct.pack_into(">iii", h, 68, 0xF6D6, 0x10000, 0xD32D)   # D50
+    h[100:128] = b"gpuimg test profile, no tags"[:28].ljust(28, b"\0")
+    return bytes(h) + struct.pack(">I", 0)
+
+
+def exif(orient, pad=0):
+    """Big-endian TIFF: IFD0 with the orientation, then pad bytes of a maker note's worth."""
+    t = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1)
+    t += struct.pack(">HHIHH", 0x0112, 3, 1, orient, 0) + struct.pack(">I", 0)
+    return t + b"\0" * max(0, pad - len(t))
+
+
+def segment(marker, payload):
+    return b"\xff" + bytes([marker]) + struct.pack(">H", len(payload) + 2) + payload
+
+
+def make_jpeg(src, dst, orient, dx, dy, broken=False):
+    data = open(src, "rb").read()
+    assert data[:2] == b"\xff\xd8"
+    rest = data[2:]
+    if rest[:2] == b"\xff\xe0":   # the encoder's JFIF segment, replaced
+        rest = rest[2 + struct.unpack(">H", rest[2:4])[0]:]
+    jfif = b"JFIF\0\x01\x01\x01" + struct.pack(">HH", dx, dy) + b"\0\0"
+    p = icc()
+    half = len(p) // 2
+    pieces = [segment(0xE2, b"ICC_PROFILE\0" + bytes([1, 2]) + p[:half])]
+    if not broken:
+        pieces.append(segment(0xE2, b"ICC_PROFILE\0" + bytes([2, 2]) + p[half:]))
+    out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient)) + b"".join(pieces) + rest
+    open(dst, "wb").write(out)
+
+
+def chunk(kind, payload):
+    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+
+def make_png(src, dst, orient, dx, dy, pad=0):
+    data = open(src, "rb").read()
+    ihdr_end = 8 + 8 + 13 + 4
+    extra = chunk(b"iCCP", b"test\0\0" + zlib.compress(icc()))
+    extra += chunk(b"eXIf", exif(orient, pad))
+    extra += chunk(b"pHYs", struct.pack(">IIB", round(dx / 0.0254), round(dy / 0.0254), 1))
+    open(dst, "wb").write(data[:ihdr_end] + extra + data[ihdr_end:])
+
+
+def orientation(t):
+    be = t[:2] == b"MM"
+    e = ">" if be else "<"
+    ifd = struct.unpack(e + "I", t[4:8])[0]
+    n = struct.unpack(e + "H", t[ifd:ifd + 2])[0]
+    for i in range(n):
+        tag, typ, cnt = struct.unpack(e + "HHI", t[ifd + 2 + 12 * i:ifd + 10 + 12 * i])
+        if tag == 0x0112:
+            return struct.unpack(e + "H", t[ifd + 10 + 12 * i:ifd + 12 + 12 * i])[0]
+    return 0
+
+
+def show(path):
+    data = open(path, "rb").read()
+    prof, ex, dens = None, None, None
+    if data[:2] == b"\xff\xd8":
+        pos, pieces = 2, {}
+        while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xDA, 0xD9):
+            m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
+            p = data[pos + 4:pos + 2 + n]
+            if m == 0xE0 and p[:5] == b"JFIF\0" and p[7] == 1:
+                dens = struct.unpack(">HH", p[8:12])
+            elif m == 0xE1 and p[:6] == b"Exif\0\0":
+                ex = p[6:]
+            elif m == 0xE2 and p[:12] == b"ICC_PROFILE\0":
+                pieces[p[12]] = p[14:]
+            pos += 2 + n
+        if pieces:
+            prof = b"".join(pieces[k] for k in sorted(pieces))
+    else:
+        pos = 8
+        while pos + 12 <= len(data):
+            n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+            p = data[pos + 8:pos + 8 + n]
+            if kind == b"iCCP":
+                prof = zlib.decompress(p[p.index(b"\0") + 2:])
+            elif kind == b"eXIf":
+                ex = p
+            elif kind == b"pHYs" and p[8] == 1:
+                x, y = struct.unpack(">II", p[:8])
+                dens = (round(x * 0.0254), round(y * 0.0254))
+            pos += 12 + n
+    print("icc=%s exif=%s orient=%d density=%s" % (
+        "%d:%08x" % (len(prof), zlib.crc32(prof)) if prof else "none",
+        len(ex) if ex else "none", orientation(ex) if ex else 0,
+        "%dx%d" % dens if dens else "none"))
+
+
+if __name__ == "__main__":
+    a = sys.argv[1:]
+    if a[0] == "jpeg":
+        make_jpeg(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), len(a) > 6)
+    elif a[0] == "png":
+        make_png(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]) if len(a) > 6 else 0)
+    elif a[0] == "icc":
+        sys.stdout.write("%d:%08x\n" % (len(icc()), zlib.crc32(icc())))
+    else:
+        show(a[1])

@@ -1,0 +1,74 @@
+# gpuimg tests: metadata kept from input to output (tests/meta.py puts it in and reads it back).
+# - A JPEG with an RGB ICC profile in two APP2 pieces, EXIF orientation 6 and JFIF density
+#   300x150: a JPEG and a PNG out keep the profile byte for byte, the EXIF with orientation 1, and
+#   the density swapped by the turn; with --no-auto-orient the orientation stays 6, unswapped.
+# - A PNG with iCCP, eXIf and pHYs: the same into JPEG and PNG, the orientation as it was (a PNG
+#   is not turned); EXIF too large for a JPEG segment is left off a JPEG, kept in a PNG.
+# - A grey result drops the RGB profile (it would misdescribe it) and keeps the rest; a profile
+#   missing a piece is left out; --strip writes none; the server keeps it as in-process.
+# - GPU builds on a GPU: nvJPEG's JPEG (GPUIMG_JPEG_GPU=1) and nvCOMP's PNG (GPUIMG_PNG_GPU=1)
+#   carry the same metadata as the CPU's files.
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+S=${TOP_SRCDIR:-.}
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
+meta() { python3 "$S/tests/meta.py" "$@"; }
+ICC=$(meta icc)
+
+# check LABEL FILE WANT: meta.py's line for FILE is WANT
+check() {
+    got=$(meta show "$2" 2>&1)
+    [ "$got" = "$3" ] && ok || bad "$1: $got, want $3"
+}
+
+expect_ok -q --backend=cpu resize=317x201 "$S/samples/path-640x400.jpg" "$T/base.jpg"
+"$MKIMG" 203 131 4 8 "$T/base.png" 3 || exit 99
+meta jpeg "$T/base.jpg" "$T/in.jpg" 6 300 150
+meta jpeg "$T/base.jpg" "$T/broken.jpg" 1 72 72 broken
+meta png "$T/base.png" "$T/in.png" 3 96 200
+meta png "$T/base.png" "$T/bigexif.png" 1 96 96 70000
+check "the input as made" "$T/in.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
+
+for b in cpu gpu; do
+    if [ $b = gpu ]; then
+        "$GPUIMG" --version | grep -q '^GPU: device 0 of' || break
+        export GPUIMG_JPEG_GPU=1 GPUIMG_PNG_GPU=1
+    fi
+    expect_ok -q --backend=$b resize=50% "$T/in.jpg" "$T/$b-o.jpg"
+    check "$b: JPEG to JPEG" "$T/$b-o.jpg" "icc=$ICC exif=26 orient=1 density=150x300"
+    expect_ok -q --backend=$b resize=50% "$T/in.jpg" "$T/$b-o.png"
+    check "$b: JPEG to PNG" "$T/$b-o.png" "icc=$ICC exif=26 orient=1 density=150x300"
+    expect_ok -q --backend=$b --no-auto-orient resize=50% "$T/in.jpg" "$T/$b-n.jpg"
+    check "$b: --no-auto-orient" "$T/$b-n.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
+    expect_ok -q --backend=$b blur=1 "$T/in.png" "$T/$b-p.png"
+    check "$b: PNG to PNG" "$T/$b-p.png" "icc=$ICC exif=26 orient=3 density=96x200"
+    expect_ok -q --backend=$b blur=1 "$T/in.png" "$T/$b-p.jpg"
+    check "$b: PNG to JPEG" "$T/$b-p.jpg" "icc=$ICC exif=26 orient=3 density=96x200"
+    expect_ok -q --backend=$b gray "$T/in.jpg" "$T/$b-g.jpg"
+    check "$b: grey result" "$T/$b-g.jpg" "icc=none exif=26 orient=1 density=150x300"
+    expect_ok -q --backend=$b gray "$T/in.jpg" "$T/$b-g.png"
+    check "$b: grey PNG" "$T/$b-g.png" "icc=none exif=26 orient=1 density=150x300"
+    expect_ok -q --backend=$b --strip resize=50% "$T/in.jpg" "$T/$b-s.jpg"
+    check "$b: --strip JPEG" "$T/$b-s.jpg" "icc=none exif=none orient=0 density=none"
+    expect_ok -q --backend=$b --strip resize=50% "$T/in.png" "$T/$b-s.png"
+    check "$b: --strip PNG" "$T/$b-s.png" "icc=none exif=none orient=0 density=none"
+    expect_ok -q --backend=$b flip=h "$T/broken.jpg" "$T/$b-b.jpg"
+    check "$b: a profile missing a piece" "$T/$b-b.jpg" "icc=none exif=26 orient=1 density=72x72"
+    expect_ok -q --backend=$b flip=h "$T/bigexif.png" "$T/$b-x.jpg"
+    check "$b: EXIF too large for JPEG" "$T/$b-x.jpg" "icc=$ICC exif=none orient=0 density=96x96"
+    expect_ok -q --backend=$b flip=h "$T/bigexif.png" "$T/$b-x.png"
+    check "$b: large EXIF in PNG" "$T/$b-x.png" "icc=$ICC exif=70000 orient=1 density=96x96"
+done
+unset GPUIMG_JPEG_GPU GPUIMG_PNG_GPU
+
+# a batch (the streamed PNG encoder on two threads) and the server keep it too
+mkdir -p "$T/b"
+expect_ok -q --backend=cpu --threads=2 resize=50% -o "$T/b/%s.png" "$T/in.jpg" "$T/bigexif.png"
+check "batch, JPEG in" "$T/b/in.png" "icc=$ICC exif=26 orient=1 density=150x300"
+check "batch, PNG in" "$T/b/bigexif.png" "icc=$ICC exif=70000 orient=1 density=96x96"
+export GPUIMG_SERVER_DIR="$T/sd"
+unset XDG_RUNTIME_DIR
+GPUIMG_SERVER=1 run resize=50% "$T/in.jpg" "$T/srv.jpg"
+[ "$RC" -eq 0 ] && grep -q 'served by the server' "$ERR" && ok || bad "through the server: exit $RC, $(cat "$ERR")"
+check "through the server" "$T/srv.jpg" "icc=$ICC exif=26 orient=1 density=150x300"
+"$GPUIMG" --server-stop >/dev/null 2>&1
+finish
