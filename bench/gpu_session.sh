@@ -50,7 +50,7 @@ cat "$out/gpu_bench.txt"
     ./gpuimg --compare --repeat=30 --force resize=200%,rotate=90,flip=h $b/flow-5120x2880.jpg /tmp/c2.png
     ./gpuimg --compare --repeat=30 --force blur=2,resize=25% $b/elarun-2560x1600.png /tmp/c3.png
     echo "== 10109x4542 RGB (45.9 Mpx), made from flow-5120x2880.jpg"
-    ./gpuimg -q --force --png-level=0 resize=10109x4542 $b/flow-5120x2880.jpg /tmp/big.png
+    ./gpuimg -q --force --png-level=0 resize=10109x4542! $b/flow-5120x2880.jpg /tmp/big.png
     for p in gray resize=50% resize=200% resize=77%:filter=bilinear resize=150% blur=2 transpose gray,transpose; do
         ./gpuimg --compare --repeat=30 --force "$p" /tmp/big.png /tmp/c4.png
     done

@@ -33,7 +33,7 @@ for pipe in gray,resize=50% blur=4,resize=50%; do
 done
 unset GPUIMG_NO_STAGE GPUIMG_NO_KEEP
 echo "== tiles: 10109x4542 RGB, whole vs --gpu-mem-limit"
-./gpuimg -q --force --png-level=0 resize=10109x4542 .bench/flow-5120x2880.jpg /tmp/big.png
+./gpuimg -q --force --png-level=0 resize=10109x4542! .bench/flow-5120x2880.jpg /tmp/big.png
 for pipe in blur=2 gray,blur=2,transpose transpose; do
     for lim in none 512M 128M; do
         opt=

@@ -10,10 +10,10 @@ out=${OUT:-/tmp/gpuimg-out}/ncu
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 big=/tmp/big.png half=/tmp/half.png grey=/tmp/biggrey.png rgba=/tmp/bigrgba.png
-[ -f $big ] || ./gpuimg -q --force --png-level=0 resize=10109x4542 .bench/flow-5120x2880.jpg $big
-[ -f $half ] || ./gpuimg -q --force --png-level=0 resize=5054x2271 .bench/flow-5120x2880.jpg $half
+[ -f $big ] || ./gpuimg -q --force --png-level=0 resize=10109x4542! .bench/flow-5120x2880.jpg $big
+[ -f $half ] || ./gpuimg -q --force --png-level=0 resize=5054x2271! .bench/flow-5120x2880.jpg $half
 [ -f $grey ] || ./gpuimg -q --force --png-level=0 gray $big $grey
-[ -f $rgba ] || ./gpuimg -q --force --png-level=0 resize=10109x4542 .bench/elarun-2560x1600.png $rgba
+[ -f $rgba ] || ./gpuimg -q --force --png-level=0 resize=10109x4542! .bench/elarun-2560x1600.png $rgba
 # name, kernel regex, kernel variant, pipeline, input
 cases='blur|blur_tensor|tensor|blur=2|big
 blurgrey|blur_tensor|tensor|blur=2|grey

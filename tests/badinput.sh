@@ -88,17 +88,17 @@ printf 'junk' | "$GPUIMG" -q gray - "$T/out/s.png" 2>"$T/err"
 "$MKIMG" 5 4 3 8 "$T/small.png" 3 || exit 99
 for ext in jpg tga; do
     expect_fail 1 "o\.$ext: (JPEG holds at most 65500|TGA holds at most 65535) pixels a side; the result would be 70000x1" \
-        resize=70000x1 "$T/small.png" "$T/out/o.$ext"
-    expect_fail 1 "o\.$ext: .* the result would be 1x65536" resize=1x65536 "$T/small.png" "$T/out/o.$ext"
+        resize=70000x1! "$T/small.png" "$T/out/o.$ext"
+    expect_fail 1 "o\.$ext: .* the result would be 1x65536" resize=1x65536! "$T/small.png" "$T/out/o.$ext"
 done
-expect_fail 1 "o\.png: PNG \(libpng\) holds at most 1000000 pixels a side" resize=1000001x1 "$T/small.png" "$T/out/o.png"
-run -o "$T/out/%s.jpg" resize=70000x1 "$T/small.png"   # a batch: the file fails, the summary says so
+expect_fail 1 "o\.png: PNG \(libpng\) holds at most 1000000 pixels a side" resize=1000001x1! "$T/small.png" "$T/out/o.png"
+run -o "$T/out/%s.jpg" resize=70000x1! "$T/small.png"   # a batch: the file fails, the summary says so
 [ "$RC" -eq 1 ] && head -n 1 "$ERR" | grep -q "small\.jpg: JPEG holds at most 65500" && ok || bad "batch: exit $RC: $(cat "$ERR")"
-expect_ok -q resize=65500x1 "$T/small.png" "$T/out/edge.jpg" && [ "$(dims "$T/out/edge.jpg")" = "65500x1 c3 d8" ] && ok \
+expect_ok -q resize=65500x1! "$T/small.png" "$T/out/edge.jpg" && [ "$(dims "$T/out/edge.jpg")" = "65500x1 c3 d8" ] && ok \
     || bad "a 65500-pixel JPEG: $(dims "$T/out/edge.jpg")"
 rm -f "$T/out/edge.jpg"
 expect_fail 1 "edge\.jpg: JPEG holds at most 65500 pixels a side; the result would be 65501x1" \
-    resize=65501x1 "$T/small.png" "$T/out/edge.jpg"
+    resize=65501x1! "$T/small.png" "$T/out/edge.jpg"
 left=$(ls -A "$T/out")
 [ -z "$left" ] && ok || bad "over-size results left: $left"
 

@@ -17,7 +17,28 @@ gray 101x61 c1 d8
 gray=709 101x61 c1 d8
 gray=601 101x61 c1 d8
 resize=50% 51x31 c3 d8
-resize=1920x1080 1920x1080 c3 d8
+resize=1920x1080! 1920x1080 c3 d8
+resize=1920x1080 1788x1080 c3 d8
+resize=50x50 50x30 c3 d8
+resize=50x50:fit=fill 50x50 c3 d8
+resize=50x50^ 83x50 c3 d8
+resize=50x50:fit=outside 83x50 c3 d8
+resize=50x50:fit=cover 50x50 c3 d8
+resize=50x50:fit=cover:gravity=north 50x50 c3 d8
+resize=50x50:fit=contain:gravity=southwest 50x50 c3 d8
+resize=200x200> 101x61 c3 d8
+resize=50x50> 50x30 c3 d8
+resize=200x200< 200x121 c3 d8
+resize=100x100< 101x61 c3 d8
+crop=50x20+10+5 50x20 c3 d8
+crop=200x200 101x61 c3 d8
+crop=50% 51x31 c3 d8
+crop=x20:gravity=south 101x20 c3 d8
+crop=90x90+20+0 81x61 c3 d8
+pad=200x100 200x100 c3 d8
+pad=150%:color=white 152x92 c3 d8
+pad=x70+0+9 101x70 c3 d8
+gray,resize=40x40:fit=cover,pad=50x50 50x50 c1 d8
 resize=800x 800x483 c3 d8
 resize=x600 993x600 c3 d8
 resize=50%:filter=nearest 51x31 c3 d8
@@ -135,6 +156,22 @@ expect_ok -q --force blur=1e-308 "$T/rgb.png" "$T/tiny.png" && expect_ok -q --fo
 expect_fail 2 "blur: border must be one of reflect101\|replicate\|constant, not 'wrap'" blur=2:border=wrap "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize: size must be" resize=50 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize: size must be" resize=0x0 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: size must be" resize=5x5!! "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: size must be" resize=5x! "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: WxH> goes with fit=inside only" "resize=50x50>:fit=cover" "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: the size takes no \+X\+Y" resize=5x5+1+1 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize has no parameter 'gravit'" resize=5x5:gravit=north "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop needs its size" crop "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop: size must be" crop=5x5+1 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop: size must be" crop=5x5+-1+1 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop: the size takes no \^" "crop=5x5^" "$T/rgb.png" "$T/x.png"
+expect_fail 2 "pad: color must be one of black\|white" pad=200x200:color=red "$T/rgb.png" "$T/x.png"
+expect_fail 2 "pad: 50% would be smaller than the image" pad=50% "$T/rgb.png" "$T/x.png"
+# a step that cannot take this image: exit 1, the file named, no output
+expect_fail 1 "rgb\.png: crop: the corner \+200\+0 lies outside the 101x61 image" crop=5x5+200+0 "$T/rgb.png" "$T/x.png"
+expect_fail 1 "rgb\.png: pad: the 101x61 image does not fit a 50x50 canvas" pad=50x50 "$T/rgb.png" "$T/x.png"
+expect_fail 1 "rgb\.png: pad: the 101x61 image does not fit a 200x100 canvas at \+100\+0" pad=200x100+100+0 "$T/rgb.png" "$T/x.png"
+[ ! -e "$T/x.png" ] && ok || bad "a failed crop or pad left an output"
 expect_fail 2 "resize: size must be a percentage" resize=-5% "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize: filter must be one of" resize=50%:filter=cubic "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize has no parameter 'sigma'" resize=50%:sigma=2 "$T/rgb.png" "$T/x.png"
@@ -156,7 +193,7 @@ expect_fail 2 "option '--json' needs a value" gray "$T/rgb.png" "$T/x.png" --jso
 [ ! -e "$T/x.png" ] && ok || bad "a usage error left an output file"
 
 # limits on results: a resize over --max-pixels is refused before any work
-expect_fail 1 "resize=100x100: the result would be 100x100 \(10000 pixels\), over the limit of 9999" --max-pixels=9999 resize=100x100 "$T/ga.png" "$T/x.png"
+expect_fail 1 "resize=100x100!: the result would be 100x100 \(10000 pixels\), over the limit of 9999" --max-pixels=9999 resize=100x100! "$T/ga.png" "$T/x.png"
 # gpuimg tune: its options are checked before any GPU work (usage errors, exit 2)
 expect_fail 2 "tune: unknown option '--bogus'" tune --bogus
 expect_fail 2 "tune: --size must be WxH \(1 to 32768\), not '0x5'" tune --size=0x5

@@ -87,7 +87,7 @@ if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
         rm -f "$T/shrunk.png" "$T/full.png"
     done
     # a pipeline whose resize comes after a step that is not pointwise is not shrunk
-    "$GPUIMG" -v --backend=cpu --shrink-on-load blur=1,resize=37x25 "$TOP_SRCDIR/tests/jpeg/shrink-gray.jpg" \
+    "$GPUIMG" -v --backend=cpu --shrink-on-load blur=1,resize=37x25! "$TOP_SRCDIR/tests/jpeg/shrink-gray.jpg" \
         "$T/b.png" 2>"$T/err" && ! grep -q "on load" "$T/err" && ok || bad "blur then resize was shrunk on load"
 fi
 # and through the command line, from stdin too

@@ -30,7 +30,7 @@ static const char *const paths[] = {
     "resize=230%:filter=area",
     "resize=150%:filter=bilinear",   /* vector's warp kernel enlarging */
     "resize=30%:filter=bilinear",    /* 3.3:1: grey's span fits the warp kernel's buffer, RGB's does not (perpixel) */
-    "resize=50%:filter=nearest", "resize=300%:filter=nearest", "resize=5x7",
+    "resize=50%:filter=nearest", "resize=300%:filter=nearest", "resize=5x7!",
     "blur=0.8", "blur=2", "blur=2:border=replicate", "blur=2:border=constant", "blur=3.3", "blur=2.8",
     "blur=5:border=replicate", "blur=12:border=constant",
     "blur=0.2",   /* weights 0, 256, 0: 256 does not fit the tensor kernel's bytes */

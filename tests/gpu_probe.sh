@@ -124,7 +124,7 @@ if "$GPUIMG" --version | grep -q "^GPU encoder: nvCOMP"; then
     done
     # one colour: algorithm 0 brings its chunks to its floor (one bit a byte), so they come back
     # to be deflated by the CPU too, and the file is smaller than algorithm 0's alone
-    expect_ok -q -f --backend=cpu resize=1x1:filter=area,resize=1001x627:filter=nearest "$T/n.png" "$T/flat.png"
+    expect_ok -q -f --backend=cpu resize=1x1!:filter=area,resize=1001x627!:filter=nearest "$T/n.png" "$T/flat.png"
     expect_ok -q -f --backend=cpu flip=h "$T/flat.png" "$T/flat-cpu.png"
     run -v -f --backend=gpu flip=h "$T/flat.png" "$T/flat-gpu.png"
     grep -q "nvCOMP deflate on the GPU (algorithm 0; flat chunks" "$ERR" && ok || bad "flat: $(cat "$ERR")"

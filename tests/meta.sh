@@ -20,7 +20,7 @@ check() {
     [ "$got" = "$3" ] && ok || bad "$1: $got, want $3"
 }
 
-expect_ok -q --backend=cpu resize=317x201 "$S/samples/path-640x400.jpg" "$T/base.jpg"
+expect_ok -q --backend=cpu resize=317x201! "$S/samples/path-640x400.jpg" "$T/base.jpg"
 "$MKIMG" 203 131 4 8 "$T/base.png" 3 || exit 99
 meta jpeg "$T/base.jpg" "$T/in.jpg" 6 300 150
 meta jpeg "$T/base.jpg" "$T/broken.jpg" 1 72 72 broken

@@ -274,14 +274,14 @@ static void check_area_mean(int w, int c, int depth)
             im.data[i] = (uint8_t)v;
     }
     checks++;
-    if (test_run_pipeline("resize=1x1:filter=area", &im, &out)) {
+    if (test_run_pipeline("resize=1x1!:filter=area", &im, &out)) {
         failures++;
     } else {
         for (int ch = 0; ch < c; ch++) {
             const double mean = sum[ch] / (3.0 * w), got = depth == 16 ? ((uint16_t *)out.data)[ch] : out.data[ch];
             if (got < mean - top / 255 || got > mean + top / 255) {
                 failures++;
-                fprintf(stderr, "FAIL resize=1x1:filter=area of %dx3 c%d d%d: %.0f, the mean is %.2f\n", w, c, depth,
+                fprintf(stderr, "FAIL resize=1x1!:filter=area of %dx3 c%d d%d: %.0f, the mean is %.2f\n", w, c, depth,
                         got, mean);
                 break;
             }

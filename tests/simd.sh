@@ -11,7 +11,7 @@ for c in 2 4; do
         # shellcheck disable=SC2086
         "$MKIMG" $size $c 8 "$T/a.png" 5 1 1 || bad "mkimg $size $c"
         for p in blur=2 blur=1.2:border=constant blur=4:border=replicate resize=37% resize=230% \
-            resize=61%:filter=area resize=50% resize=3x2:filter=bilinear; do
+            resize=61%:filter=area resize=50% resize=3x2!:filter=bilinear; do
             "$GPUIMG" -q -f --backend=cpu "$p" "$T/a.png" "$T/s.png" &&
                 GPUIMG_NO_SIMD=1 "$GPUIMG" -q -f --backend=cpu "$p" "$T/a.png" "$T/n.png" &&
                 cmp -s "$T/s.png" "$T/n.png" && ok || bad "$p of a ${size% *}x${size#* } $c-channel image: SIMD differs from portable"

@@ -55,7 +55,7 @@ int main(void)
         "rotate=180", "rotate=270", "flip=h", "flip=v", "gray,blur=2,transpose", "blur=1.5,rotate=90,blur=1,flip=h",
         "rotate=270,blur=2:border=replicate,transpose,gray", "resize=25%", "resize=33.3333%", "resize=50%:filter=nearest",
         "resize=50%:filter=bilinear", "resize=50%:filter=area", "resize=25%:filter=bilinear", "resize=33.3333%:filter=nearest",
-        "resize=10x7", "resize=100%", "gray,resize=50%,blur=2", "blur=1,resize=25%,transpose",
+        "resize=10x7!", "resize=100%", "gray,resize=50%,blur=2", "blur=1,resize=25%,transpose",
     };
     const char *pipes[64];
     size_t npipes = (size_t)op_examples(pipes, 64 - (int)(sizeof more / sizeof *more), 1);

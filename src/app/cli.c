@@ -373,17 +373,26 @@ void cli_usage(FILE *f)
                "Try 'gpuimg --help' for more information.\n");
 }
 
+/* name[=value][:key=...]: a choice's words where they are few, else the key in capitals (its
+ * words are in the parameter's line of --list) */
 static void op_signature(char *buf, size_t n, const struct op_desc *op)
 {
     snprintf(buf, n, "%s", op->name);
     for (int i = 0; i < op->nparams; i++) {
         const struct op_param *p = &op->params[i];
+        char upper[32];
+        size_t k = 0;
+        for (; p->name[k] && k + 1 < sizeof upper; k++)
+            upper[k] = (char)(p->name[k] >= 'a' && p->name[k] <= 'z' ? p->name[k] - 'a' + 'A' : p->name[k]);
+        upper[k] = 0;
+        const char *value = p->type != PARAM_CHOICE ? (i == 0 ? p->name : "N")
+                            : strlen(p->choices) > 24 ? upper : p->choices;
         size_t l = strlen(buf);
         const char *open = p->dflt ? "[" : "", *close = p->dflt ? "]" : "";
         if (i == 0)
-            snprintf(buf + l, n - l, "%s=%s%s", open, p->type == PARAM_CHOICE ? p->choices : p->name, close);
+            snprintf(buf + l, n - l, "%s=%s%s", open, value, close);
         else
-            snprintf(buf + l, n - l, "[:%s=%s]", p->name, p->type == PARAM_CHOICE ? p->choices : "N");
+            snprintf(buf + l, n - l, "[:%s=%s]", p->name, value);
     }
 }
 
@@ -538,6 +547,8 @@ static void roff_text(FILE *f, const char *s)
             fputs("\\e", f);
         else if (*s == '-')
             fputs("\\-", f);
+        else if (*s == '|')
+            fputs("|\\:", f);   /* a line may break after it: a long list of words is one word to troff */
         else
             fputc(*s, f);
     }
@@ -546,6 +557,8 @@ static void roff_text(FILE *f, const char *s)
 void cli_list(FILE *f, const char *format)
 {
     const int man = !strcmp(format, "man");
+    if (man)   /* ragged right: a list of choices breaks at its bars, and a justified line of it cannot stretch */
+        fputs(".na\n", f);
     for (int i = 0; i < gpuimg_nops; i++) {
         const struct op_desc *op = gpuimg_ops[i];
         char sig[160];
@@ -593,4 +606,6 @@ void cli_list(FILE *f, const char *format)
                     op->gpu_auto_text ? op->gpu_auto_text : kernel_names[op->gpu_auto]);
         }
     }
+    if (man)
+        fputs(".ad\n", f);
 }

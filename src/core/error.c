@@ -26,6 +26,7 @@ static const char *const names[GPUIMG_NSTATUS] = {
     [GPUIMG_EUNSUPPORTED] = "not supported by this build",
     [GPUIMG_ENODEVMEM] = "not enough device memory",
     [GPUIMG_ECANCELED] = "given up: its asker went away",
+    [GPUIMG_EGEOMETRY] = "the pipeline does not fit the image",
     [GPUIMG_EINTERNAL] = "internal error",
 };
 

@@ -22,6 +22,7 @@ enum gpuimg_status {
     GPUIMG_EUNSUPPORTED,/* the request is valid but this build cannot do it */
     GPUIMG_ENODEVMEM,   /* not enough device memory (or over --gpu-mem-limit), even in tiles */
     GPUIMG_ECANCELED,   /* the run was given up: whoever asked for it went away */
+    GPUIMG_EGEOMETRY,   /* the pipeline does not fit this image (a crop outside it, a pad smaller) */
     GPUIMG_EINTERNAL,
     GPUIMG_NSTATUS
 };

@@ -12,7 +12,7 @@
 enum param_type {
     PARAM_NUMBER,   /* a real number in [min, max] (or (min, max] when min_open) */
     PARAM_CHOICE,   /* one of the '|'-separated words in choices */
-    PARAM_SIZE      /* "P%", "WxH", "Wx" or "xH" */
+    PARAM_SIZE      /* "P%", "WxH", "Wx" or "xH"; WxH may end in one of ! ^ > < or in +X+Y */
 };
 
 struct op_param {
@@ -30,6 +30,9 @@ struct size_spec {
     enum size_kind kind;
     double pct;           /* SIZE_PERCENT */
     int w, h;             /* SIZE_PIXELS; 0 keeps the aspect ratio on that axis */
+    char flag;            /* after WxH, as ImageMagick's geometry: '!' exactly, '^' covering the box,
+                             '>' only shrinking, '<' only enlarging; 0: none */
+    int offset, x, y;     /* after WxH: +X+Y was given (a crop's corner) */
 };
 
 struct param_value {
@@ -99,6 +102,10 @@ struct op_desc {
     /* One-step pipelines, NULL-terminated, that tune, the benchmarks and the tests run on every
      * layout; the first is the operation's typical use. */
     const char *const *examples;
+    /* At parse time, before any image: check what the parameters say together, and write the
+     * steps this one implies after it as pipeline text into text (n bytes; "" for none): resize's
+     * fit=cover is a resize and a crop. Returns a gpuimg_status. NULL: nothing to check or add. */
+    int (*then)(const struct op_args *a, char *text, size_t n);
     /* Tiling (tile.h): for the rectangle *want of the output, the rectangle of the input the
      * step needs (*need, clipped to the input) and the rectangle of the output that running the
      * step on *need as a whole image gives (*yields, which contains *want, every pixel of *want

@@ -51,7 +51,10 @@ void param_describe(const struct op_param *p, char *buf, size_t n)
         snprintf(buf, n, "a number in %s%s, %s]", p->min_open ? "(" : "[", lo, hi);
         break;
     case PARAM_CHOICE: snprintf(buf, n, "one of %s", p->choices); break;
-    case PARAM_SIZE: snprintf(buf, n, "P%% (percent), WxH, Wx or xH (pixels; a missing side keeps the aspect ratio)"); break;
+    case PARAM_SIZE:
+        snprintf(buf, n, "P%% (percent), WxH, Wx or xH (pixels; a missing side keeps the aspect ratio), WxH ending in "
+                         "! ^ > < or +X+Y");
+        break;
     }
 }
 
@@ -72,6 +75,33 @@ static int parse_dim(const char *s, size_t len, int *out)
     if (v == 0)
         return -1;
     *out = (int)v;
+    return 0;
+}
+
+/* "+X+Y": two numbers of up to 2^24, each after a '+', and nothing else */
+static int parse_offset(const char *s, int *x, int *y)
+{
+    const char *second = strchr(s + 1, '+');
+    if (s[0] != '+' || !second)
+        return -1;
+    int v[2];
+    const char *part[2] = { s + 1, second + 1 };
+    const size_t len[2] = { (size_t)(second - s - 1), strlen(second + 1) };
+    for (int k = 0; k < 2; k++) {
+        if (!len[k] || len[k] > 8)
+            return -1;
+        long n = 0;
+        for (size_t i = 0; i < len[k]; i++) {
+            if (part[k][i] < '0' || part[k][i] > '9')
+                return -1;
+            n = n * 10 + (part[k][i] - '0');
+        }
+        if (n > 1 << 24)
+            return -1;
+        v[k] = (int)n;
+    }
+    *x = v[0];
+    *y = v[1];
     return 0;
 }
 
@@ -112,8 +142,19 @@ int param_parse(const struct op_desc *op, const struct op_param *p, const char *
             v->size.kind = SIZE_PERCENT;
             v->size.pct = d;
         } else if (x && strchr(x + 1, 'x') == NULL && !(x == text && !x[1])) {
-            if (parse_dim(text, (size_t)(x - text), &v->size.w) || parse_dim(x + 1, strlen(x + 1), &v->size.h))
+            const char *h = x + 1, *plus = strchr(h, '+');
+            size_t hl = plus ? (size_t)(plus - h) : strlen(h);
+            v->size.flag = 0;
+            v->size.offset = 0;
+            if (hl && strchr("!^<>", h[hl - 1])) {
+                v->size.flag = h[hl - 1];
+                hl--;
+            }
+            const int both = x > text && hl > 0;
+            if (parse_dim(text, (size_t)(x - text), &v->size.w) || parse_dim(h, hl, &v->size.h)
+                || (v->size.flag && (!both || plus)) || (plus && parse_offset(plus, &v->size.x, &v->size.y)))
                 return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);
+            v->size.offset = plus != NULL;
             v->size.kind = SIZE_PIXELS;
         } else
             return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);

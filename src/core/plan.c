@@ -95,25 +95,37 @@ static int parse_step(const char *s, size_t len, struct step *st)
     return GPUIMG_OK;
 }
 
-int plan_parse(const char *text, struct plan *pl)
+/* The steps of text appended to pl, each followed by those it implies (op->then, one level: an
+ * implied step implies none). */
+static int add_steps(struct plan *pl, const char *s, int implied)
 {
-    memset(pl, 0, sizeof *pl);
-    const char *s = text;
-    if (!*s)
-        return gpuimg_fail(GPUIMG_EPARAM, "the pipeline is empty");
     for (;;) {
         size_t len = strcspn(s, ",");
         if (pl->nsteps == PLAN_MAX_STEPS)
             return gpuimg_fail(GPUIMG_EPARAM, "more than %d operations in one pipeline", PLAN_MAX_STEPS);
-        int r = parse_step(s, len, &pl->steps[pl->nsteps]);
+        struct step *st = &pl->steps[pl->nsteps];
+        int r = parse_step(s, len, st);
         if (r)
             return r;
         pl->nsteps++;
+        char then[128] = "";
+        if (!implied && st->op->then && (r = st->op->then(&st->args, then, sizeof then)))
+            return r;
+        if (then[0] && (r = add_steps(pl, then, 1)))
+            return r;
         if (!s[len])
             break;
         s += len + 1;
     }
     return GPUIMG_OK;
+}
+
+int plan_parse(const char *text, struct plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    if (!*text)
+        return gpuimg_fail(GPUIMG_EPARAM, "the pipeline is empty");
+    return add_steps(pl, text, 0);
 }
 
 int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)

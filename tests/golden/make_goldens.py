@@ -143,6 +143,48 @@ def resize_cases(w, h, c, depth, run):
     return out
 
 
+def fit_cases(w, h, c, depth, run):
+    """Boxes: inside (the smaller ratio decides), ! (stretched), cover (the larger, then the centre
+    crop), contain (inside, then padded at the centre), each OpenCV's INTER_LINEAR or INTER_AREA as
+    auto picks it on the size the box gives."""
+    def resized(ow, oh):
+        interp = cv2.INTER_AREA if (w > 2 * ow or h > 2 * oh) else cv2.INTER_LINEAR
+        return run(lambda a: cv2.resize(a, (ow, oh), interpolation=interp))
+    out = []
+    W, H = 2 * w + 1, 3 * h + 2   # inside: the width decides (W / w < H / h)
+    ow, oh = W, max(1, int(np.floor(h * W / w + 0.5)))
+    out.append(("resize=%dx%d" % (W, H), resized(ow, oh), 1))
+    out.append(("resize=%dx%d!" % (W, H), resized(W, H), 1))
+    W, H = max(1, w // 2), max(1, h // 3)
+    if H * w >= W * h:   # cover: the height's ratio is the larger
+        ow, oh = max(1, int(np.floor(w * H / h + 0.5))), H
+    else:
+        ow, oh = W, max(1, int(np.floor(h * W / w + 0.5)))
+    x0, y0 = (ow - W) // 2, (oh - H) // 2
+    r = resized(ow, oh)
+    out.append(("resize=%dx%d:fit=cover" % (W, H), (lambda r=r: lambda a: r(a)[y0:y0 + H, x0:x0 + W])(), 1))
+    return out
+
+
+def crop_cases(w, h, c, depth, run):
+    cw, ch = max(1, int(np.floor(w * 0.5 + 0.5))), max(1, int(np.floor(h * 0.5 + 0.5)))
+    x0, y0 = (w - cw) // 2, (h - ch) // 2
+    out = [("crop=50%", lambda a: a[y0:y0 + ch, x0:x0 + cw].copy(), 0),
+           ("crop=%dx%d:gravity=southeast" % (cw, ch), lambda a: a[h - ch:, w - cw:].copy(), 0)]
+    if w > 2 and h > 2:   # a rectangle past the right edge is clipped to the image
+        out.append(("crop=%dx%d+1+2" % (w, h // 2), lambda a: a[2:2 + h // 2, 1:].copy(), 0))
+    return out
+
+
+def pad_cases(w, h, c, depth, run):
+    top = 65535 if depth == 16 else 255
+    border = lambda t, b, l, r, v: (lambda a: cv2.copyMakeBorder(a, t, b, l, r, cv2.BORDER_CONSTANT, value=(v,) * 4))
+    W, H = w + 5, h + 4
+    return [("pad=%dx%d" % (W, H), border(2, 2, 2, 3, 0), 0),
+            ("pad=%dx%d:gravity=northwest:color=white" % (W, H), border(0, 4, 0, 5, top), 0),
+            ("pad=%dx%d+1+3" % (W, h + 3), border(3, 0, 1, 4, 0), 0)]
+
+
 def blur_cases(w, h, c, depth, run):
     alpha = c in (2, 4)
     out = []
@@ -163,7 +205,7 @@ def blur_cases(w, h, c, depth, run):
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
     'gray': gray_cases,
-    'resize': resize_cases,
+    'resize': lambda w, h, c, d, run: resize_cases(w, h, c, d, run) + fit_cases(w, h, c, d, run),
     'blur': blur_cases,
     'transpose': lambda w, h, c, d, run: [("transpose", lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1)), 0)],
     'rotate': lambda w, h, c, d, run: [("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0),
@@ -171,6 +213,8 @@ REFERENCES = {
                                        ("rotate=270", lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE), 0)],
     'flip': lambda w, h, c, d, run: [("flip=h", lambda a: cv2.flip(a, 1), 0), ("flip=v", lambda a: cv2.flip(a, 0), 0)],
     'copy': lambda w, h, c, d, run: [("copy", lambda a: a.copy(), 0)],
+    'crop': crop_cases,
+    'pad': pad_cases,
 }
 
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/op.h"
+#include "ops/common/place.h"
 #include "ops/common/sepfilter.h"
 #include "ops/common/simd.h"
 #include "cuda/resize/kernels.h"
@@ -15,12 +16,20 @@
 
 extern const struct op_desc op_resize;   /* this operation, defined at the end */
 
-enum { P_SIZE, P_FILTER };
+enum { P_SIZE, P_FILTER, P_FIT, P_GRAVITY };
 enum { F_AUTO, F_NEAREST, F_BILINEAR, F_AREA };
+enum { FIT_INSIDE, FIT_FILL, FIT_COVER, FIT_CONTAIN, FIT_OUTSIDE };
 static const struct op_param params[] = {
-    { "size", PARAM_SIZE, 0, 0, 0, NULL, NULL, "the size of the result" },
+    { "size", PARAM_SIZE, 0, 0, 0, NULL, NULL,
+      "the size of the result: P%, Wx, xH, or the box WxH (see fit; WxH! stretches to it, WxH^ covers it, WxH> "
+      "only shrinks an image larger than it, WxH< only enlarges one smaller)" },
     { "filter", PARAM_CHOICE, 0, 0, 0, "auto|nearest|bilinear|area", "auto",
       "auto: area when shrinking by more than 2x on an axis, bilinear otherwise" },
+    { "fit", PARAM_CHOICE, 0, 0, 0, "inside|fill|cover|contain|outside", "inside",
+      "how the image meets a WxH box: inside (the largest that fits, aspect kept), fill (stretched to it), cover "
+      "(the smallest that covers it, then cropped to it), contain (inside, then padded to it), outside (covering "
+      "it, not cropped)" },
+    { "gravity", PARAM_CHOICE, 0, 0, 0, GRAVITY_CHOICES, "centre", "fit=cover and contain: " GRAVITY_HELP },
 };
 
 #define MAX_SIDE (1 << 24)
@@ -31,17 +40,47 @@ static int scaled(int in, double f)
     return v < 1 ? 1 : v > MAX_SIDE ? MAX_SIDE + 1 : (int)v;
 }
 
+/* A box's fit as the size's flag says: ! is fill, ^ outside; otherwise the fit parameter. */
+static int box_fit(const struct op_args *a)
+{
+    const char f = a->v[P_SIZE].size.flag;
+    return f == '!' ? FIT_FILL : f == '^' ? FIT_OUTSIDE : a->v[P_FIT].choice;
+}
+
+/* The result's size for the box W x H: scaled by W / w where that is the smaller ratio (inside,
+ * contain) or the larger (cover, outside), the other side rounded; the side that decides is W or H
+ * exactly. */
+static void fit_box(int fit, const struct geom *in, int W, int H, struct geom *out)
+{
+    const int by_width = (int64_t)W * in->h <= (int64_t)H * in->w;   /* W / w <= H / h */
+    const int smaller = fit == FIT_INSIDE || fit == FIT_CONTAIN;
+    if (by_width == smaller) {
+        out->w = W;
+        out->h = scaled(in->h, (double)W / in->w);
+    } else {
+        out->h = H;
+        out->w = scaled(in->w, (double)H / in->h);
+    }
+}
+
 static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
 {
     const struct size_spec *s = &a->v[P_SIZE].size;
     *out = *in;
+    const int fit = box_fit(a);
     if (s->kind == SIZE_PERCENT) {
         out->w = scaled(in->w, s->pct / 100.0);
         out->h = scaled(in->h, s->pct / 100.0);
-    } else {
+    } else if (!s->w || !s->h) {
         out->w = s->w ? s->w : scaled(in->w, (double)s->h / in->h);
         out->h = s->h ? s->h : scaled(in->h, (double)s->w / in->w);
-    }
+    } else if (fit == FIT_FILL) {
+        out->w = s->w;
+        out->h = s->h;
+    } else if ((s->flag == '>' && in->w <= s->w && in->h <= s->h) || (s->flag == '<' && (in->w >= s->w || in->h >= s->h)))
+        ;   /* as ImageMagick: > leaves an image that fits, < one that reaches the box on a side */
+    else
+        fit_box(fit, in, s->w, s->h, out);
     if (out->w > MAX_SIDE || out->h > MAX_SIDE)
         return gpuimg_fail(GPUIMG_ETOOBIG, "resize: a result side over %d pixels", MAX_SIDE);
     if (a->v[P_FILTER].choice == F_AUTO)
@@ -59,7 +98,8 @@ static int load_shrink(struct op_args *a, const struct geom *in, const struct ge
         return 1;
     for (int f = 8; f >= 2; f /= 2)
         if ((in->w + f - 1) / f >= 2 * out->w && (in->h + f - 1) / f >= 2 * out->h) {
-            a->v[P_SIZE].size = (struct size_spec){ SIZE_PIXELS, 0, out->w, out->h };
+            a->v[P_SIZE].size = (struct size_spec){ SIZE_PIXELS, 0, out->w, out->h, 0, 0, 0, 0 };
+            a->v[P_FIT].choice = FIT_FILL;
             return f;
         }
     return 1;
@@ -95,7 +135,23 @@ static void region(const struct op_args *a, const struct geom *in, const struct 
 
 static void tile_args(struct op_args *a, const struct geom *out)
 {
-    a->v[P_SIZE].size = (struct size_spec){ SIZE_PIXELS, 0, out->w, out->h };
+    a->v[P_SIZE].size = (struct size_spec){ SIZE_PIXELS, 0, out->w, out->h, 0, 0, 0, 0 };
+    a->v[P_FIT].choice = FIT_FILL;
+}
+
+/* fit=cover is followed by the crop to the box, fit=contain by the pad to it. */
+static int then(const struct op_args *a, char *text, size_t n)
+{
+    const struct size_spec *s = &a->v[P_SIZE].size;
+    const int fit = box_fit(a);
+    if ((s->flag == '<' || s->flag == '>') && fit != FIT_INSIDE)
+        return gpuimg_fail(GPUIMG_EPARAM, "resize: WxH%c goes with fit=inside only", s->flag);
+    if (s->offset)
+        return gpuimg_fail(GPUIMG_EPARAM, "resize: the size takes no +X+Y (crop does)");
+    if (s->kind == SIZE_PIXELS && s->w && s->h && (fit == FIT_COVER || fit == FIT_CONTAIN))
+        snprintf(text, n, "%s=%dx%d:gravity=%s", fit == FIT_COVER ? "crop" : "pad", s->w, s->h,
+                 gravity_name(a->v[P_GRAVITY].choice));
+    return GPUIMG_OK;
 }
 
 /* Source column for output column o, as INTER_NEAREST_EXACT: a 16.16 step, rounded to nearest. */
@@ -583,10 +639,13 @@ static unsigned gpu_fuse(const struct op_args *a, const struct geom *in, const s
 
 const struct op_desc op_resize = {
     .name = "resize",
-    .summary = "scale to P% or WxH (resize=50%, resize=1920x1080, resize=800x, resize=x600)",
+    .summary = "scale to P% or into a box (resize=50%, resize=1920x1080, resize=800x600:fit=cover, resize=800x)",
     .definition =
         "Output size: P% rounds w*P/100 and h*P/100 to the nearest pixel (at least 1); Wx and xH keep the "
-        "aspect ratio, rounding the other side. Source coordinate of output pixel x': (x'+0.5)*in/out-0.5 "
+        "aspect ratio, rounding the other side. A box WxH: fit=inside (default) scales by the smaller of W/w and "
+        "H/h, fit=cover and outside by the larger, that side becoming W or H exactly and the other rounded; "
+        "cover then crops to WxH and contain (inside) pads to WxH, placed by gravity (crop, pad); fill (or WxH!) "
+        "is WxH. WxH> leaves an image within the box as it is, WxH< one that reaches it on a side. Source coordinate of output pixel x': (x'+0.5)*in/out-0.5 "
         "(pixel centres, as OpenCV, NPP and PyTorch with align_corners=False). "
         "bilinear: two taps per axis with weights rounded to 1/65536, clamped at the edges; within 1 level "
         "of OpenCV INTER_LINEAR (8 and 16 bits). area: each output pixel averages the input area it covers, every input "
@@ -597,9 +656,10 @@ const struct op_desc op_resize = {
         "rounded once. With alpha, colour is filtered premultiplied and divided back with rounding "
         "(fully transparent results get colour 0).",
     .params = params,
-    .nparams = 2,
+    .nparams = 4,
     .resolve = resolve,
     .cpu = cpu,
+    .then = then,
     .load_shrink = load_shrink,
     .region = region,
     .tile_args = tile_args,

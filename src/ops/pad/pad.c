@@ -1,0 +1,114 @@
+/* gpuimg: pad, the image on a larger canvas of one colour (ImageMagick's -extent, vips's embed). */
+#include <config.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/op.h"
+#include "ops/common/place.h"
+#include "cuda/pad/kernels.h"
+
+extern const struct op_desc op_pad;   /* this operation, defined at the end */
+
+enum { P_SIZE, P_GRAVITY, P_COLOR };
+enum { C_BLACK, C_WHITE };
+static const struct op_param params[] = {
+    { "size", PARAM_SIZE, 0, 0, 0, NULL, NULL,
+      "the canvas: WxH (a missing side is the image's), P% of the image's sides, or WxH+X+Y with the image's "
+      "top left corner at X, Y" },
+    { "gravity", PARAM_CHOICE, 0, 0, 0, GRAVITY_CHOICES, "centre", GRAVITY_HELP " (without +X+Y)" },
+    { "color", PARAM_CHOICE, 0, 0, 0, "black|white", "black",
+      "the margins: black (with alpha: transparent black) or white (opaque)" },
+};
+
+/* The canvas and the image's place on it, left in the arguments as WxH+X+Y. */
+static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
+{
+    struct size_spec *s = &a->v[P_SIZE].size;
+    int w, h, x, y;
+    if (s->kind == SIZE_PERCENT) {
+        const double fw = in->w * s->pct / 100 + 0.5, fh = in->h * s->pct / 100 + 0.5;
+        if (fw > 1 << 24 || fh > 1 << 24)
+            return gpuimg_fail(GPUIMG_ETOOBIG, "pad: a canvas side over %d pixels", 1 << 24);
+        w = (int)fw;
+        h = (int)fh;
+    } else {
+        w = s->w ? s->w : in->w;
+        h = s->h ? s->h : in->h;
+    }
+    if (s->kind == SIZE_PIXELS && s->offset) {
+        x = s->x;
+        y = s->y;
+    } else {
+        x = gravity_offset(a->v[P_GRAVITY].choice, 0, w, in->w);
+        y = gravity_offset(a->v[P_GRAVITY].choice, 1, h, in->h);
+    }
+    if (x < 0 || y < 0 || (long)x + in->w > w || (long)y + in->h > h)
+        return gpuimg_fail(GPUIMG_EGEOMETRY, "pad: the %dx%d image does not fit a %dx%d canvas at +%d+%d (crop makes it smaller)",
+                           in->w, in->h, w, h, x < 0 ? 0 : x, y < 0 ? 0 : y);
+    *s = (struct size_spec){ .kind = SIZE_PIXELS, .w = w, .h = h, .offset = 1, .x = x, .y = y };
+    *out = *in;
+    out->w = w;
+    out->h = h;
+    return GPUIMG_OK;
+}
+
+static int then(const struct op_args *a, char *text, size_t n)
+{
+    (void)text;
+    (void)n;
+    const struct size_spec *s = &a->v[P_SIZE].size;
+    if (s->kind == SIZE_PERCENT && s->pct < 100)
+        return gpuimg_fail(GPUIMG_EPARAM, "pad: %g%% would be smaller than the image (crop makes it smaller)", s->pct);
+    if (s->kind == SIZE_PIXELS && s->flag)
+        return gpuimg_fail(GPUIMG_EPARAM, "pad: the size takes no %c (WxH, WxH+X+Y, Wx, xH or P%%)", s->flag);
+    return GPUIMG_OK;
+}
+
+static int cpu(const struct op_args *a, const struct image *in, struct image *out)
+{
+    const struct size_spec *s = &a->v[P_SIZE].size;
+    const int fill = a->v[P_COLOR].choice == C_WHITE ? 0xFF : 0;
+    const size_t bpp = image_bpp(in), row = (size_t)in->w * bpp, left = (size_t)s->x * bpp;
+    const size_t right = (size_t)out->w * bpp - left - row;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < out->h; y++) {
+        uint8_t *d = out->data + (size_t)y * out->stride;
+        const int sy = y - s->y;
+        if (sy < 0 || sy >= in->h) {
+            memset(d, fill, (size_t)out->w * bpp);
+            continue;
+        }
+        memset(d, fill, left);
+        memcpy(d + left, in->data + (size_t)sy * in->stride, row);
+        memset(d + left + row, fill, right);
+    }
+    return GPUIMG_OK;
+}
+
+#ifdef HAVE_CUDA
+static int gpu(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
+               const struct gpu_image *out, const char **ran)
+{
+    const struct size_spec *s = &a->v[P_SIZE].size;
+    char err[256];
+    return gpu_pad(k, in, out, s->x, s->y, a->v[P_COLOR].choice == C_WHITE ? 0xFF : 0, err, sizeof err)
+               ? op_cuda_fail(&op_pad, k->variant, err)
+               : GPUIMG_OK;
+}
+#endif
+
+const struct op_desc op_pad = {
+    .name = "pad",
+    .summary = "the image on a larger canvas (pad=1920x1080 centred, pad=800x600:gravity=north:color=white)",
+    .definition =
+        "out(x, y) = in(x - X, y - Y) where that is in the image, else the colour: every sample 0 (black; with "
+        "alpha, transparent) or the largest value (white, opaque). Without +X+Y the image is placed by gravity: "
+        "X = 0 (west), W - in_w (east) or (W - in_w) / 2 rounded down (centre, north, south), and so for Y. The "
+        "canvas must hold the image. Exact.",
+    .params = params,
+    .nparams = 3,
+    .resolve = resolve,
+    .cpu = cpu,
+    .then = then,
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_VECTOR), KV_VECTOR, NULL, gpu, NULL),
+    .examples = EXAMPLES("pad=150%", "pad=200%:gravity=southwest:color=white"),
+};
