@@ -45,6 +45,18 @@ check_bad 1 "huge.png: image is 100000x100000 \(10000000000 pixels\), over the l
 check_bad 1 "missing.png: cannot open: No such file or directory" "$T/missing.png"
 check_bad 1 "adir: is a directory" "$T/adir"
 check_bad 1 "good.png: image is 64x48 \(3072 pixels\), over the limit of 3000" "$T/good.png" "$T/out/o.png" --max-pixels=3000
+# WebP and TIFF (where built in): cut, damaged and over the pixel limit
+"$GPUIMG" --version >"$T/version"
+for f in webp tif; do
+    grep -q "$( [ $f = webp ] && echo 'libwebp [0-9.]* (WebP)' || echo 'libtiff [0-9.]* (TIFF)')" "$T/version" || continue
+    "$GPUIMG" -q --webp-lossless flip=h "$T/good.png" "$T/good.$f" || exit 99
+    fsize=$(wc -c <"$T/good.$f")
+    head -c $((fsize * 2 / 3)) "$T/good.$f" >"$T/trunc.$f"
+    check_bad 1 "trunc\.$f: .*(WebP|TIFF)" "$T/trunc.$f"
+    { head -c 40 "$T/good.$f"; head -c $((fsize - 40)) /dev/zero; } >"$T/zeroed.$f"
+    check_bad 1 "zeroed\.$f: .*(WebP|TIFF)" "$T/zeroed.$f"
+    check_bad 1 "good\.$f: image is 64x48 \(3072 pixels\), over the limit of 3000" "$T/good.$f" "$T/out/o.png" --max-pixels=3000
+done
 
 # the header check is fast: a 10-gigapixel claim is refused without decoding
 start=$(date +%s)

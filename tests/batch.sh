@@ -82,7 +82,7 @@ cp in/a/one.png inpl/2.png
 expect_fail 2 'inpl/2.png would overwrite the input inpl/2.png$' --force -o '%D/%i.png' gray inpl/2.png inpl/x.png
 expect_fail 2 'unknown %q' -o 'x/%q.png' gray in/a/one.png
 expect_fail 2 'only %i takes a width' -o 'x/%3s.png' gray in/a/one.png
-expect_fail 2 'unknown output format for in/a/one.png' -o 'x/%s.webp' gray in/a/one.png
+expect_fail 2 'unknown output format for in/a/one.png' -o 'x/%s.avif' gray in/a/one.png
 expect_fail 2 "'-' \\(stdin\\) cannot be one of a batch's inputs" -o 'x/%s.png' gray -
 expect_fail 2 'no INPUT files' -o 'x/%s.png' gray
 expect_fail 2 'batch outputs cannot go to stdout' -o - gray in/a/one.png

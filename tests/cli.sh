@@ -181,12 +181,12 @@ expect_fail 2 "flip: axis must be one of h\|v" flip=x "$T/rgb.png" "$T/x.png"
 expect_fail 2 "transpose takes no value" transpose=1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "empty operation" gray,,blur=1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "empty operation" gray, "$T/rgb.png" "$T/x.png"
-expect_fail 2 "x.webp: unknown output format" gray "$T/rgb.png" "$T/x.webp"
+expect_fail 2 "x.avif: unknown output format" gray "$T/rgb.png" "$T/x.avif"
 expect_fail 2 "unknown option '--nope'" --nope gray "$T/rgb.png" "$T/x.png"
 expect_fail 2 "--png-level: expected a whole number from 0 to 9, not '10'" --png-level=10 gray "$T/rgb.png" "$T/x.png"
 expect_fail 2 "--jpeg-quality: expected a whole number from 1 to 100" --jpeg-quality=0 gray "$T/rgb.png" "$T/x.jpg"
 expect_fail 2 "--backend must be auto, cpu or gpu" --backend=tpu gray "$T/rgb.png" "$T/x.png"
-expect_fail 2 "--format must be png, jpg, bmp, tga or ppm" --format=gif gray "$T/rgb.png" -
+expect_fail 2 "--format must be png, jpg, webp, tiff, bmp, tga or ppm" --format=gif gray "$T/rgb.png" -
 expect_fail 2 "--threads: expected a whole number" --threads=0 gray "$T/rgb.png" "$T/x.png"
 expect_fail 2 "--json=- and output '-' would both write to stdout" --json=- gray "$T/rgb.png" -
 expect_fail 2 "option '--json' needs a value" gray "$T/rgb.png" "$T/x.png" --json

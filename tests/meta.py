@@ -96,6 +96,31 @@ def show(path):
             pos += 2 + n
         if pieces:
             prof = b"".join(pieces[k] for k in sorted(pieces))
+    elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        pos = 12
+        while pos + 8 <= len(data):
+            kind, n = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+            p = data[pos + 8:pos + 8 + n]
+            if kind == b"ICCP":
+                prof = p
+            elif kind == b"EXIF":
+                ex = p[6:] if p[:6] == b"Exif\0\0" else p
+            pos += 8 + n + (n & 1)
+    elif data[:4] in (b"II*\0", b"MM\0*"):
+        e = "<" if data[:2] == b"II" else ">"
+        ifd = struct.unpack(e + "I", data[4:8])[0]
+        tags = {}
+        for i in range(struct.unpack(e + "H", data[ifd:ifd + 2])[0]):
+            tag, typ, cnt, val = struct.unpack(e + "HHII", data[ifd + 2 + 12 * i:ifd + 14 + 12 * i])
+            tags[tag] = (typ, cnt, val, data[ifd + 10 + 12 * i:ifd + 14 + 12 * i])
+        if 34675 in tags:
+            typ, cnt, off, _ = tags[34675]
+            prof = data[off:off + cnt]
+        if 282 in tags and 283 in tags:
+            unit = struct.unpack(e + "H", tags[296][3][:2])[0] if 296 in tags else 2
+            r = [struct.unpack(e + "II", data[tags[t][2]:tags[t][2] + 8]) for t in (282, 283)]
+            f = 1 if unit == 2 else 2.54
+            dens = tuple(round(a / b * f) for a, b in r)
     else:
         pos = 8
         while pos + 12 <= len(data):

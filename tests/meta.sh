@@ -6,6 +6,7 @@
 #   is not turned); EXIF too large for a JPEG segment is left off a JPEG, kept in a PNG.
 # - A grey result drops the RGB profile (it would misdescribe it) and keeps the rest; a profile
 #   missing a piece is left out; --strip writes none; the server keeps it as in-process.
+# - WebP keeps the profile and EXIF, TIFF the profile and the density (read back both ways).
 # - GPU builds on a GPU: nvJPEG's JPEG (GPUIMG_JPEG_GPU=1) and nvCOMP's PNG (GPUIMG_PNG_GPU=1)
 #   carry the same metadata as the CPU's files.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
@@ -59,6 +60,24 @@ for b in cpu gpu; do
     check "$b: large EXIF in PNG" "$T/$b-x.png" "icc=$ICC exif=70000 orient=1 density=96x96"
 done
 unset GPUIMG_JPEG_GPU GPUIMG_PNG_GPU
+
+# WebP carries the profile and EXIF (no density); TIFF the profile and the density (EXIF not written)
+if "$GPUIMG" --version | grep -q 'libwebp [0-9.]* (WebP)'; then
+    expect_ok -q resize=50% "$T/in.jpg" "$T/o.webp"
+    check "JPEG to WebP" "$T/o.webp" "icc=$ICC exif=26 orient=1 density=none"
+    expect_ok -q flip=h "$T/o.webp" "$T/webp.png"
+    check "WebP to PNG" "$T/webp.png" "icc=$ICC exif=26 orient=1 density=none"
+    expect_ok -q --strip resize=50% "$T/in.jpg" "$T/s.webp"
+    check "--strip WebP" "$T/s.webp" "icc=none exif=none orient=0 density=none"
+fi
+if "$GPUIMG" --version | grep -q 'libtiff [0-9.]* (TIFF)'; then
+    expect_ok -q resize=50% "$T/in.jpg" "$T/o.tif"
+    check "JPEG to TIFF" "$T/o.tif" "icc=$ICC exif=none orient=0 density=150x300"
+    expect_ok -q flip=h "$T/o.tif" "$T/tif.jpg"
+    check "TIFF to JPEG" "$T/tif.jpg" "icc=$ICC exif=none orient=0 density=150x300"
+    expect_ok -q gray "$T/in.jpg" "$T/g.tif"
+    check "grey TIFF" "$T/g.tif" "icc=none exif=none orient=0 density=150x300"
+fi
 
 # a batch (the streamed PNG encoder on two threads) and the server keep it too
 mkdir -p "$T/b"

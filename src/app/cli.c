@@ -23,7 +23,7 @@ enum {
     OPT_KERNEL, OPT_COMPARE, OPT_REPEAT, OPT_NO_FUSE, OPT_FROM_LIST, OPT_SHARD, OPT_PROGRESS, OPT_NO_PROGRESS,
     OPT_JOBS, OPT_DEVICES, OPT_JPEG_DECODER, OPT_GPU_MEM_LIMIT, OPT_JPEG_SAMPLING, OPT_JPEG_PROGRESSIVE,
     OPT_DECODER, OPT_PNG_DECODER, OPT_SHRINK_ON_LOAD, OPT_NO_SERVER, OPT_SERVER, OPT_SERVER_STATUS, OPT_SERVER_STOP,
-    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0, OPT_THREADS, OPT_NO_AUTO_ORIENT, OPT_STRIP,
+    OPT_SERVER_IDLE, OPT_DRY_RUN, OPT_FROM_LIST0, OPT_THREADS, OPT_NO_AUTO_ORIENT, OPT_STRIP, OPT_WEBP_QUALITY, OPT_WEBP_LOSSLESS,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +61,8 @@ static const struct option longopts[] = {
     { "shrink-on-load", no_argument, NULL, OPT_SHRINK_ON_LOAD },
     { "no-auto-orient", no_argument, NULL, OPT_NO_AUTO_ORIENT },
     { "strip", no_argument, NULL, OPT_STRIP },
+    { "webp-quality", required_argument, NULL, OPT_WEBP_QUALITY },
+    { "webp-lossless", no_argument, NULL, OPT_WEBP_LOSSLESS },
     { "gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT },
     { "no-server", no_argument, NULL, OPT_NO_SERVER },
     { "server", no_argument, NULL, OPT_SERVER },
@@ -110,6 +112,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     o->backend = BACKEND_AUTO;
     o->png_level = 6;
     o->jpeg_quality = 90;
+    o->webp_quality = 80;
     o->max_pixels = DEFAULT_MAX_PIXELS;
     o->list_format = "text";
     o->kernel = -1;
@@ -171,9 +174,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             o->jpeg_sampling = atoi(optarg);
             break;
         case OPT_JPEG_PROGRESSIVE: o->jpeg_progressive = 1; break;
+        case OPT_WEBP_QUALITY:
+            if ((r = parse_int("--webp-quality", optarg, 0, 100, &v))) return r;
+            o->webp_quality = (int)v;
+            break;
+        case OPT_WEBP_LOSSLESS: o->webp_lossless = 1; break;
         case OPT_FORMAT:
             if (io_format_from_name(optarg, &o->format))
-                return gpuimg_fail(GPUIMG_EUSAGE, "--format must be png, jpg, bmp, tga or ppm, not '%s'", optarg);
+                return gpuimg_fail(GPUIMG_EUSAGE, "--format must be png, jpg, webp, tiff, bmp, tga or ppm, not '%s'", optarg);
             o->have_format = 1;
             break;
         case OPT_JSON: o->json = optarg; break;
@@ -408,7 +416,7 @@ void cli_help(FILE *f)
             "\n"
             "PIPELINE is one or more operations joined by commas, each name[=value][:key=value...],\n"
             "e.g. gray,resize=50%%,blur=2,transpose. INPUT and OUTPUT may be '-' for stdin/stdout.\n"
-            "The output format follows OUTPUT's extension (.png .jpg .jpeg .bmp .tga) or --format.\n"
+            "The output format follows OUTPUT's extension (.png .jpg .webp .tif .bmp .tga .ppm) or --format.\n"
             "\n"
             "Operations:\n");
     for (int i = 0; i < gpuimg_nops; i++) {
@@ -457,7 +465,8 @@ void cli_help(FILE *f)
             "      --jpeg-progressive  write progressive JPEG\n"
             "      --strip             drop the metadata (default: PNG and JPEG outputs keep the input's\n"
             "                          ICC profile, EXIF with the orientation made 1, and density)\n"
-            "      --format=FMT        output format png, jpg, bmp, tga or ppm (PGM or PPM by the channels;\n"
+            "      --webp-quality=N    WebP quality 0..100 (default 80); --webp-lossless: lossless WebP\n"
+            "      --format=FMT        output format png, jpg, webp, tiff, bmp, tga or ppm (PGM or PPM by the channels;\n"
             "                          default: from OUTPUT; png for -)\n"
             "  -f, --force             replace OUTPUT if it exists\n"
             "      --max-pixels=N      refuse images (input or any step's result) over N pixels (default 2^28)\n"

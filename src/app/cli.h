@@ -18,7 +18,7 @@ struct cli_opts {
     int device;
     int threads;                  /* --threads: a file's threads (0: OpenMP's default, or a batch's share) */
     int j, j_was_threads;         /* -j N: --jobs in a batch; a single file's threads, with a note */
-    int png_level, jpeg_quality;
+    int png_level, jpeg_quality, webp_quality, webp_lossless;
     int have_format;
     enum out_format format;
     int quiet, verbose, force;

@@ -397,6 +397,8 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
         q->jpeg_progressive = ctx->save.jpeg_progressive;
         q->no_auto_orient = ctx->no_auto_orient;
         q->strip = ctx->save.strip;
+        q->webp_quality = ctx->save.webp_quality;
+        q->webp_lossless = ctx->save.webp_lossless;
     }
     const int sent = ok && exchange(cl, q, fds, 2) == 0;
     free(q);

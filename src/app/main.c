@@ -85,6 +85,8 @@ int main(int argc, char **argv)
     ctx.save.strip = o.strip;
     ctx.save.jpeg_sampling = o.jpeg_sampling;
     ctx.save.jpeg_progressive = o.jpeg_progressive;
+    ctx.save.webp_quality = o.webp_quality;
+    ctx.save.webp_lossless = o.webp_lossless;
     if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
         return fail(st);
     /* --json is an output like the image: never one of the command's files, not replaced without

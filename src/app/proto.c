@@ -148,6 +148,8 @@ static void walk_request(struct wire *x, struct proto_request *q)
     INT(x, 0, 1, q->jpeg_progressive);
     INT(x, 0, 1, q->no_auto_orient);
     INT(x, 0, 1, q->strip);
+    INT(x, 0, 100, q->webp_quality);
+    INT(x, 0, 1, q->webp_lossless);
     if (!x->why && q->jpeg_sampling && q->jpeg_sampling != 420 && q->jpeg_sampling != 422 && q->jpeg_sampling != 444)
         x->why = "a JPEG sampling out of range";
 }

@@ -23,7 +23,7 @@ struct proto_request {
     int backend, device, kernel, nofuse, jpeg, load_jpeg, load_png, shrink_on_load, per_file_format;
     uint64_t max_pixels;
     int fmt, png_level, jpeg_quality, threads, jpeg_sampling, jpeg_progressive;
-    int no_auto_orient, strip;
+    int no_auto_orient, strip, webp_quality, webp_lossless;
 };
 
 enum proto_answer { PROTO_DONE, PROTO_BUSY, PROTO_REFUSED };

@@ -81,7 +81,7 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
     r->in = raw->g;
     *pl = *c->plan;
     enum out_format f;
-    if (!c->save.strip && (raw->jpeg || raw->kind == KIND_PNG) && (st = meta_read(raw->buf, raw->len, raw->jpeg, meta))) {
+    if (!c->save.strip && (st = io_read_meta(raw, meta))) {
         io_input_free(raw);
         return st;
     }

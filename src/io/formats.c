@@ -35,6 +35,10 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
         return KIND_PSD;
     if (len >= 2 && buf[0] == '#' && buf[1] == '?')
         return KIND_HDR;
+    if (len >= 12 && !memcmp(buf, "RIFF", 4) && !memcmp(buf + 8, "WEBP", 4))
+        return KIND_WEBP;
+    if (len >= 4 && (!memcmp(buf, "II*\0", 4) || !memcmp(buf, "MM\0*", 4)))
+        return KIND_TIFF;
     /* TGA has no signature: a header as stb_image's test takes it (colour map type 0 or 1,
      * image type 1-3 or 9-11, a colour-mapped type only with a map, 8 to 32 bits) */
     if (len >= 18 && buf[1] <= 1 && ((buf[2] >= 1 && buf[2] <= 3) || (buf[2] >= 9 && buf[2] <= 11))
@@ -48,10 +52,12 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
  * run-length TGA and PSD 128 pixels a 2-byte packet (a grey plane); HDR 127 a 2-byte run of each
  * of 4 planes; GIF's 12-bit LZW codes at most 4096 pixels each; PNM one sample a byte (stb_image
  * reads P5 and P6 only); JPEG at least one Huffman-coded bit for each 8x8 block's DC, 512 (stb_image
- * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). */
+ * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). WebP
+ * and TIFF: 0, their libraries check their data against what the header says, and the pixel
+ * limit bounds what is allocated. */
 const char *kind_name(enum file_kind k)
 {
-    static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA" };
+    static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA", "WebP", "TIFF" };
     return n[k];
 }
 

@@ -24,6 +24,8 @@
 #include "io/meta.h"
 #include "io/pngdec.h"
 #include "io/pngenc.h"
+#include "io/tiff.h"
+#include "io/webp.h"
 
 const char *io_display_name(const char *path, int out)
 {
@@ -169,6 +171,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
         return too_large(name, len);
     }
     uint32_t hw = 0, hh = 0;
+    struct geom lib = { 0 };
     const enum file_kind kind = sniff_kind(buf, len);
     switch (kind) {
     case KIND_PNG: st = png_check(name, buf, len, &hw, &hh, &in->png); break;
@@ -177,15 +180,21 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
             in->orient = jpeg_orientation(buf, len);
         break;
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
+    case KIND_WEBP: st = webp_info(name, buf, len, &lib); break;
+    case KIND_TIFF: st = tiff_info(name, buf, len, &lib); break;
     default: break;
+    }
+    if (!st && lib.w) {   /* read by its own library, not stb_image */
+        hw = (uint32_t)lib.w;
+        hh = (uint32_t)lib.h;
     }
     if (!st && kind == KIND_PNG)
         len = png_drop_empty_idat(buf, len);
     if (!st && o->max_pixels && (uint64_t)hw * hh > o->max_pixels)
         st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: image is %ux%u (%llu pixels), over the limit of %llu pixels (--max-pixels)",
                          name, hw, hh, (unsigned long long)hw * hh, (unsigned long long)o->max_pixels);
-    int w, h, comp;
-    if (!st && !stbi_info_from_memory(buf, (int)len, &w, &h, &comp))
+    int w = lib.w, h = lib.h, comp = lib.c;
+    if (!st && !lib.w && !stbi_info_from_memory(buf, (int)len, &w, &h, &comp))
         st = hw ? gpuimg_fail(GPUIMG_ETOOBIG, "%s: the decoder cannot take this %ux%u image (stb_image: %s)", name, hw, hh,
                               stbi_failure_reason() ? stbi_failure_reason() : "refused")
                 : gpuimg_fail(GPUIMG_EDECODE, "%s: %s", name, stb_reason());
@@ -215,8 +224,17 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
         in->orient = 1;
     if (kind == KIND_PNG)
         comp = in->png.channels;
-    in->g = (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
+    in->g = lib.w ? lib : (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     return GPUIMG_OK;
+}
+
+int io_read_meta(const struct io_input *in, struct io_meta *m)
+{
+    if (in->kind == KIND_WEBP)
+        return webp_meta(in->buf, in->len, m);
+    if (in->kind == KIND_TIFF)
+        return tiff_meta(in->buf, in->len, m);
+    return meta_read(in->buf, in->len, in->kind, m);
 }
 
 int io_can_shrink(const struct io_input *in)
@@ -319,6 +337,14 @@ static int decode(struct io_input *in, struct image *out, const struct image_row
         return st;
     }
 #endif
+    if (in->kind == KIND_WEBP || in->kind == KIND_TIFF) {
+        in->codec = in->kind == KIND_WEBP ? webp_codec_name() : tiff_codec_name();
+        int st = (in->kind == KIND_WEBP ? webp_decode : tiff_decode)(in->name, in->buf, in->len, &in->g, out);
+        io_input_free(in);
+        if (!st && rows)
+            rows->done(rows->arg, out, out->h);
+        return st;
+    }
     if (in->kind == KIND_PNG && in->dec != DEC_STB) {
         int st = png_decode(in->name, in->buf, in->len, &in->g, &in->png, in->dec == DEC_LIBPNG, out, &in->codec);
         io_input_free(in);
@@ -387,7 +413,8 @@ int io_load(const char *path, const struct load_opts *o, struct image *out)
 
 static const struct { const char *name; enum out_format f; } fmt_names[] = {
     { "png", FMT_PNG }, { "jpg", FMT_JPEG }, { "jpeg", FMT_JPEG }, { "bmp", FMT_BMP }, { "tga", FMT_TGA },
-    { "ppm", FMT_PNM }, { "pgm", FMT_PNM }, { "pnm", FMT_PNM },
+    { "ppm", FMT_PNM }, { "pgm", FMT_PNM }, { "pnm", FMT_PNM }, { "webp", FMT_WEBP }, { "tif", FMT_TIFF },
+    { "tiff", FMT_TIFF },
 };
 
 int io_format_from_name(const char *name, enum out_format *f)
@@ -414,9 +441,13 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
     /* JPEG: libjpeg's JPEG_MAX_DIMENSION (the format's 16 bits would allow 65535; stb_image_write
      * builds are held to the same rule) */
     static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65500, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535,
-                                    [FMT_PNM] = 1 << 24 };
+                                    [FMT_PNM] = 1 << 24, [FMT_WEBP] = 16383, [FMT_TIFF] = 1 << 24 };
     static const char *const what[] = { [FMT_PNG] = "PNG (libpng)", [FMT_JPEG] = "JPEG", [FMT_BMP] = "BMP",
-                                        [FMT_TGA] = "TGA", [FMT_PNM] = "PNM" };
+                                        [FMT_TGA] = "TGA", [FMT_PNM] = "PNM", [FMT_WEBP] = "WebP", [FMT_TIFF] = "TIFF" };
+    if ((f == FMT_WEBP && !webp_codec_name()) || (f == FMT_TIFF && !tiff_codec_name()))
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this gpuimg was built without %s (install %s, then configure and "
+                           "build again)", strcmp(path, "-") ? path : "<stdout>", f == FMT_WEBP ? "libwebp" : "libtiff",
+                           f == FMT_WEBP ? "libwebp-dev" : "libtiff-dev");
     if (f == FMT_PNM && (g->c == 2 || g->c == 4))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: PNM holds no alpha channel and the result has one (%s): write .png or "
                            ".tga to keep it", strcmp(path, "-") ? path : "<stdout>", g->c == 2 ? "grey+alpha" : "RGBA");
@@ -517,6 +548,10 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
 #endif
     if (o->fmt == FMT_PNM)
         return write_pnm(fp, name, im);
+    if (o->fmt == FMT_WEBP)
+        return webp_encode(fp, name, im, o->webp_quality, o->webp_lossless, o->meta);
+    if (o->fmt == FMT_TIFF)
+        return tiff_encode(fp, name, im, o->meta);
     return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads, o->meta) : write_stb(fp, name, im, o);
 }
 
@@ -560,6 +595,8 @@ const char *io_encoder_name(const struct image *im, const struct save_opts *o)
     case FMT_JPEG: return jpeg_codec_name();
 #endif
     case FMT_PNM: return "netpbm (gpuimg)";
+    case FMT_WEBP: return webp_codec_name();
+    case FMT_TIFF: return tiff_codec_name();
     default: return "stb_image_write";
     }
 }
@@ -583,8 +620,10 @@ void io_codecs(FILE *f)
 #else
     const char *png = "";
 #endif
-    fprintf(f, "decoders: %s%s (PNG), %s (JPEG), stb_image (BMP, TGA, PSD, GIF, PNM, HDR; PNG and JPEG with "
-               "--decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), %s (JPEG), stb_image_write "
-               "(BMP, TGA), netpbm (PGM, PPM)\n",
-            png, png_libpng_name(), jpeg, png, zlibVersion(), strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write");
+    const char *webp = webp_codec_name(), *tiff = tiff_codec_name();
+    fprintf(f, "decoders: %s%s (PNG), %s (JPEG), %s (WebP), %s (TIFF), stb_image (BMP, TGA, PSD, GIF, PNM, HDR; PNG "
+               "and JPEG with --decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), %s (JPEG), %s (WebP), "
+               "%s (TIFF), stb_image_write (BMP, TGA), netpbm (PGM, PPM)\n",
+            png, png_libpng_name(), jpeg, webp ? webp : "none", tiff ? tiff : "none", png, zlibVersion(),
+            strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write", webp ? webp : "none", tiff ? tiff : "none");
 }

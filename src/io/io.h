@@ -13,9 +13,9 @@
 #include "io/formats.h"
 #include "io/meta.h"
 
-enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_COUNT };
+enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_WEBP, FMT_TIFF, FMT_COUNT };
 /* The output extensions, for messages */
-#define IO_OUTPUT_EXTENSIONS ".png, .jpg, .jpeg, .bmp, .tga, .ppm, .pgm or .pnm"
+#define IO_OUTPUT_EXTENSIONS ".png, .jpg, .jpeg, .webp, .tif, .tiff, .bmp, .tga, .ppm, .pgm or .pnm"
 
 /* Which decoder takes a format: its library (libjpeg-turbo; for PNG libdeflate for the common
  * kinds, libpng for the rest), libpng alone (PNG), or stb_image, which reads every format. */
@@ -37,6 +37,8 @@ struct save_opts {
     int jpeg_progressive;
     int out_fd;            /* > 0: write into this open file, from its offset, not into a temporary
                               file beside the path (which names it in messages); the server's */
+    int webp_quality;      /* 0..100, lossy */
+    int webp_lossless;
     int strip;             /* --strip: no metadata read or written */
     const struct io_meta *meta;   /* what PNG and JPEG outputs keep beside the pixels (io/meta.h),
                                      or NULL; the other formats hold none */
@@ -65,6 +67,9 @@ int io_read(const char *path, const struct load_opts *o, struct io_input *in);
  * on failure); name is for messages and must outlive in. The fuzz targets start here. */
 int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts *o, struct io_input *in);
 int io_decode(struct io_input *in, struct image *out);
+/* What in's file holds beside its pixels (before io_decode, which frees the bytes), into m
+ * (zeroed first): meta_read's for JPEG and PNG, libwebp's and libtiff's for WebP and TIFF. */
+int io_read_meta(const struct io_input *in, struct io_meta *m);
 /* Whether in's decoder can shrink it on load (a JPEG going to libjpeg-turbo), and the request to
  * do so by f (2, 4 or 8): in->g becomes the shrunk geometry io_decode will give. */
 int io_can_shrink(const struct io_input *in);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "core/error.h"
+#include "io/formats.h"
 #include "io/meta.h"
 
 static unsigned u16(const uint8_t *p, int be) { return be ? (unsigned)p[0] << 8 | p[1] : (unsigned)p[1] << 8 | p[0]; }
@@ -214,15 +215,21 @@ static int read_png(const uint8_t *buf, size_t len, struct io_meta *m)
     return GPUIMG_OK;
 }
 
-int meta_read(const uint8_t *buf, size_t len, int jpeg, struct io_meta *m)
+int meta_read(const uint8_t *buf, size_t len, int kind, struct io_meta *m)
 {
     memset(m, 0, sizeof *m);
-    const int st = jpeg ? read_jpeg(buf, len, m) : read_png(buf, len, m);
+    const int st = kind == KIND_JPEG ? read_jpeg(buf, len, m) : kind == KIND_PNG ? read_png(buf, len, m) : GPUIMG_OK;
     if (st)
         meta_free(m);
-    else if (m->exif)
-        exif_orientation(m->exif, m->exif_len, &m->orient_at);
+    else
+        meta_found_exif(m);
     return st ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the image's metadata") : GPUIMG_OK;
+}
+
+void meta_found_exif(struct io_meta *m)
+{
+    if (m->exif)
+        exif_orientation(m->exif, m->exif_len, &m->orient_at);
 }
 
 void meta_free(struct io_meta *m)

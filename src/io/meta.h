@@ -28,9 +28,12 @@ int exif_orientation(const uint8_t *t, size_t n, size_t *at);
 /* A JPEG's EXIF orientation: exif_orientation of its first APP1 "Exif" segment before the scan. */
 int jpeg_orientation(const uint8_t *buf, size_t len);
 
-/* Fill m (zeroed first) from a checked JPEG or PNG file (jpeg: which of the two). Returns
+/* Fill m (zeroed first) from a checked file of kind (formats.h's file_kind: JPEG and PNG; the
+ * others hold none here: WebP's and TIFF's are their libraries', io_read_meta). Returns
  * GPUIMG_ENOMEM or GPUIMG_OK. */
-int meta_read(const uint8_t *buf, size_t len, int jpeg, struct io_meta *m);
+int meta_read(const uint8_t *buf, size_t len, int kind, struct io_meta *m);
+/* Once m->exif is set: find its orientation tag (orient_at). */
+void meta_found_exif(struct io_meta *m);
 void meta_free(struct io_meta *m);
 /* The image was turned upright: its EXIF orientation becomes 1, and a turn by 90 degrees swaps
  * the density's axes. */

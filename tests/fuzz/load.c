@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((uint64_t)g.w * (uint64_t)g.h > FUZZ_MAX_PIXELS)
             fuzz_fail("io_parse let an image over the pixel limit through");
         struct io_meta m;   /* the metadata a run keeps, and the JPEG segments it makes of it */
-        if ((in.jpeg || in.kind == KIND_PNG) && meta_read(in.buf, in.len, in.jpeg, &m) == GPUIMG_OK) {
+        if (io_read_meta(&in, &m) == GPUIMG_OK) {
             size_t bytes = 0;
             meta_upright(&m, in.orient);
             meta_jpeg_segments(&m, g.c, count_segment, &bytes);

@@ -139,7 +139,7 @@ def text(s):
     return u64(len(s)) + s
 
 
-def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 1 << 28, 0, 6, 90, 4, 0, 0, 0, 0)):
+def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 1 << 28, 0, 6, 90, 4, 0, 0, 0, 0, 80, 0)):
     m = b"gpuimgQ\x01" + u64(kind)
     if kind == 1:
         m += text(pipe) + text(src) + text(dst) + b"".join(u64(v) for v in ints)
@@ -159,8 +159,8 @@ def reply(answer, status, message, nsteps=0):
 def requests():
     for i, m in enumerate([request(1), request(2), request(3),
                            request(1, b"gray,resize=50%,blur=2,transpose", b"-", b"-",
-                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1, 1)),
-                           request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0, 0)),
+                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1, 1, 100, 1)),
+                           request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0, 0, 0, 0)),
                            reply(0, 0, b"", 2), reply(1, 0, b"the server's queue is full"),
                            reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file")]):
         out("request", f"{i:02d}", m)
@@ -219,6 +219,11 @@ def main():
     p = enc(".png", np.random.default_rng(8).integers(0, 256, (4, 6, 3), dtype=np.uint8))
     load["png-meta.png"] = (p[:33] + chunk(b"iCCP", b"icc\0\0" + zlib.compress(icc)) + chunk(b"eXIf", exif[6:])
                             + chunk(b"pHYs", struct.pack(">IIB", 11811, 3937, 1)) + p[33:])
+    wt = np.random.default_rng(9).integers(0, 256, (5, 7, 4), dtype=np.uint8)
+    load["webp-lossless.webp"] = enc(".webp", wt, (cv2.IMWRITE_WEBP_QUALITY, 101))
+    load["webp-lossy.webp"] = enc(".webp", wt[..., :3], (cv2.IMWRITE_WEBP_QUALITY, 50))
+    load["tiff-rgb8.tif"] = enc(".tiff", wt[..., :3])
+    load["tiff-grey16.tif"] = enc(".tiff", (wt[..., 0].astype(np.uint16) * 257))
     for k, v in load.items():
         out("load", k, v)
 

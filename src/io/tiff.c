@@ -1,0 +1,415 @@
+/* gpuimg: TIFF in and out (tiff.h). libtiff reads and writes through memory here, and its
+ * messages come to a handler of each file's, so that the first becomes the file's error line
+ * (nothing of libtiff's is printed). */
+#include <config.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "io/meta.h"
+#include "io/tiff.h"
+#ifdef HAVE_TIFF
+#include <pthread.h>
+#include <tiffio.h>
+
+struct mem {
+    const uint8_t *in;   /* reading: the file's bytes */
+    uint8_t *out;        /* writing: the bytes so far, cap of room */
+    size_t len, cap, pos;
+    char msg[256];       /* libtiff's first error */
+};
+
+static tsize_t mem_read(thandle_t h, tdata_t p, tsize_t n)
+{
+    struct mem *m = (struct mem *)h;
+    if (n < 0 || m->pos >= m->len)
+        return 0;
+    const size_t k = (size_t)n < m->len - m->pos ? (size_t)n : m->len - m->pos;
+    memcpy(p, (m->in ? m->in : m->out) + m->pos, k);
+    m->pos += k;
+    return (tsize_t)k;
+}
+
+static tsize_t mem_write(thandle_t h, tdata_t p, tsize_t n)
+{
+    struct mem *m = (struct mem *)h;
+    if (m->in || n < 0)
+        return -1;
+    const size_t end = m->pos + (size_t)n;
+    if (end > m->cap) {
+        size_t cap = m->cap ? m->cap : 1 << 16;
+        while (cap < end)
+            cap *= 2;
+        uint8_t *grown = realloc(m->out, cap);
+        if (!grown)
+            return -1;
+        memset(grown + m->cap, 0, cap - m->cap);
+        m->out = grown;
+        m->cap = cap;
+    }
+    memcpy(m->out + m->pos, p, (size_t)n);
+    m->pos = end;
+    if (end > m->len)
+        m->len = end;
+    return n;
+}
+
+static toff_t mem_seek(thandle_t h, toff_t off, int whence)
+{
+    struct mem *m = (struct mem *)h;
+    const uint64_t base = whence == SEEK_CUR ? m->pos : whence == SEEK_END ? m->len : 0;
+    if (off > UINT64_MAX - base || base + off > (uint64_t)SIZE_MAX / 2)
+        return (toff_t)-1;
+    m->pos = (size_t)(base + off);
+    return m->pos;
+}
+
+static int mem_close(thandle_t h) { (void)h; return 0; }
+static toff_t mem_size(thandle_t h) { return ((struct mem *)h)->len; }
+static int mem_map(thandle_t h, tdata_t *p, toff_t *n) { (void)h; (void)p; (void)n; return 0; }
+static void mem_unmap(thandle_t h, tdata_t p, toff_t n) { (void)h; (void)p; (void)n; }
+
+static int on_error(TIFF *t, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)t;
+    (void)module;
+    struct mem *m = user;
+    if (!m->msg[0])
+        vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+    return 1;   /* handled: libtiff prints nothing */
+}
+static int on_warning(TIFF *t, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)t, (void)user, (void)module, (void)fmt, (void)ap;
+    return 1;
+}
+
+/* libtiff's process-wide handlers, for the messages no file's handler takes: none */
+static void quiet(void)
+{
+    TIFFSetErrorHandler(NULL);
+    TIFFSetWarningHandler(NULL);
+}
+
+static TIFF *open_mem(const char *name, struct mem *m, const char *mode)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, quiet);
+    TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
+    if (!o)
+        return NULL;
+    TIFFOpenOptionsSetErrorHandlerExtR(o, on_error, m);
+    TIFFOpenOptionsSetWarningHandlerExtR(o, on_warning, m);
+    TIFF *t = TIFFClientOpenExt(name, mode, (thandle_t)m, mem_read, mem_write, mem_seek, mem_close, mem_size, mem_map,
+                                mem_unmap, o);
+    TIFFOpenOptionsFree(o);
+    return t;
+}
+
+static int fail_tiff(enum gpuimg_status s, const char *name, const struct mem *m, const char *what)
+{
+    return gpuimg_fail(s, "%s: %s%s%s", name, what, m->msg[0] ? ": " : "", m->msg);
+}
+
+/* How the first image is read: straight from its samples (direct), or through the RGBA reader. */
+struct layout {
+    struct geom g;
+    int direct, assoc, alpha, planes;   /* planes: 1 (samples together) or the samples a pixel */
+};
+
+static int layout_of(TIFF *t, const char *name, struct mem *m, struct layout *l)
+{
+    uint32_t w = 0, h = 0;
+    uint16_t spp = 1, bps = 1, photo = 0xFFFF, planar = PLANARCONFIG_CONTIG, fmt = SAMPLEFORMAT_UINT, nextra = 0,
+             compression = COMPRESSION_NONE;
+    uint16_t *extra = NULL;
+    if (!TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h) || !w || !h)
+        return fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF: no image size");
+    if (w > 1u << 24 || h > 1u << 24)
+        return gpuimg_fail(GPUIMG_ETOOBIG, "%s: a %ux%u TIFF, over the %d pixels a side gpuimg takes", name, w, h, 1 << 24);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(t, TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &fmt);
+    TIFFGetFieldDefaulted(t, TIFFTAG_EXTRASAMPLES, &nextra, &extra);
+    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
+    TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photo);
+    const int colour = photo == PHOTOMETRIC_MINISBLACK ? 1 : photo == PHOTOMETRIC_RGB ? 3 : 0;
+    l->alpha = nextra >= 1 && extra && extra[0] != EXTRASAMPLE_UNSPECIFIED;
+    l->assoc = l->alpha && extra[0] == EXTRASAMPLE_ASSOCALPHA;
+    if (!TIFFIsCODECConfigured(compression))
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF compressed with scheme %u, which this libtiff cannot decode",
+                           name, compression);
+    l->direct = colour && (bps == 8 || bps == 16) && fmt == SAMPLEFORMAT_UINT
+                && (planar == PLANARCONFIG_CONTIG || planar == PLANARCONFIG_SEPARATE)
+                && (spp == colour || (spp == colour + 1 && l->alpha));
+    l->planes = planar == PLANARCONFIG_SEPARATE ? spp : 1;
+    if (l->direct) {
+        l->g = (struct geom){ (int)w, (int)h, spp, bps };
+        return GPUIMG_OK;
+    }
+    char why[1024] = "";
+    if (!TIFFRGBAImageOK(t, why))
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF gpuimg cannot read (libtiff: %s)", name, why);
+    l->g = (struct geom){ (int)w, (int)h, l->alpha ? 4 : 3, 8 };
+    return GPUIMG_OK;
+}
+
+int tiff_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
+{
+    struct mem m = { .in = buf, .len = len };
+    TIFF *t = open_mem(name, &m, "rm");
+    if (!t)
+        return fail_tiff(GPUIMG_EDECODE, name, &m, "invalid TIFF");
+    struct layout l;
+    const int st = layout_of(t, name, &m, &l);
+    TIFFClose(t);
+    if (!st)
+        *g = l.g;
+    return st;
+}
+
+/* Colour from premultiplied (associated alpha, and the RGBA reader's) to straight: round(c * max
+ * / a), 0 where a is 0. */
+static void unpremultiply(struct image *im)
+{
+    const uint32_t max = im->depth == 16 ? 65535 : 255;
+    const int e = im->c - 1;
+    for (int y = 0; y < im->h; y++)
+        for (int x = 0; x < im->w; x++)
+            for (int k = 0; k < e; k++) {
+                const size_t i = (size_t)y * im->stride / (im->depth / 8) + (size_t)x * im->c;
+                uint32_t a, c;
+                if (im->depth == 16) {
+                    uint16_t *p = (uint16_t *)im->data + i;
+                    a = p[e];
+                    c = p[k];
+                    p[k] = (uint16_t)(a ? ((uint64_t)c * max + a / 2) / a > max ? max : ((uint64_t)c * max + a / 2) / a : 0);
+                } else {
+                    uint8_t *p = im->data + i;
+                    a = p[e];
+                    c = p[k];
+                    p[k] = (uint8_t)(a ? (c * max + a / 2) / a > max ? max : (c * max + a / 2) / a : 0);
+                }
+            }
+}
+
+/* n units of u bytes from src into every step-th unit's place of dst (a plane into its pixels) */
+static void scatter(uint8_t *dst, const uint8_t *src, size_t n, size_t u, size_t step)
+{
+    if (u == step) {
+        memcpy(dst, src, n * u);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(dst + i * step, src + i * u, u);
+}
+
+static int read_direct(TIFF *t, const char *name, struct mem *m, const struct layout *l, struct image *out)
+{
+    const size_t px = image_bpp(out), bpp = l->planes > 1 ? (size_t)out->depth / 8 : px;
+    tmsize_t size = TIFFIsTiled(t) ? TIFFTileSize(t) : TIFFStripSize(t);
+    uint8_t *buf = size > 0 ? malloc((size_t)size) : NULL;
+    if (!buf)
+        return size > 0 ? (int)gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for a TIFF strip", name)
+                        : fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF strips");
+    int st = GPUIMG_OK;
+    if (TIFFIsTiled(t)) {
+        uint32_t tw = 0, th = 0;
+        TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
+        if (!tw || !th || (size_t)tw * th * bpp > (size_t)size)
+            st = fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF tiles");
+        for (int p = 0; p < l->planes; p++)
+            for (uint32_t y = 0; !st && y < (uint32_t)out->h; y += th)
+                for (uint32_t x = 0; !st && x < (uint32_t)out->w; x += tw) {
+                    if (TIFFReadEncodedTile(t, TIFFComputeTile(t, x, y, 0, (uint16_t)p), buf, size) < 0) {
+                        st = fail_tiff(GPUIMG_EDECODE, name, m, "cannot decode a TIFF tile");
+                        break;
+                    }
+                    const uint32_t rows = th < out->h - y ? th : out->h - y, cols = tw < out->w - x ? tw : out->w - x;
+                    for (uint32_t r = 0; r < rows; r++)
+                        scatter(out->data + (size_t)(y + r) * out->stride + (size_t)x * px + (size_t)p * bpp,
+                                buf + (size_t)r * tw * bpp, cols, bpp, px);
+                }
+    } else {
+        uint32_t rps = 0;
+        TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rps);
+        if (!rps || rps > (uint32_t)out->h)
+            rps = (uint32_t)out->h;
+        const size_t row = (size_t)out->w * bpp;
+        const uint32_t per_plane = (uint32_t)((out->h + rps - 1) / rps);
+        for (int p = 0; p < l->planes; p++)
+            for (uint32_t s = 0, y = 0; !st && y < (uint32_t)out->h; s++, y += rps) {
+                const uint32_t rows = rps < out->h - y ? rps : out->h - y;
+                const tmsize_t got = TIFFReadEncodedStrip(t, (uint32_t)p * per_plane + s, buf, size);
+                if (got < 0 || (size_t)got < rows * row) {
+                    st = fail_tiff(GPUIMG_EDECODE, name, m, got < 0 ? "cannot decode a TIFF strip" : "truncated TIFF strip");
+                    break;
+                }
+                for (uint32_t r = 0; r < rows; r++)
+                    scatter(out->data + (size_t)(y + r) * out->stride + (size_t)p * bpp, buf + r * row, (size_t)out->w,
+                            bpp, px);
+            }
+    }
+    free(buf);
+    return st;
+}
+
+static int read_rgba(TIFF *t, const char *name, struct mem *m, struct image *out)
+{
+    uint32_t *raster = malloc((size_t)out->w * out->h * 4);
+    if (!raster)
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF", name);
+    if (!TIFFReadRGBAImageOriented(t, (uint32_t)out->w, (uint32_t)out->h, raster, ORIENTATION_TOPLEFT, 0)) {
+        free(raster);
+        return fail_tiff(GPUIMG_EDECODE, name, m, "cannot decode TIFF");
+    }
+    for (int y = 0; y < out->h; y++)
+        for (int x = 0; x < out->w; x++) {
+            const uint32_t p = raster[(size_t)y * out->w + x];
+            uint8_t *d = out->data + (size_t)y * out->stride + (size_t)x * out->c;
+            d[0] = (uint8_t)TIFFGetR(p);
+            d[1] = (uint8_t)TIFFGetG(p);
+            d[2] = (uint8_t)TIFFGetB(p);
+            if (out->c == 4)
+                d[3] = (uint8_t)TIFFGetA(p);
+        }
+    free(raster);
+    return GPUIMG_OK;
+}
+
+int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
+{
+    struct mem m = { .in = buf, .len = len };
+    TIFF *t = open_mem(name, &m, "rm");
+    if (!t)
+        return fail_tiff(GPUIMG_EDECODE, name, &m, "invalid TIFF");
+    struct layout l;
+    int st = layout_of(t, name, &m, &l);
+    if (!st && memcmp(&l.g, g, sizeof *g))
+        st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: the TIFF's layout changed between its header and its decode", name);
+    if (!st)
+        st = image_alloc(out, g);
+    if (!st) {
+        st = l.direct ? read_direct(t, name, &m, &l, out) : read_rgba(t, name, &m, out);
+        if (!st && l.alpha && (l.assoc || !l.direct))   /* the RGBA reader premultiplies */
+            unpremultiply(out);
+        if (st)
+            image_free(out);
+    }
+    TIFFClose(t);
+    return st;
+}
+
+int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    struct mem mm = { .in = buf, .len = len };
+    TIFF *t = open_mem("meta", &mm, "rm");
+    if (!t)
+        return GPUIMG_OK;
+    uint32_t n = 0;
+    void *icc = NULL;
+    int st = GPUIMG_OK;
+    if (TIFFGetField(t, TIFFTAG_ICCPROFILE, &n, &icc) && n && icc && n <= META_ICC_MAX) {
+        if ((m->icc = malloc(n))) {
+            memcpy(m->icc, icc, n);
+            m->icc_len = n;
+        } else
+            st = GPUIMG_ENOMEM;
+    }
+    float xr = 0, yr = 0;
+    uint16_t unit = RESUNIT_INCH;
+    TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit);
+    if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &xr) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &yr) && xr > 0 && yr > 0
+        && isfinite(xr) && isfinite(yr) && (unit == RESUNIT_INCH || unit == RESUNIT_CENTIMETER)) {
+        m->density = 1;
+        m->xres = unit == RESUNIT_INCH ? xr : xr * 2.54;
+        m->yres = unit == RESUNIT_INCH ? yr : yr * 2.54;
+    }
+    TIFFClose(t);
+    if (st)
+        meta_free(m);
+    return st ? gpuimg_fail(st, "out of memory for the image's metadata") : GPUIMG_OK;
+}
+
+int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta)
+{
+    struct mem m = { 0 };
+    TIFF *t = open_mem(name, &m, "w");
+    if (!t)
+        return fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
+    const int deflate = TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)im->w);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)im->h);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (uint16_t)im->depth);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)im->c);
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, im->c <= 2 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
+    if (deflate)
+        TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+    if (im->c == 2 || im->c == 4) {
+        const uint16_t extra[1] = { EXTRASAMPLE_UNASSALPHA };
+        TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, extra);
+    }
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+    if (meta && meta_icc_fits(meta, im->c))
+        TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)meta->icc_len, meta->icc);
+    if (meta && meta->density) {
+        TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)meta->xres);
+        TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)meta->yres);
+        TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
+    }
+    const size_t row = (size_t)im->w * image_bpp(im);
+    uint8_t *scratch = malloc(row);   /* the predictor differences a row in place */
+    int st = scratch ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF encoder", name);
+    for (int y = 0; !st && y < im->h; y++) {
+        memcpy(scratch, im->data + (size_t)y * im->stride, row);
+        if (TIFFWriteScanline(t, scratch, (uint32_t)y, 0) < 0)
+            st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
+    }
+    if (!st && !TIFFFlush(t))
+        st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
+    TIFFClose(t);
+    free(scratch);
+    if (!st && fwrite(m.out, 1, m.len, fp) != m.len)
+        st = gpuimg_write_error(name, errno);
+    free(m.out);
+    return st;
+}
+
+const char *tiff_codec_name(void)
+{
+    static _Thread_local char name[32];
+    const char *v = TIFFGetVersion(), *num = strstr(v, "Version ");
+    snprintf(name, sizeof name, "libtiff %.16s", num ? num + 8 : "");
+    char *nl = strchr(name, '\n');
+    if (nl)
+        *nl = 0;
+    return name;
+}
+#else
+static int refuse(const char *name)
+{
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: TIFF, and this gpuimg was built without libtiff (install libtiff-dev, "
+                                            "then configure and build again)", name);
+}
+int tiff_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
+int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
+{
+    return refuse(name);
+}
+int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    return GPUIMG_OK;
+}
+int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta) { return refuse(name); }
+const char *tiff_codec_name(void) { return NULL; }
+#endif

@@ -1,0 +1,181 @@
+/* gpuimg: WebP in and out (webp.h). */
+#include <config.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "io/meta.h"
+#include "io/webp.h"
+#ifdef HAVE_WEBP
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
+
+static const char *status_text(VP8StatusCode s)
+{
+    switch (s) {
+    case VP8_STATUS_OUT_OF_MEMORY: return "out of memory";
+    case VP8_STATUS_INVALID_PARAM: return "invalid parameter";
+    case VP8_STATUS_BITSTREAM_ERROR: return "corrupt data";
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return "a feature libwebp does not decode";
+    case VP8_STATUS_NOT_ENOUGH_DATA: return "the file ends before its image does";
+    default: return "cannot decode";
+    }
+}
+
+int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
+{
+    WebPBitstreamFeatures f;
+    const VP8StatusCode s = WebPGetFeatures(buf, len, &f);
+    if (s != VP8_STATUS_OK)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid WebP: %s", name, status_text(s));
+    if (f.has_animation)
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: an animated WebP (take a frame out first: webpmux -get frame 1)", name);
+    if (f.width <= 0 || f.height <= 0)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid WebP: a %dx%d image", name, f.width, f.height);
+    *g = (struct geom){ f.width, f.height, f.has_alpha ? 4 : 3, 8 };
+    return GPUIMG_OK;
+}
+
+int webp_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
+{
+    int st = image_alloc(out, g);
+    if (st)
+        return st;
+    const size_t size = out->stride * (size_t)out->h;
+    const uint8_t *r = g->c == 4 ? WebPDecodeRGBAInto(buf, len, out->data, size, (int)out->stride)
+                                 : WebPDecodeRGBInto(buf, len, out->data, size, (int)out->stride);
+    if (r)
+        return GPUIMG_OK;
+    image_free(out);
+    /* the reason, from the incremental decoder's status on the same bytes */
+    WebPDecoderConfig c;
+    VP8StatusCode s = VP8_STATUS_BITSTREAM_ERROR;
+    if (WebPInitDecoderConfig(&c)) {
+        s = WebPDecode(buf, len, &c);
+        WebPFreeDecBuffer(&c.output);
+    }
+    return gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode WebP: %s", name, status_text(s == VP8_STATUS_OK ? VP8_STATUS_BITSTREAM_ERROR : s));
+}
+
+static int take_chunk(WebPMux *mux, const char *id, uint8_t **p, size_t *n)
+{
+    WebPData d;
+    if (WebPMuxGetChunk(mux, id, &d) != WEBP_MUX_OK || !d.size)
+        return GPUIMG_OK;
+    const uint8_t *b = d.bytes;
+    size_t len = d.size;
+    if (!strcmp(id, "EXIF") && len > 6 && !memcmp(b, "Exif\0\0", 6)) {   /* some writers keep JPEG's prefix */
+        b += 6;
+        len -= 6;
+    }
+    if (!(*p = malloc(len)))
+        return GPUIMG_ENOMEM;
+    memcpy(*p, b, len);
+    *n = len;
+    return GPUIMG_OK;
+}
+
+int webp_meta(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    const WebPData d = { buf, len };
+    WebPMux *mux = WebPMuxCreate(&d, 0);
+    if (!mux)
+        return GPUIMG_OK;
+    int st = take_chunk(mux, "ICCP", &m->icc, &m->icc_len);
+    if (!st)
+        st = take_chunk(mux, "EXIF", &m->exif, &m->exif_len);
+    WebPMuxDelete(mux);
+    if (st)
+        meta_free(m);
+    else
+        meta_found_exif(m);
+    return st ? gpuimg_fail(st, "out of memory for the image's metadata") : GPUIMG_OK;
+}
+
+/* RGB or RGBA 8-bit rows from any layout */
+static uint8_t *rgb8(const struct image *im, int out_c)
+{
+    uint8_t *b = malloc((size_t)im->w * im->h * out_c);
+    if (!b)
+        return NULL;
+    for (int y = 0; y < im->h; y++) {
+        const uint8_t *s = im->data + (size_t)y * im->stride;
+        uint8_t *d = b + (size_t)y * im->w * out_c;
+        for (int x = 0; x < im->w; x++)
+            for (int k = 0; k < out_c; k++) {
+                const int from = im->c <= 2 ? (k < 3 ? 0 : 1) : k;   /* grey to R, G and B; its alpha last */
+                const size_t i = (size_t)x * im->c + from;
+                d[(size_t)x * out_c + k] =
+                    im->depth == 16 ? (uint8_t)((((const uint16_t *)s)[i] + 128u) / 257u) : s[i];
+            }
+    }
+    return b;
+}
+
+int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, const struct io_meta *meta)
+{
+    const int c = im->c == 2 || im->c == 4 ? 4 : 3;
+    uint8_t *rgb = rgb8(im, c), *enc = NULL;
+    if (!rgb)
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the WebP encoder", name);
+    const int stride = im->w * c;
+    size_t n = lossless ? (c == 4 ? WebPEncodeLosslessRGBA(rgb, im->w, im->h, stride, &enc)
+                                  : WebPEncodeLosslessRGB(rgb, im->w, im->h, stride, &enc))
+                        : (c == 4 ? WebPEncodeRGBA(rgb, im->w, im->h, stride, (float)quality, &enc)
+                                  : WebPEncodeRGB(rgb, im->w, im->h, stride, (float)quality, &enc));
+    free(rgb);
+    if (!n)
+        return gpuimg_fail(GPUIMG_EENCODE, "%s: WebP encoder (libwebp) failed", name);
+    WebPData out = { enc, n };
+    WebPMux *mux = NULL;
+    const int icc = meta && meta_icc_fits(meta, 3), exif = meta && meta->exif;
+    int st = GPUIMG_OK;
+    if (icc || exif) {   /* the chunks go in through libwebpmux, which writes the VP8X header they need */
+        const WebPData image = { enc, n }, p = { icc ? meta->icc : NULL, icc ? meta->icc_len : 0 },
+                       e = { exif ? meta->exif : NULL, exif ? meta->exif_len : 0 };
+        mux = WebPMuxNew();
+        if (!mux || WebPMuxSetImage(mux, &image, 0) != WEBP_MUX_OK || (icc && WebPMuxSetChunk(mux, "ICCP", &p, 0) != WEBP_MUX_OK)
+            || (exif && WebPMuxSetChunk(mux, "EXIF", &e, 0) != WEBP_MUX_OK) || WebPMuxAssemble(mux, &out) != WEBP_MUX_OK)
+            st = gpuimg_fail(GPUIMG_EENCODE, "%s: WebP metadata (libwebpmux) failed", name);
+    }
+    if (!st && fwrite(out.bytes, 1, out.size, fp) != out.size)
+        st = gpuimg_write_error(name, errno);
+    if (mux) {
+        WebPDataClear(&out);
+        WebPMuxDelete(mux);
+    }
+    WebPFree(enc);
+    return st;
+}
+
+const char *webp_codec_name(void)
+{
+    static _Thread_local char name[32];
+    const int v = WebPGetDecoderVersion();
+    snprintf(name, sizeof name, "libwebp %d.%d.%d", (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
+    return name;
+}
+#else
+static int refuse(const char *name)
+{
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: WebP, and this gpuimg was built without libwebp (install libwebp-dev, "
+                                            "then configure and build again)", name);
+}
+int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
+int webp_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
+{
+    return refuse(name);
+}
+int webp_meta(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    return GPUIMG_OK;
+}
+int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, const struct io_meta *meta)
+{
+    return refuse(name);
+}
+const char *webp_codec_name(void) { return NULL; }
+#endif
