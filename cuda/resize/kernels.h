@@ -52,6 +52,13 @@ int gpu_resize_rows(const struct gpu_image *in, const struct gpu_image *out, con
 int gpu_texture_bilinear(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
                          size_t errlen);
 size_t gpu_texture_scratch(int w, int h, int depth);
+/* cubic and lanczos3 (src/ops/resize/interp.h): the signed Q14 tables, nx (ny) taps an output
+ * column (row), and the same 64-bit integers as the CPU's. Two passes: across into h (out->w x
+ * in->h pixels of 64-bit sums, gpu_interp_scratch bytes), then down into out; perpixel (a 2D
+ * grid) or coalesced (k->variant: pixels a thread along a row). */
+int gpu_interp(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
+               const int16_t *xw, int nx, const int32_t *yi, const int16_t *yw, int ny, void *h, char *err, size_t errlen);
+size_t gpu_interp_scratch(int ow, int ih, int c);
 
 #ifdef __cplusplus
 }

@@ -185,6 +185,83 @@ def pad_cases(w, h, c, depth, run):
             ("pad=%dx%d+1+3" % (W, h + 3), border(3, 0, 1, 4, 0), 0)]
 
 
+def wide_kernel(kind):
+    """gpuimg's cubic (Keys, a = -0.75, OpenCV's) and lanczos3, widened by the shrink factor."""
+    def cubic(x):
+        x = np.abs(x)
+        a = -0.75
+        return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                        np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.0))
+
+    def lanczos3(x):
+        return np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
+    return (cubic, 2) if kind == 'cubic' else (lanczos3, 3)
+
+
+def wide_matrix(kind, n_in, n_out):
+    """The n_out x n_in matrix of the filter on one axis: float64, edges replicated."""
+    k, support = wide_kernel(kind)
+    scale = n_in / n_out
+    s = max(scale, 1.0)
+    m = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        c = (o + 0.5) * scale - 0.5
+        first = int(np.floor(c - support * s)) + 1
+        idx = np.arange(first, first + int(np.ceil(2 * support * s)) + 1)
+        w = k((idx - c) / s)
+        w = w / w.sum()
+        np.add.at(m[o], np.clip(idx, 0, n_in - 1), w)
+    return m
+
+
+def wide_resize(kind, ow, oh):
+    """numpy's float64 of gpuimg's definition; integer inputs come back rounded and clipped."""
+    def fn(a):
+        f = a.astype(np.float64)
+        mx, my = wide_matrix(kind, a.shape[1], ow), wide_matrix(kind, a.shape[0], oh)
+        r = np.einsum('ij,jk...->ik...', my, np.einsum('ij,kj...->ki...', mx, f))
+        if a.dtype == np.float64:
+            return r
+        return np.clip(np.rint(r), 0, 65535 if a.dtype == np.uint16 else 255).astype(a.dtype)
+    return fn
+
+
+def vips_resize(ow, oh, kernel):
+    """vips resize with the kernel, to exactly ow x oh (its scales from the sizes)."""
+    import subprocess
+    import tempfile
+
+    def fn(a):
+        with tempfile.TemporaryDirectory() as d:
+            src, dst = os.path.join(d, 'in.png'), os.path.join(d, 'out.png')
+            write_png(src, a)
+            h, w = a.shape[:2]
+            subprocess.run(['vips', 'resize', src, dst, repr(ow / w), '--vscale', repr(oh / h), '--kernel', kernel],
+                           check=True)
+            r = cv2.imread(dst, cv2.IMREAD_UNCHANGED)
+            if r.ndim == 3 and r.shape[2] in (3, 4):   # OpenCV's BGR(A) back to RGB(A)
+                r = r[..., [2, 1, 0, 3][:r.shape[2]]]
+            if a.ndim == 3 and a.shape[2] == 2:        # OpenCV reads grey+alpha as RGBA
+                r = r[..., [0, 3]]
+            return np.ascontiguousarray(r)
+    return fn
+
+
+def wide_cases(w, h, c, depth, run):
+    """cubic: OpenCV's INTER_CUBIC when enlarging (it does not widen when shrinking: there
+    gpuimg's definition in float64); lanczos3: vips's (8.14) when shrinking, within 2 levels
+    (vips rounds between its two passes), and the definition when enlarging (vips enlarges
+    otherwise)."""
+    tol = 1 if depth == 8 else 16   # 16 bits: the weights' 1/16384 steps
+    up, down, half = out_size(w, h, 200), out_size(w, h, 30), out_size(w, h, 50)
+    out = [("resize=200%:filter=cubic", run(lambda a: cv2.resize(a, up, interpolation=cv2.INTER_CUBIC)), tol),
+           ("resize=200%:filter=lanczos3", run(wide_resize('lanczos3', *up)), tol),
+           ("resize=30%:filter=cubic", run(wide_resize('cubic', *down)), tol)]
+    if c in (1, 3) and min(w, h) >= 13:   # vips premultiplies alpha in floats of its own
+        out.append(("resize=50%:filter=lanczos3", vips_resize(*half, 'lanczos3'), 2 if depth == 8 else 2 * 257))
+    return out
+
+
 def blur_cases(w, h, c, depth, run):
     alpha = c in (2, 4)
     out = []
@@ -205,7 +282,8 @@ def blur_cases(w, h, c, depth, run):
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
     'gray': gray_cases,
-    'resize': lambda w, h, c, d, run: resize_cases(w, h, c, d, run) + fit_cases(w, h, c, d, run),
+    'resize': lambda w, h, c, d, run: resize_cases(w, h, c, d, run) + fit_cases(w, h, c, d, run)
+    + wide_cases(w, h, c, d, run),
     'blur': blur_cases,
     'transpose': lambda w, h, c, d, run: [("transpose", lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1)), 0)],
     'rotate': lambda w, h, c, d, run: [("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0),

@@ -1,0 +1,181 @@
+/* gpuimg: resize's cubic and lanczos3 filters on the CPU (interp.h). Each thread takes blocks of
+ * output rows: the source rows they need are filtered horizontally once into the thread's
+ * buffer (32-bit sums), then each output row sums its taps down those. */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "ops/resize/interp.h"
+
+#define ONE (1 << ITAP_BITS)
+#define BLOCK 32   /* output rows a block */
+
+static double cubic(double x)
+{
+    const double a = -0.75;
+    x = fabs(x);
+    return x < 1 ? ((a + 2) * x - (a + 3)) * x * x + 1 : x < 2 ? ((a * x - 5 * a) * x + 8 * a) * x - 4 * a : 0;
+}
+
+static double sinc(double x) { return x == 0 ? 1 : sin(M_PI * x) / (M_PI * x); }
+static double lanczos3(double x) { return fabs(x) < 3 ? sinc(x) * sinc(x / 3) : 0; }
+
+void itaps_free(struct itaps *t)
+{
+    free(t->idx);
+    free(t->w);
+    t->idx = NULL;
+    t->w = NULL;
+}
+
+int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
+{
+    const double scale = (double)in / out, s = scale > 1 ? scale : 1, a = k == INTERP_CUBIC ? 2 : 3;
+    const double support = a * s;
+    const int n = (int)ceil(2 * support) + 1;
+    t->n = n;
+    t->count = out;
+    t->idx = malloc((size_t)out * n * sizeof *t->idx);
+    t->w = malloc((size_t)out * n * sizeof *t->w);
+    double *wd = malloc((size_t)n * sizeof *wd);
+    if (!t->idx || !t->w || !wd) {
+        free(wd);
+        itaps_free(t);
+        return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
+    }
+    for (int o = 0; o < out; o++) {
+        const double c = (o + 0.5) * scale - 0.5;
+        const int first = (int)floor(c - support) + 1;
+        double sum = 0;
+        for (int j = 0; j < n; j++) {
+            const double x = (first + j - c) / s;
+            wd[j] = k == INTERP_CUBIC ? cubic(x) : lanczos3(x);
+            sum += wd[j];
+        }
+        int32_t *ii = t->idx + (size_t)o * n;
+        int16_t *wi = t->w + (size_t)o * n;
+        int total = 0, big = 0;
+        for (int j = 0; j < n; j++) {
+            const int i = first + j;
+            ii[j] = i < 0 ? 0 : i >= in ? in - 1 : i;
+            wi[j] = (int16_t)lround(wd[j] / sum * ONE);
+            total += wi[j];
+            if (wi[j] > wi[big])
+                big = j;
+        }
+        wi[big] = (int16_t)(wi[big] + ONE - total);
+    }
+    free(wd);
+    return GPUIMG_OK;
+}
+
+/* Source row r filtered across into hr (tx->count pixels): each sample's sum of w times the
+ * sample, colour times its alpha where there is alpha. One function per depth and channel count,
+ * so that the channel loops unroll. */
+#define DEFINE_HORIZONTAL(T, C)                                                                      \
+    static void horizontal_##T##_##C(const uint8_t *row, const struct itaps *tx, int64_t *hr)      \
+    {                                                                                              \
+        const T *s = (const T *)row;                                                               \
+        for (int x = 0; x < tx->count; x++) {                                                      \
+            const int32_t *ii = tx->idx + (size_t)x * tx->n;                                       \
+            const int16_t *wi = tx->w + (size_t)x * tx->n;                                         \
+            int64_t acc[C] = { 0 };                                                                \
+            for (int k = 0; k < tx->n; k++) {                                                      \
+                const T *p = s + (size_t)ii[k] * C;                                                \
+                const int64_t w = wi[k];                                                           \
+                for (int ch = 0; ch < C; ch++)                                                     \
+                    acc[ch] += w * ((C == 2 || C == 4) && ch < C - 1 ? (int64_t)p[ch] * p[C - 1] : (int64_t)p[ch]); \
+            }                                                                                      \
+            for (int ch = 0; ch < C; ch++)                                                         \
+                hr[(size_t)x * C + ch] = acc[ch];                                                  \
+        }                                                                                          \
+    }
+DEFINE_HORIZONTAL(uint8_t, 1)
+DEFINE_HORIZONTAL(uint8_t, 2)
+DEFINE_HORIZONTAL(uint8_t, 3)
+DEFINE_HORIZONTAL(uint8_t, 4)
+DEFINE_HORIZONTAL(uint16_t, 1)
+DEFINE_HORIZONTAL(uint16_t, 2)
+DEFINE_HORIZONTAL(uint16_t, 3)
+DEFINE_HORIZONTAL(uint16_t, 4)
+
+static void horizontal(const struct image *in, int r, const struct itaps *tx, int64_t *hr)
+{
+    static void (*const fn[2][4])(const uint8_t *, const struct itaps *, int64_t *) = {
+        { horizontal_uint8_t_1, horizontal_uint8_t_2, horizontal_uint8_t_3, horizontal_uint8_t_4 },
+        { horizontal_uint16_t_1, horizontal_uint16_t_2, horizontal_uint16_t_3, horizontal_uint16_t_4 },
+    };
+    fn[in->depth == 16][in->c - 1](in->data + (size_t)r * in->stride, tx, hr);
+}
+
+/* One output row from the block's rows h (row j holds source row r0 + j): the sums down the taps
+ * into acc (a row, tap after tap so that the loop runs along the row), then rounded once; with
+ * alpha, colour = round(C / A). */
+static void vertical(const int64_t *h, int r0, const struct itaps *ty, int y, int64_t *restrict acc, struct image *out)
+{
+    const int c = out->c, alpha = has_alpha(c);
+    const size_t rowlen = (size_t)out->w * c;
+    const int32_t *ii = ty->idx + (size_t)y * ty->n;
+    const int16_t *wi = ty->w + (size_t)y * ty->n;
+    const int64_t max = out->depth == 16 ? 65535 : 255, half = (int64_t)1 << (2 * ITAP_BITS - 1);
+    memset(acc, 0, rowlen * sizeof *acc);
+    for (int k = 0; k < ty->n; k++) {
+        const int64_t w = wi[k], *restrict hr = h + (size_t)(ii[k] - r0) * rowlen;
+        for (size_t i = 0; i < rowlen; i++)
+            acc[i] += w * hr[i];
+    }
+    uint8_t *d = out->data + (size_t)y * out->stride;
+    for (size_t i = 0; i < rowlen; i++) {
+        const size_t e = i - i % (size_t)c + (size_t)c - 1;   /* the pixel's alpha */
+        const int64_t A = acc[e];
+        int64_t v = alpha && i != e ? (A > 0 && acc[i] > 0 ? (2 * acc[i] + A) / (2 * A) : 0)
+                                    : (acc[i] < 0 ? 0 : (acc[i] + half) >> (2 * ITAP_BITS));
+        v = v > max ? max : v;
+        if (out->depth == 16)
+            ((uint16_t *)d)[i] = (uint16_t)v;
+        else
+            d[i] = (uint8_t)v;
+    }
+}
+
+int interp_run(const struct image *in, struct image *out, const struct itaps *tx, const struct itaps *ty)
+{
+    const size_t rowlen = (size_t)out->w * out->c;
+    const int blocks = (out->h + BLOCK - 1) / BLOCK;
+    int failed = 0;
+#pragma omp parallel
+    {
+        int64_t *h = NULL, *acc = malloc(rowlen * sizeof *acc);
+        size_t cap = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (int b = 0; b < blocks; b++) {
+            const int y0 = b * BLOCK, y1 = y0 + BLOCK < out->h ? y0 + BLOCK : out->h;
+            int r0 = in->h, r1 = 0;   /* the source rows the block's taps reach */
+            for (int y = y0; y < y1; y++)
+                for (int k = 0; k < ty->n; k++) {
+                    const int r = ty->idx[(size_t)y * ty->n + k];
+                    r0 = r < r0 ? r : r0;
+                    r1 = r + 1 > r1 ? r + 1 : r1;
+                }
+            const size_t need = (size_t)(r1 - r0) * rowlen;
+            if (need > cap) {
+                free(h);
+                h = malloc(need * sizeof *h);
+                cap = h ? need : 0;
+            }
+            if (!h || !acc) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
+            for (int r = r0; r < r1; r++)
+                horizontal(in, r, tx, h + (size_t)(r - r0) * rowlen);
+            for (int y = y0; y < y1; y++)
+                vertical(h, r0, ty, y, acc, out);
+        }
+        free(h);
+        free(acc);
+    }
+    return failed ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the resize's rows") : GPUIMG_OK;
+}
