@@ -44,6 +44,8 @@ resize=x600 993x600 c3 d8
 resize=50%:filter=nearest 51x31 c3 d8
 resize=50%:filter=bilinear 51x31 c3 d8
 resize=50%:filter=area 51x31 c3 d8
+resize=50%:filter=cubic 51x31 c3 d8
+resize=300%:filter=lanczos3 303x183 c3 d8
 resize=10% 10x6 c3 d8
 blur=2 101x61 c3 d8
 blur=2:border=reflect101 101x61 c3 d8
@@ -173,7 +175,7 @@ expect_fail 1 "rgb\.png: pad: the 101x61 image does not fit a 50x50 canvas" pad=
 expect_fail 1 "rgb\.png: pad: the 101x61 image does not fit a 200x100 canvas at \+100\+0" pad=200x100+100+0 "$T/rgb.png" "$T/x.png"
 [ ! -e "$T/x.png" ] && ok || bad "a failed crop or pad left an output"
 expect_fail 2 "resize: size must be a percentage" resize=-5% "$T/rgb.png" "$T/x.png"
-expect_fail 2 "resize: filter must be one of" resize=50%:filter=cubic "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: filter must be one of" resize=50%:filter=mitchell "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize has no parameter 'sigma'" resize=50%:sigma=2 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "rotate: angle must be one of 90\|180\|270, not '45'" rotate=45 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "rotate needs its angle" rotate "$T/rgb.png" "$T/x.png"

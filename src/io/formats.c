@@ -61,6 +61,12 @@ const char *kind_name(enum file_kind k)
     return n[k];
 }
 
+int kind_unbuilt(const char *name, enum file_kind k, const char *lib, const char *pkg)
+{
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: %s, and this gpuimg was built without %s (install %s, then configure "
+                       "and build again)", name, kind_name(k), lib, pkg);
+}
+
 double kind_max_px_per_byte(enum file_kind k)
 {
     switch (k) {

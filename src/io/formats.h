@@ -15,6 +15,9 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len);
  * decoder allocates them. */
 double kind_max_px_per_byte(enum file_kind k);
 const char *kind_name(enum file_kind k);   /* "PNG", ...; "file" for KIND_UNKNOWN */
+/* GPUIMG_EUNSUPPORTED: name is a file of kind k, whose library (lib, Debian's package pkg) this
+ * build lacks. */
+int kind_unbuilt(const char *name, enum file_kind k, const char *lib, const char *pkg);
 /* A PNG (checked by png_check) without its empty IDAT chunks, in place: legal, but stb_image
  * copies from a NULL buffer for an empty first one. Returns the new length. */
 size_t png_drop_empty_idat(uint8_t *buf, size_t len);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "io/formats.h"
 #include "io/meta.h"
 #include "io/tiff.h"
 #ifdef HAVE_TIFF
@@ -395,11 +396,7 @@ const char *tiff_codec_name(void)
     return name;
 }
 #else
-static int refuse(const char *name)
-{
-    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: TIFF, and this gpuimg was built without libtiff (install libtiff-dev, "
-                                            "then configure and build again)", name);
-}
+static int refuse(const char *name) { return kind_unbuilt(name, KIND_TIFF, "libtiff", "libtiff-dev"); }
 int tiff_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
 int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "io/formats.h"
 #include "io/meta.h"
 #include "io/webp.h"
 #ifdef HAVE_WEBP
@@ -158,11 +159,7 @@ const char *webp_codec_name(void)
     return name;
 }
 #else
-static int refuse(const char *name)
-{
-    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: WebP, and this gpuimg was built without libwebp (install libwebp-dev, "
-                                            "then configure and build again)", name);
-}
+static int refuse(const char *name) { return kind_unbuilt(name, KIND_WEBP, "libwebp", "libwebp-dev"); }
 int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
 int webp_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {

@@ -49,10 +49,7 @@ static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
         x = gravity_offset(a->v[P_GRAVITY].choice, 0, in->w, w);
         y = gravity_offset(a->v[P_GRAVITY].choice, 1, in->h, h);
     }
-    *s = (struct size_spec){ .kind = SIZE_PIXELS, .w = w, .h = h, .offset = 1, .x = x, .y = y };
-    *out = *in;
-    out->w = w;
-    out->h = h;
+    place_result(s, in, out, w, h, x, y);
     return GPUIMG_OK;
 }
 
@@ -60,8 +57,7 @@ static int then(const struct op_args *a, char *text, size_t n)
 {
     (void)text;
     (void)n;
-    const char f = a->v[P_SIZE].size.flag;
-    return f ? gpuimg_fail(GPUIMG_EPARAM, "crop: the size takes no %c (WxH, WxH+X+Y, Wx, xH or P%%)", f) : GPUIMG_OK;
+    return place_no_flag("crop", &a->v[P_SIZE].size);
 }
 
 static int cpu(const struct op_args *a, const struct image *in, struct image *out)

@@ -44,10 +44,7 @@ static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
     if (x < 0 || y < 0 || (long)x + in->w > w || (long)y + in->h > h)
         return gpuimg_fail(GPUIMG_EGEOMETRY, "pad: the %dx%d image does not fit a %dx%d canvas at +%d+%d (crop makes it smaller)",
                            in->w, in->h, w, h, x < 0 ? 0 : x, y < 0 ? 0 : y);
-    *s = (struct size_spec){ .kind = SIZE_PIXELS, .w = w, .h = h, .offset = 1, .x = x, .y = y };
-    *out = *in;
-    out->w = w;
-    out->h = h;
+    place_result(s, in, out, w, h, x, y);
     return GPUIMG_OK;
 }
 
@@ -58,9 +55,7 @@ static int then(const struct op_args *a, char *text, size_t n)
     const struct size_spec *s = &a->v[P_SIZE].size;
     if (s->kind == SIZE_PERCENT && s->pct < 100)
         return gpuimg_fail(GPUIMG_EPARAM, "pad: %g%% would be smaller than the image (crop makes it smaller)", s->pct);
-    if (s->kind == SIZE_PIXELS && s->flag)
-        return gpuimg_fail(GPUIMG_EPARAM, "pad: the size takes no %c (WxH, WxH+X+Y, Wx, xH or P%%)", s->flag);
-    return GPUIMG_OK;
+    return place_no_flag("pad", s);
 }
 
 static int cpu(const struct op_args *a, const struct image *in, struct image *out)
