@@ -72,8 +72,10 @@ int main(int argc, char **argv)
     backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
     struct run_ctx ctx = { .plan = &pl, .kind = BACKEND_CPU, .max_pixels = o.max_pixels,
-                           .gpu = { o.device, o.kernel, backend_gpu_pin_default(), o.nofuse, 0, 0, NULL },
-                           .save = { o.format, o.png_level, o.jpeg_quality, o.force, threads, 0, 0 },
+                           .gpu = { .device = o.device, .variant = o.kernel, .pin = backend_gpu_pin_default(),
+                                    .nofuse = o.nofuse },
+                           .save = { .fmt = o.format, .png_level = o.png_level, .jpeg_quality = o.jpeg_quality,
+                                     .force = o.force, .threads = threads },
                            .load_jpeg = DEC_AUTO, .load_png = DEC_AUTO };
     /* auto: the GPU's JPEG engines where it has them and they take the file, else libjpeg-turbo on the
      * CPU (faster than nvJPEG's other backends one image at a time) */

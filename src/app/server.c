@@ -205,7 +205,7 @@ static void run_job(struct job *j, struct proto_reply *a)
         st = backend_select((enum backend_kind)q->backend, &pl, q->device, &bc);
     if (!st) {
         struct run_ctx ctx = { .plan = &pl, .kind = bc.kind, .max_pixels = q->max_pixels,
-                               .gpu = { q->device, q->kernel, backend_gpu_pin_default(), q->nofuse, 1, 1, NULL },
+                               .gpu = { q->device, q->kernel, backend_gpu_pin_default(), q->nofuse, 1, 1, NULL, 0 },
                                .save = { (enum out_format)q->fmt, q->png_level, q->jpeg_quality, 1, threads,
                                          q->jpeg_sampling, q->jpeg_progressive, j->out_fd, q->webp_quality,
                                          q->webp_lossless, q->strip, NULL },
@@ -282,7 +282,8 @@ static void close_conn(struct conn *c)
 {
     close(c->fd);
     c->fd = -1;
-    c->busy = c->gone = 0;
+    c->busy = 0;
+    c->gone = 0;
 }
 
 /* Why a run's descriptors are refused, or NULL: it needs its input and output, both regular

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/hot.h"
 #include "ops/resize/interp.h"
 
 #define ONE (1 << ITAP_BITS)
@@ -72,59 +73,70 @@ int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
 
 /* Source row r filtered across into hr (tx->count pixels): each sample's sum of w times the
  * sample, colour times its alpha where there is alpha. One function per depth and channel count,
- * so that the channel loops unroll. */
-#define DEFINE_HORIZONTAL(T, C)                                                                      \
-    static void horizontal_##T##_##C(const uint8_t *row, const struct itaps *tx, int64_t *hr)      \
+ * so that the channel loops unroll. Without alpha a sum fits 32 bits (at most 65535 times the
+ * weights' absolute sum, under 1.4 * 16384), with it 64 (the colour times alpha: 2^32 more). */
+#define DEFINE_HORIZONTAL(T, C, H)                                                                   \
+    HOT static void horizontal_##T##_##C(const uint8_t *row, const struct itaps *tx, void *out)   \
     {                                                                                              \
         const T *s = (const T *)row;                                                               \
+        H *hr = out;                                                                               \
         for (int x = 0; x < tx->count; x++) {                                                      \
             const int32_t *ii = tx->idx + (size_t)x * tx->n;                                       \
             const int16_t *wi = tx->w + (size_t)x * tx->n;                                         \
-            int64_t acc[C] = { 0 };                                                                \
+            H acc[C] = { 0 };                                                                      \
             for (int k = 0; k < tx->n; k++) {                                                      \
                 const T *p = s + (size_t)ii[k] * C;                                                \
-                const int64_t w = wi[k];                                                           \
+                const H w = wi[k];                                                                 \
                 for (int ch = 0; ch < C; ch++)                                                     \
-                    acc[ch] += w * ((C == 2 || C == 4) && ch < C - 1 ? (int64_t)p[ch] * p[C - 1] : (int64_t)p[ch]); \
+                    acc[ch] += w * ((C == 2 || C == 4) && ch < C - 1 ? (H)p[ch] * p[C - 1] : (H)p[ch]); \
             }                                                                                      \
             for (int ch = 0; ch < C; ch++)                                                         \
                 hr[(size_t)x * C + ch] = acc[ch];                                                  \
         }                                                                                          \
     }
-DEFINE_HORIZONTAL(uint8_t, 1)
-DEFINE_HORIZONTAL(uint8_t, 2)
-DEFINE_HORIZONTAL(uint8_t, 3)
-DEFINE_HORIZONTAL(uint8_t, 4)
-DEFINE_HORIZONTAL(uint16_t, 1)
-DEFINE_HORIZONTAL(uint16_t, 2)
-DEFINE_HORIZONTAL(uint16_t, 3)
-DEFINE_HORIZONTAL(uint16_t, 4)
+DEFINE_HORIZONTAL(uint8_t, 1, int32_t)
+DEFINE_HORIZONTAL(uint8_t, 2, int64_t)
+DEFINE_HORIZONTAL(uint8_t, 3, int32_t)
+DEFINE_HORIZONTAL(uint8_t, 4, int64_t)
+DEFINE_HORIZONTAL(uint16_t, 1, int32_t)
+DEFINE_HORIZONTAL(uint16_t, 2, int64_t)
+DEFINE_HORIZONTAL(uint16_t, 3, int32_t)
+DEFINE_HORIZONTAL(uint16_t, 4, int64_t)
 
-static void horizontal(const struct image *in, int r, const struct itaps *tx, int64_t *hr)
+static void horizontal(const struct image *in, int r, const struct itaps *tx, void *hr)
 {
-    static void (*const fn[2][4])(const uint8_t *, const struct itaps *, int64_t *) = {
+    static void (*const fn[2][4])(const uint8_t *, const struct itaps *, void *) = {
         { horizontal_uint8_t_1, horizontal_uint8_t_2, horizontal_uint8_t_3, horizontal_uint8_t_4 },
         { horizontal_uint16_t_1, horizontal_uint16_t_2, horizontal_uint16_t_3, horizontal_uint16_t_4 },
     };
     fn[in->depth == 16][in->c - 1](in->data + (size_t)r * in->stride, tx, hr);
 }
 
-/* One output row from the block's rows h (row j holds source row r0 + j): the sums down the taps
- * into acc (a row, tap after tap so that the loop runs along the row), then rounded once; with
- * alpha, colour = round(C / A). */
-static void vertical(const int64_t *h, int r0, const struct itaps *ty, int y, int64_t *restrict acc, struct image *out)
+/* The sums down the taps of output row y into acc (a row; tap after tap so that the loop runs
+ * along the row) from the block's rows h (row j holds source row r0 + j), of 32 or 64 bits. */
+#define DEFINE_DOWN(H)                                                                               \
+    HOT static void down_##H(const void *h, int r0, const struct itaps *ty, int y, size_t rowlen, int64_t *restrict acc) \
+    {                                                                                              \
+        const int32_t *ii = ty->idx + (size_t)y * ty->n;                                           \
+        const int16_t *wi = ty->w + (size_t)y * ty->n;                                             \
+        memset(acc, 0, rowlen * sizeof *acc);                                                      \
+        for (int k = 0; k < ty->n; k++) {                                                          \
+            const int64_t w = wi[k];                                                               \
+            const H *restrict hr = (const H *)h + (size_t)(ii[k] - r0) * rowlen;                  \
+            for (size_t i = 0; i < rowlen; i++)                                                    \
+                acc[i] += w * hr[i];                                                               \
+        }                                                                                          \
+    }
+DEFINE_DOWN(int32_t)
+DEFINE_DOWN(int64_t)
+
+/* One output row: the sums down, rounded once; with alpha, colour = round(C / A). */
+static void vertical(const void *h, int r0, const struct itaps *ty, int y, int64_t *restrict acc, struct image *out)
 {
     const int c = out->c, alpha = has_alpha(c);
     const size_t rowlen = (size_t)out->w * c;
-    const int32_t *ii = ty->idx + (size_t)y * ty->n;
-    const int16_t *wi = ty->w + (size_t)y * ty->n;
     const int64_t max = out->depth == 16 ? 65535 : 255, half = (int64_t)1 << (2 * ITAP_BITS - 1);
-    memset(acc, 0, rowlen * sizeof *acc);
-    for (int k = 0; k < ty->n; k++) {
-        const int64_t w = wi[k], *restrict hr = h + (size_t)(ii[k] - r0) * rowlen;
-        for (size_t i = 0; i < rowlen; i++)
-            acc[i] += w * hr[i];
-    }
+    (alpha ? down_int64_t : down_int32_t)(h, r0, ty, y, rowlen, acc);
     uint8_t *d = out->data + (size_t)y * out->stride;
     for (size_t i = 0; i < rowlen; i++) {
         const size_t e = i - i % (size_t)c + (size_t)c - 1;   /* the pixel's alpha */
@@ -141,12 +153,13 @@ static void vertical(const int64_t *h, int r0, const struct itaps *ty, int y, in
 
 int interp_run(const struct image *in, struct image *out, const struct itaps *tx, const struct itaps *ty)
 {
-    const size_t rowlen = (size_t)out->w * out->c;
+    const size_t rowlen = (size_t)out->w * out->c, sum_bytes = has_alpha(in->c) ? 8 : 4;
     const int blocks = (out->h + BLOCK - 1) / BLOCK;
     int failed = 0;
 #pragma omp parallel
     {
-        int64_t *h = NULL, *acc = malloc(rowlen * sizeof *acc);
+        uint8_t *h = NULL;   /* the block's rows of sums, 32 or 64 bits each */
+        int64_t *acc = malloc(rowlen * sizeof *acc);
         size_t cap = 0;
 #pragma omp for schedule(dynamic, 1)
         for (int b = 0; b < blocks; b++) {
@@ -158,10 +171,10 @@ int interp_run(const struct image *in, struct image *out, const struct itaps *tx
                     r0 = r < r0 ? r : r0;
                     r1 = r + 1 > r1 ? r + 1 : r1;
                 }
-            const size_t need = (size_t)(r1 - r0) * rowlen;
+            const size_t need = (size_t)(r1 - r0) * rowlen * sum_bytes;
             if (need > cap) {
                 free(h);
-                h = malloc(need * sizeof *h);
+                h = malloc(need);
                 cap = h ? need : 0;
             }
             if (!h || !acc) {
@@ -170,7 +183,7 @@ int interp_run(const struct image *in, struct image *out, const struct itaps *tx
                 continue;
             }
             for (int r = r0; r < r1; r++)
-                horizontal(in, r, tx, h + (size_t)(r - r0) * rowlen);
+                horizontal(in, r, tx, h + (size_t)(r - r0) * rowlen * sum_bytes);
             for (int y = y0; y < y1; y++)
                 vertical(h, r0, ty, y, acc, out);
         }
