@@ -173,28 +173,28 @@ int tiff_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
 }
 
 /* Colour from premultiplied (associated alpha, and the RGBA reader's) to straight: round(c * max
- * / a), 0 where a is 0. */
+ * / a), at most max, 0 where a is 0. */
+static uint32_t straight(uint64_t c, uint64_t a, uint64_t max)
+{
+    const uint64_t v = a ? (c * max + a / 2) / a : 0;
+    return (uint32_t)(v > max ? max : v);
+}
+
 static void unpremultiply(struct image *im)
 {
     const uint32_t max = im->depth == 16 ? 65535 : 255;
     const int e = im->c - 1;
-    for (int y = 0; y < im->h; y++)
-        for (int x = 0; x < im->w; x++)
+    for (int y = 0; y < im->h; y++) {
+        uint8_t *row8 = im->data + (size_t)y * im->stride;
+        uint16_t *row16 = (uint16_t *)row8;
+        for (size_t i = 0; i < (size_t)im->w * im->c; i += (size_t)im->c)
             for (int k = 0; k < e; k++) {
-                const size_t i = (size_t)y * im->stride / (im->depth / 8) + (size_t)x * im->c;
-                uint32_t a, c;
-                if (im->depth == 16) {
-                    uint16_t *p = (uint16_t *)im->data + i;
-                    a = p[e];
-                    c = p[k];
-                    p[k] = (uint16_t)(a ? ((uint64_t)c * max + a / 2) / a > max ? max : ((uint64_t)c * max + a / 2) / a : 0);
-                } else {
-                    uint8_t *p = im->data + i;
-                    a = p[e];
-                    c = p[k];
-                    p[k] = (uint8_t)(a ? (c * max + a / 2) / a > max ? max : (c * max + a / 2) / a : 0);
-                }
+                if (im->depth == 16)
+                    row16[i + k] = (uint16_t)straight(row16[i + k], row16[i + e], max);
+                else
+                    row8[i + k] = (uint8_t)straight(row8[i + k], row8[i + e], max);
             }
+    }
 }
 
 /* n units of u bytes from src into every step-th unit's place of dst (a plane into its pixels) */

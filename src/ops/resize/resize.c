@@ -409,6 +409,16 @@ static int filter_taps(int f, struct taps *tx, struct taps *ty, const struct geo
     return r;
 }
 
+/* cubic's and lanczos3's tables for both axes, as filter_taps makes bilinear's and area's */
+static int wide_taps(int f, struct itaps *tx, struct itaps *ty, const struct geom *in, const struct geom *out)
+{
+    const enum interp_kind k = f == F_CUBIC ? INTERP_CUBIC : INTERP_LANCZOS3;
+    int r = itaps_make(k, in->w, out->w, tx);
+    if (!r)
+        r = itaps_make(k, in->h, out->h, ty);
+    return r;
+}
+
 static int cpu(const struct op_args *a, const struct image *in, struct image *out)
 {
     int f = a->v[P_FILTER].choice;
@@ -422,10 +432,8 @@ static int cpu(const struct op_args *a, const struct image *in, struct image *ou
     }
     if (wide(f)) {
         struct itaps tx = { 0 }, ty = { 0 };
-        const enum interp_kind k = f == F_CUBIC ? INTERP_CUBIC : INTERP_LANCZOS3;
-        int r = itaps_make(k, in->w, out->w, &tx);
-        if (!r)
-            r = itaps_make(k, in->h, out->h, &ty);
+        const struct geom gi = image_geom(in), go = image_geom(out);
+        int r = wide_taps(f, &tx, &ty, &gi, &go);
         if (!r)
             r = interp_run(in, out, &tx, &ty);
         itaps_free(&tx);
@@ -572,10 +580,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
     if (wide(a->v[P_FILTER].choice)) {
         struct itaps tx = { 0 }, ty = { 0 };
-        const enum interp_kind k = a->v[P_FILTER].choice == F_CUBIC ? INTERP_CUBIC : INTERP_LANCZOS3;
-        r = itaps_make(k, in->w, out->w, &tx);
-        if (!r)
-            r = itaps_make(k, in->h, out->h, &ty);
+        r = wide_taps(a->v[P_FILTER].choice, &tx, &ty, in, out);
         if (!r) {
             const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
             const size_t bytes[5] = { (size_t)tx.count * tx.n * 4, (size_t)tx.count * tx.n * 2, (size_t)ty.count * ty.n * 4,
