@@ -29,8 +29,8 @@
 #include "tests/testutil.h"
 
 #ifdef HAVE_NPP
-int bench_npp(const char *op, int c, int depth, int w, int h, const void *in, void *out, int repeat, double *ms,
-              char *err, size_t errlen);
+int bench_npp(const char *op, int c, int depth, int w, int h, int dw, int dh, const void *in, void *out, int repeat,
+              double *ms, char *err, size_t errlen);
 #endif
 
 /* the cases: every operation's examples (the registry), or the --sigma sweep; half: the example
@@ -222,8 +222,8 @@ int main(int argc, char **argv)
                     double npp_ms = 0;
 #ifdef HAVE_NPP
                     int nr = no_npp ? 1
-                                    : bench_npp(cases[k].pipe, c, depth, in->w, in->h, din, dout, repeat, &npp_ms, err,
-                                                sizeof err);
+                                    : bench_npp(cases[k].pipe, c, depth, in->w, in->h, pl.out.w, pl.out.h, din, dout, repeat,
+                                                &npp_ms, err, sizeof err);
                     if (nr < 0) {
                         fprintf(stderr, "gpu_bench: %s\n", err);
                         npp_ms = 0;

@@ -1,7 +1,9 @@
 /* gpuimg bench: NVIDIA NPP's functions for the same operations, timed like ours (3 warm-up calls,
  * then CUDA events around each call, median), on the same device buffers. Built only when
  * configure finds NPP. 8-bit only; NPP's gaussian for blur=2 is its fixed 13x13 mask (sigma about
- * 2), its resize NPPI_INTER_LINEAR: the anchors the issue's targets were set from. Other sigmas
+ * 2), its resize NPPI_INTER_LINEAR for the default filter (the anchors the issue's targets were set
+ * from), NPPI_INTER_CUBIC for :filter=cubic and NPPI_INTER_LANCZOS for :filter=lanczos3 (NPP's do
+ * not widen their taps when shrinking: less work than ours, not the same bits). Other sigmas
  * (gpu_bench --sigma) run FilterGaussAdvancedBorder with gpuimg's tap count, round(6 sigma + 1) | 1,
  * and float weights exp(-k^2 / (2 sigma^2)) normalised: the same work, not the same bits. */
 #include <algorithm>
@@ -54,8 +56,22 @@ static const Npp32f *gauss_taps(double sigma, int *ntaps)
     return dev;
 }
 
-/* One call of NPP's function for op on c-channel 8-bit images; w x h is the input. */
-static NppStatus call(const char *op, int c, int w, int h, const Npp8u *in, Npp8u *out, NppStreamContext ctx)
+/* NPP's interpolation for a resize step, or -1 where NPP has none like it */
+static int resize_mode(const char *op)
+{
+    if (std::strncmp(op, "resize=", 7) || std::strchr(op, ','))
+        return -1;
+    const char *f = std::strstr(op, ":filter=");
+    if (!f)
+        return NPPI_INTER_LINEAR;
+    f += 8;
+    return !std::strcmp(f, "cubic") ? NPPI_INTER_CUBIC : !std::strcmp(f, "lanczos3") ? NPPI_INTER_LANCZOS : -1;
+}
+
+/* One call of NPP's function for op on c-channel 8-bit images; w x h is the input, dw x dh the
+ * output. */
+static NppStatus call(const char *op, int c, int w, int h, int dw, int dh, const Npp8u *in, Npp8u *out,
+                      NppStreamContext ctx)
 {
     NppiSize sz = { w, h };
     if (!std::strncmp(op, "blur=", 5) && std::strcmp(op, "blur=2")) {
@@ -74,13 +90,13 @@ static NppStatus call(const char *op, int c, int w, int h, const Npp8u *in, Npp8
     if (!std::strcmp(op, "gray"))
         return c == 3 ? nppiRGBToGray_8u_C3C1R_Ctx(in, w * 3, out, w, sz, ctx)
                       : nppiRGBToGray_8u_AC4C1R_Ctx(in, w * 4, out, w, sz, ctx);
-    if (!std::strcmp(op, "resize=50%") || !std::strcmp(op, "resize=200%")) {
-        const int up = op[7] == '2', dw = up ? 2 * w : (w + 1) / 2, dh = up ? 2 * h : (h + 1) / 2;
+    const int mode = resize_mode(op);
+    if (mode >= 0) {
         NppiSize dsz = { dw, dh };
         NppiRect sr = { 0, 0, w, h }, dr = { 0, 0, dw, dh };
-        return c == 1 ? nppiResize_8u_C1R_Ctx(in, w, sz, sr, out, dw, dsz, dr, NPPI_INTER_LINEAR, ctx)
-             : c == 3 ? nppiResize_8u_C3R_Ctx(in, w * 3, sz, sr, out, dw * 3, dsz, dr, NPPI_INTER_LINEAR, ctx)
-                      : nppiResize_8u_C4R_Ctx(in, w * 4, sz, sr, out, dw * 4, dsz, dr, NPPI_INTER_LINEAR, ctx);
+        return c == 1 ? nppiResize_8u_C1R_Ctx(in, w, sz, sr, out, dw, dsz, dr, mode, ctx)
+             : c == 3 ? nppiResize_8u_C3R_Ctx(in, w * 3, sz, sr, out, dw * 3, dsz, dr, mode, ctx)
+                      : nppiResize_8u_C4R_Ctx(in, w * 4, sz, sr, out, dw * 4, dsz, dr, mode, ctx);
     }
     if (!std::strcmp(op, "blur=2")) {
         NppiPoint o = { 0, 0 };
@@ -99,20 +115,19 @@ static NppStatus call(const char *op, int c, int w, int h, const Npp8u *in, Npp8
 }
 
 /* 0 and *ms (median of repeat) when NPP has the operation for this layout, 1 when it has not,
- * -1 on an error (message in err). */
-extern "C" int bench_npp(const char *op, int c, int depth, int w, int h, const void *in, void *out, int repeat,
-                         double *ms, char *err, size_t errlen)
+ * -1 on an error (message in err). w x h is the input, dw x dh the output. */
+extern "C" int bench_npp(const char *op, int c, int depth, int w, int h, int dw, int dh, const void *in, void *out,
+                         int repeat, double *ms, char *err, size_t errlen)
 {
     if (depth != 8 || c == 2 || (!std::strcmp(op, "gray") && c < 3))
         return 1;
-    if (std::strcmp(op, "gray") && std::strcmp(op, "resize=50%") && std::strcmp(op, "resize=200%")
-        && std::strncmp(op, "blur=", 5) && std::strcmp(op, "transpose"))
+    if (std::strcmp(op, "gray") && resize_mode(op) < 0 && std::strncmp(op, "blur=", 5) && std::strcmp(op, "transpose"))
         return 1;
     NppStreamContext ctx = npp_ctx();
     const Npp8u *s = (const Npp8u *)in;
     Npp8u *d = (Npp8u *)out;
     for (int k = 0; k < 3; k++) {
-        NppStatus st = call(op, c, w, h, s, d, ctx);
+        NppStatus st = call(op, c, w, h, dw, dh, s, d, ctx);
         if (st != NPP_SUCCESS) {
             std::snprintf(err, errlen, "NPP %s on %d channels: status %d", op, c, (int)st);
             return -1;
@@ -124,7 +139,7 @@ extern "C" int bench_npp(const char *op, int c, int depth, int w, int h, const v
     std::vector<float> t(repeat);
     for (int k = 0; k < repeat; k++) {
         cudaEventRecord(a);
-        call(op, c, w, h, s, d, ctx);
+        call(op, c, w, h, dw, dh, s, d, ctx);
         cudaEventRecord(b);
         cudaEventSynchronize(b);
         cudaEventElapsedTime(&t[k], a, b);

@@ -2,13 +2,14 @@
  * depths and the odd sizes 1x1, 7x3, 13x42, 1001x626 and 4097x3: geometry identities, identity
  * resizes, the premultiplied-alpha path agreeing with the plain one on opaque images and with
  * itself where opaque rows take the plain path, the opaque-row scan, blur of a
- * constant, gray's channel handling, and area shrinking thousands of pixels into one. Each check
- * names the pipelines it compares. */
+ * constant, gray's channel handling, area shrinking thousands of pixels into one, and the wide
+ * filters' tables. Each check names the pipelines it compares. */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
 #include "testutil.h"
 #include "engine/tune_cache.h"
+#include "ops/resize/interp.h"
 
 static int failures, checks;
 
@@ -323,9 +324,51 @@ static void check_tune_lines(void)
     }
 }
 
+/* cubic's and lanczos3's tables: each output's weights sum to one; the pass across's sums are
+ * kept in 32 bits for every layout but 16-bit with alpha, and a table whose |weights| sum past
+ * what 32 bits hold for a layout takes 64 there. */
+static void check_wide_tables(void)
+{
+    static const int sizes[][2] = { { 1, 5 }, { 2, 1 }, { 13, 5 }, { 2543, 2441 }, { 100, 37 }, { 37, 100 }, { 5000, 3 } };
+    for (int k = INTERP_CUBIC; k <= INTERP_LANCZOS3; k++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            struct itaps t = { 0 };
+            checks++;
+            if (itaps_make((enum interp_kind)k, sizes[s][0], sizes[s][1], &t)) {
+                failures++;
+                continue;
+            }
+            int bad = 0;
+            for (int o = 0; o < t.count; o++) {
+                int sum = 0;
+                for (int j = 0; j < t.n; j++)
+                    sum += t.w[(size_t)o * t.n + j];
+                bad |= sum != 1 << ITAP_BITS;
+            }
+            for (int depth = 8; depth <= 16; depth += 8)
+                for (int c = 1; c <= 4; c++)
+                    bad |= itaps_narrow(&t, c, depth) != !(depth == 16 && has_alpha(c));
+            if (bad) {
+                failures++;
+                fprintf(stderr, "FAIL %s table %d to %d\n", k == INTERP_CUBIC ? "cubic" : "lanczos3", sizes[s][0],
+                        sizes[s][1]);
+            }
+            itaps_free(&t);
+        }
+    int32_t idx[2] = { 0, 1 };
+    int16_t w[2] = { 32767, -16383 };   /* sums to one, |w| to three */
+    const struct itaps steep = { 2, 1, idx, w };
+    checks++;
+    if (!itaps_narrow(&steep, 3, 8) || itaps_narrow(&steep, 4, 8) || itaps_narrow(&steep, 1, 16)) {
+        failures++;
+        fprintf(stderr, "FAIL itaps_narrow on a table whose |weights| sum to three\n");
+    }
+}
+
 int main(void)
 {
     check_tune_lines();
+    check_wide_tables();
     static const int even[][2] = { { 2, 2 }, { 14, 42 }, { 1000, 626 } };
     for (int s = 0; s < 3; s++)
         for (int depth = 8; depth <= 16; depth += 8)

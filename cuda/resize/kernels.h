@@ -53,12 +53,13 @@ int gpu_texture_bilinear(const struct gpu_call *k, const struct gpu_image *in, c
                          size_t errlen);
 size_t gpu_texture_scratch(int w, int h, int depth);
 /* cubic and lanczos3 (src/ops/resize/interp.h): the signed Q14 tables, nx (ny) taps an output
- * column (row), and the same 64-bit integers as the CPU's. Two passes: across into h (out->w x
- * in->h pixels of 64-bit sums, gpu_interp_scratch bytes), then down into out; perpixel (a 2D
- * grid) or coalesced (k->variant: pixels a thread along a row). */
+ * column (row), and the same integers as the CPU's. Two passes: across into h (out->w x in->h
+ * pixels of sums, 32-bit where narrow (itaps_narrow) else 64; gpu_interp_scratch bytes), then
+ * down into out; perpixel (a 2D grid) or coalesced (k->variant: pixels a thread along a row). */
 int gpu_interp(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
-               const int16_t *xw, int nx, const int32_t *yi, const int16_t *yw, int ny, void *h, char *err, size_t errlen);
-size_t gpu_interp_scratch(int ow, int ih, int c);
+               const int16_t *xw, int nx, const int32_t *yi, const int16_t *yw, int ny, int narrow, void *h, char *err,
+               size_t errlen);
+size_t gpu_interp_scratch(int ow, int ih, int c, int narrow);
 
 #ifdef __cplusplus
 }

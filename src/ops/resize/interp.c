@@ -1,6 +1,6 @@
 /* gpuimg: resize's cubic and lanczos3 filters on the CPU (interp.h). Each thread takes blocks of
  * output rows: the source rows they need are filtered horizontally once into the thread's
- * buffer (32-bit sums), then each output row sums its taps down those. */
+ * buffer (32-bit sums where itaps_narrow allows), then each output row sums its taps down those. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -72,11 +72,10 @@ int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
 }
 
 /* Source row r filtered across into hr (tx->count pixels): each sample's sum of w times the
- * sample, colour times its alpha where there is alpha. One function per depth and channel count,
- * so that the channel loops unroll. Without alpha a sum fits 32 bits (at most 65535 times the
- * weights' absolute sum, under 1.4 * 16384), with it 64 (the colour times alpha: 2^32 more). */
+ * sample, colour times its alpha where there is alpha, in H (32 bits where itaps_narrow says they
+ * fit, else 64). One function per depth, channel count and H, so that the channel loops unroll. */
 #define DEFINE_HORIZONTAL(T, C, H)                                                                   \
-    HOT static void horizontal_##T##_##C(const uint8_t *row, const struct itaps *tx, void *out)   \
+    HOT static void horizontal_##T##_##C##_##H(const uint8_t *row, const struct itaps *tx, void *out) \
     {                                                                                              \
         const T *s = (const T *)row;                                                               \
         H *hr = out;                                                                               \
@@ -94,22 +93,44 @@ int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
                 hr[(size_t)x * C + ch] = acc[ch];                                                  \
         }                                                                                          \
     }
-DEFINE_HORIZONTAL(uint8_t, 1, int32_t)
-DEFINE_HORIZONTAL(uint8_t, 2, int64_t)
-DEFINE_HORIZONTAL(uint8_t, 3, int32_t)
-DEFINE_HORIZONTAL(uint8_t, 4, int64_t)
-DEFINE_HORIZONTAL(uint16_t, 1, int32_t)
-DEFINE_HORIZONTAL(uint16_t, 2, int64_t)
-DEFINE_HORIZONTAL(uint16_t, 3, int32_t)
-DEFINE_HORIZONTAL(uint16_t, 4, int64_t)
+#define DEFINE_HORIZONTALS(T)                                                                        \
+    DEFINE_HORIZONTAL(T, 1, int32_t)                                                               \
+    DEFINE_HORIZONTAL(T, 2, int32_t)                                                               \
+    DEFINE_HORIZONTAL(T, 3, int32_t)                                                               \
+    DEFINE_HORIZONTAL(T, 4, int32_t)                                                               \
+    DEFINE_HORIZONTAL(T, 1, int64_t)                                                               \
+    DEFINE_HORIZONTAL(T, 2, int64_t)                                                               \
+    DEFINE_HORIZONTAL(T, 3, int64_t)                                                               \
+    DEFINE_HORIZONTAL(T, 4, int64_t)
+DEFINE_HORIZONTALS(uint8_t)
+DEFINE_HORIZONTALS(uint16_t)
 
-static void horizontal(const struct image *in, int r, const struct itaps *tx, void *hr)
+typedef void (*horizontal_fn)(const uint8_t *, const struct itaps *, void *);
+#define HORIZONTALS(T)                                                                               \
+    { { horizontal_##T##_1_int64_t, horizontal_##T##_2_int64_t, horizontal_##T##_3_int64_t,          \
+        horizontal_##T##_4_int64_t },                                                               \
+      { horizontal_##T##_1_int32_t, horizontal_##T##_2_int32_t, horizontal_##T##_3_int32_t,          \
+        horizontal_##T##_4_int32_t } }
+
+static horizontal_fn horizontal_for(const struct image *in, int narrow)
 {
-    static void (*const fn[2][4])(const uint8_t *, const struct itaps *, void *) = {
-        { horizontal_uint8_t_1, horizontal_uint8_t_2, horizontal_uint8_t_3, horizontal_uint8_t_4 },
-        { horizontal_uint16_t_1, horizontal_uint16_t_2, horizontal_uint16_t_3, horizontal_uint16_t_4 },
-    };
-    fn[in->depth == 16][in->c - 1](in->data + (size_t)r * in->stride, tx, hr);
+    static const horizontal_fn fn[2][2][4] = { HORIZONTALS(uint8_t), HORIZONTALS(uint16_t) };
+    return fn[in->depth == 16][narrow][in->c - 1];
+}
+
+int itaps_narrow(const struct itaps *tx, int c, int depth)
+{
+    const int64_t top = depth == 16 ? 65535 : 255, sample = has_alpha(c) ? top * top : top;
+    int64_t most = 0;   /* the largest sum of |w| over the outputs */
+    for (int x = 0; x < tx->count; x++) {
+        int64_t sum = 0;
+        for (int k = 0; k < tx->n; k++) {
+            const int w = tx->w[(size_t)x * tx->n + k];
+            sum += w < 0 ? -w : w;
+        }
+        most = sum > most ? sum : most;
+    }
+    return sample * most <= INT32_MAX;
 }
 
 /* The sums down the taps of output row y into acc (a row; tap after tap so that the loop runs
@@ -131,12 +152,13 @@ DEFINE_DOWN(int32_t)
 DEFINE_DOWN(int64_t)
 
 /* One output row: the sums down, rounded once; with alpha, colour = round(C / A). */
-static void vertical(const void *h, int r0, const struct itaps *ty, int y, int64_t *restrict acc, struct image *out)
+static void vertical(const void *h, int narrow, int r0, const struct itaps *ty, int y, int64_t *restrict acc,
+                     struct image *out)
 {
     const int c = out->c, alpha = has_alpha(c);
     const size_t rowlen = (size_t)out->w * c;
     const int64_t max = out->depth == 16 ? 65535 : 255, half = (int64_t)1 << (2 * ITAP_BITS - 1);
-    (alpha ? down_int64_t : down_int32_t)(h, r0, ty, y, rowlen, acc);
+    (narrow ? down_int32_t : down_int64_t)(h, r0, ty, y, rowlen, acc);
     uint8_t *d = out->data + (size_t)y * out->stride;
     for (size_t i = 0; i < rowlen; i++) {
         const size_t e = i - i % (size_t)c + (size_t)c - 1;   /* the pixel's alpha */
@@ -153,7 +175,9 @@ static void vertical(const void *h, int r0, const struct itaps *ty, int y, int64
 
 int interp_run(const struct image *in, struct image *out, const struct itaps *tx, const struct itaps *ty)
 {
-    const size_t rowlen = (size_t)out->w * out->c, sum_bytes = has_alpha(in->c) ? 8 : 4;
+    const int narrow = itaps_narrow(tx, in->c, in->depth);
+    const horizontal_fn across = horizontal_for(in, narrow);
+    const size_t rowlen = (size_t)out->w * out->c, sum_bytes = narrow ? 4 : 8;
     const int blocks = (out->h + BLOCK - 1) / BLOCK;
     int failed = 0;
 #pragma omp parallel
@@ -183,9 +207,9 @@ int interp_run(const struct image *in, struct image *out, const struct itaps *tx
                 continue;
             }
             for (int r = r0; r < r1; r++)
-                horizontal(in, r, tx, h + (size_t)(r - r0) * rowlen * sum_bytes);
+                across(in->data + (size_t)r * in->stride, tx, h + (size_t)(r - r0) * rowlen * sum_bytes);
             for (int y = y0; y < y1; y++)
-                vertical(h, r0, ty, y, acc, out);
+                vertical(h, narrow, r0, ty, y, acc, out);
         }
         free(h);
         free(acc);

@@ -24,7 +24,11 @@ struct itaps {
  * (OpenCV's INTER_CUBIC); lanczos3, sinc(x) sinc(x / 3) for |x| < 3. */
 int itaps_make(enum interp_kind k, int in, int out, struct itaps *t);
 void itaps_free(struct itaps *t);
-/* out (tx->count x ty->count, in's layout) from in, exactly in 64-bit integers and rounded once.
+/* 1 when the pass across's sums for c channels of depth bits fit 32 bits: the largest sample
+ * (colour times alpha where there is alpha) times tx's largest sum of |w|; else 0 (64 bits). The
+ * sums are the same integers either way; the CPU and the GPU store them this wide. */
+int itaps_narrow(const struct itaps *tx, int c, int depth);
+/* out (tx->count x ty->count, in's layout) from in, exactly in integers and rounded once.
  * Rows: h = sum wx * in, then out = clamp((sum wy * h + 2^27) >> 28, 0, max). With alpha the
  * colour is filtered premultiplied: A = sum wy sum wx a, C = sum wy sum wx c a; alpha from A as
  * above, colour round(C / A) clamped (0 where A <= 0), so transparent pixels lend no colour. */

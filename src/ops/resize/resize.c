@@ -490,7 +490,8 @@ struct resize_gpu {
     const int32_t *xi, *yi;       /* nearest: source column and row of each output one */
     const uint32_t *xw, *yw;      /* filters: nx (ny) taps an output column (row) */
     const int16_t *sxw, *syw;     /* cubic, lanczos3: their signed weights (xi, yi their indices) */
-    void *sums;                   /* cubic, lanczos3: the pass across's 64-bit sums */
+    void *sums;                   /* cubic, lanczos3: the pass across's sums */
+    int narrow;                   /* ... in 32 bits (itaps_narrow), else 64 */
     int nx, ny;
     void *scratch;                /* texture: the pitched input copy, or NULL */
     int tiled_fit;                /* tiled: gpu_resize_tiled_pitch, 0 where its tile does not fit */
@@ -582,9 +583,10 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         struct itaps tx = { 0 }, ty = { 0 };
         r = wide_taps(a->v[P_FILTER].choice, &tx, &ty, in, out);
         if (!r) {
+            s->narrow = itaps_narrow(&tx, in->c, in->depth);
             const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
             const size_t bytes[5] = { (size_t)tx.count * tx.n * 4, (size_t)tx.count * tx.n * 2, (size_t)ty.count * ty.n * 4,
-                                      (size_t)ty.count * ty.n * 2, gpu_interp_scratch(out->w, in->h, in->c) };
+                                      (size_t)ty.count * ty.n * 2, gpu_interp_scratch(out->w, in->h, in->c, s->narrow) };
             r = op_upload_parts(&op_resize, variant, &s->block, 5, host, bytes, part);
         }
         if (!r) {
@@ -662,7 +664,8 @@ static int gpu_launch(const struct op_args *a, const void *state, const struct g
     /* the perpixel and coalesced families, and bilerp (the gathering kernels' vector form) */
     const struct gpu_call g = { f == RK_BILERP ? KV_VECTOR : f == RK_COALESCED ? KV_COALESCED : KV_PERPIXEL, k->shape };
     int rc = wide(a->v[P_FILTER].choice)
-                 ? gpu_interp(&g, in, out, s->xi, s->sxw, s->nx, s->yi, s->syw, s->ny, s->sums, err, sizeof err)
+                 ? gpu_interp(&g, in, out, s->xi, s->sxw, s->nx, s->yi, s->syw, s->ny, s->narrow, s->sums, err,
+                              sizeof err)
              : a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(&g, in, out, s->xi, s->yi, err, sizeof err)
              : f == RK_HALF                     ? gpu_half(k, in, out, err, sizeof err)
              : f == RK_DOUBLE                   ? gpu_double(k, in, out, err, sizeof err)
