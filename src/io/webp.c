@@ -95,7 +95,8 @@ int webp_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     return st ? gpuimg_fail(st, "out of memory for the image's metadata") : GPUIMG_OK;
 }
 
-/* RGB or RGBA 8-bit rows from any layout */
+/* RGB or RGBA 8-bit rows from a grey or 16-bit layout (8-bit RGB and RGBA are imported as they
+ * are) */
 static uint8_t *rgb8(const struct image *im, int out_c)
 {
     uint8_t *b = malloc((size_t)im->w * im->h * out_c);
@@ -115,18 +116,45 @@ static uint8_t *rgb8(const struct image *im, int out_c)
     return b;
 }
 
-int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, const struct io_meta *meta)
+/* The simple API's settings (WebPEncodeRGB and its kin: the default preset at the quality, or
+ * lossless at 70 with ARGB input) through the advanced API, which adds libwebp's threads. */
+static size_t encode(const struct image *im, int quality, int lossless, uint8_t **enc)
 {
     const int c = im->c == 2 || im->c == 4 ? 4 : 3;
-    uint8_t *rgb = rgb8(im, c), *enc = NULL;
-    if (!rgb)
-        return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the WebP encoder", name);
-    const int stride = im->w * c;
-    size_t n = lossless ? (c == 4 ? WebPEncodeLosslessRGBA(rgb, im->w, im->h, stride, &enc)
-                                  : WebPEncodeLosslessRGB(rgb, im->w, im->h, stride, &enc))
-                        : (c == 4 ? WebPEncodeRGBA(rgb, im->w, im->h, stride, (float)quality, &enc)
-                                  : WebPEncodeRGB(rgb, im->w, im->h, stride, (float)quality, &enc));
-    free(rgb);
+    const int as_is = im->depth == 8 && im->c == c;
+    uint8_t *rgb = as_is ? im->data : rgb8(im, c);
+    const int stride = as_is ? (int)im->stride : im->w * c;
+    WebPConfig cfg;
+    WebPPicture pic;
+    WebPMemoryWriter wr;
+    int ok = rgb && WebPConfigPreset(&cfg, WEBP_PRESET_DEFAULT, lossless ? 70.0f : (float)quality) && WebPPictureInit(&pic);
+    WebPMemoryWriterInit(&wr);
+    if (ok) {
+        cfg.lossless = !!lossless;
+        cfg.thread_level = 1;
+        pic.use_argb = !!lossless;
+        pic.width = im->w;
+        pic.height = im->h;
+        pic.writer = WebPMemoryWrite;
+        pic.custom_ptr = &wr;
+        ok = (c == 4 ? WebPPictureImportRGBA(&pic, rgb, stride) : WebPPictureImportRGB(&pic, rgb, stride))
+             && WebPEncode(&cfg, &pic);
+        WebPPictureFree(&pic);
+    }
+    if (!as_is)
+        free(rgb);
+    if (!ok) {
+        WebPMemoryWriterClear(&wr);
+        return 0;
+    }
+    *enc = wr.mem;
+    return wr.size;
+}
+
+int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, const struct io_meta *meta)
+{
+    uint8_t *enc = NULL;
+    const size_t n = encode(im, quality, lossless, &enc);
     if (!n)
         return gpuimg_fail(GPUIMG_EENCODE, "%s: WebP encoder (libwebp) failed", name);
     WebPData out = { enc, n };
