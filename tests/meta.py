@@ -6,7 +6,11 @@ handling (independent of gpuimg's parser).
           two pieces), EXIF with the orientation and JFIF density put in
   meta.py png IN.png OUT.png ORIENT DPIX DPIY [EXIF_PAD]      IN with iCCP, eXIf (padded to EXIF_PAD
           bytes) and pHYs put in
+  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY dims           the same, the EXIF with an Exif IFD
+          whose PixelXDimension (SHORT) and PixelYDimension (LONG) say 4000x3000
   meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none
+  meta.py dims FILE    one line: pixels=WxH (EXIF's PixelX/YDimension, or none) image=WxH (a JPEG's
+          SOF or a PNG's IHDR)
 """
 import struct
 import sys
@@ -27,8 +31,15 @@ def icc(space=b"RGB "):
     return bytes(h) + struct.pack(">I", 0)
 
 
-def exif(orient, pad=0):
-    """Big-endian TIFF: IFD0 with the orientation, then pad bytes of a maker note's worth."""
+def exif(orient, pad=0, dims=False):
+    """Big-endian TIFF: IFD0 with the orientation, then pad bytes of a maker note's worth; with
+    dims, little-endian and IFD0 pointing to an Exif IFD with the pixel dimensions 4000x3000."""
+    if dims:
+        t = b"II\x2a\x00" + struct.pack("<I", 8) + struct.pack("<H", 2)
+        t += struct.pack("<HHIHH", 0x0112, 3, 1, orient, 0) + struct.pack("<HHII", 0x8769, 4, 1, 38)
+        t += struct.pack("<I", 0) + struct.pack("<H", 2)
+        t += struct.pack("<HHIHH", 0xA002, 3, 1, 4000, 0) + struct.pack("<HHII", 0xA003, 4, 1, 3000)
+        return t + struct.pack("<I", 0)
     t = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1)
     t += struct.pack(">HHIHH", 0x0112, 3, 1, orient, 0) + struct.pack(">I", 0)
     return t + b"\0" * max(0, pad - len(t))
@@ -38,7 +49,7 @@ def segment(marker, payload):
     return b"\xff" + bytes([marker]) + struct.pack(">H", len(payload) + 2) + payload
 
 
-def make_jpeg(src, dst, orient, dx, dy, broken=False):
+def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False):
     data = open(src, "rb").read()
     assert data[:2] == b"\xff\xd8"
     rest = data[2:]
@@ -50,7 +61,7 @@ def make_jpeg(src, dst, orient, dx, dy, broken=False):
     pieces = [segment(0xE2, b"ICC_PROFILE\0" + bytes([1, 2]) + p[:half])]
     if not broken:
         pieces.append(segment(0xE2, b"ICC_PROFILE\0" + bytes([2, 2]) + p[half:]))
-    out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient)) + b"".join(pieces) + rest
+    out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient, dims=dims)) + b"".join(pieces) + rest
     open(dst, "wb").write(out)
 
 
@@ -77,6 +88,51 @@ def orientation(t):
         if tag == 0x0112:
             return struct.unpack(e + "H", t[ifd + 10 + 12 * i:ifd + 12 + 12 * i])[0]
     return 0
+
+
+def entries(t, ifd):
+    """{tag: (type, count, the value field's 4 bytes)} of the IFD at ifd"""
+    e = ">" if t[:2] == b"MM" else "<"
+    out = {}
+    for i in range(struct.unpack(e + "H", t[ifd:ifd + 2])[0]):
+        tag, typ, cnt = struct.unpack(e + "HHI", t[ifd + 2 + 12 * i:ifd + 10 + 12 * i])
+        out[tag] = (typ, cnt, t[ifd + 10 + 12 * i:ifd + 14 + 12 * i])
+    return out
+
+
+def pixel_dims(t):
+    e = ">" if t[:2] == b"MM" else "<"
+    ifd0 = entries(t, struct.unpack(e + "I", t[4:8])[0])
+    if 0x8769 not in ifd0:
+        return None
+    sub = entries(t, struct.unpack(e + "I", ifd0[0x8769][2])[0])
+    val = lambda k: struct.unpack(e + ("H" if sub[k][0] == 3 else "I"), sub[k][2][:2 if sub[k][0] == 3 else 4])[0]
+    return (val(0xA002), val(0xA003)) if 0xA002 in sub and 0xA003 in sub else None
+
+
+def dims(path):
+    data = open(path, "rb").read()
+    size, ex = None, None
+    if data[:2] == b"\xff\xd8":
+        pos = 2
+        while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xDA, 0xD9):
+            m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
+            p = data[pos + 4:pos + 2 + n]
+            if m == 0xE1 and p[:6] == b"Exif\0\0":
+                ex = p[6:]
+            elif m in (0xC0, 0xC1, 0xC2):
+                size = struct.unpack(">HH", p[1:5])[::-1]
+            pos += 2 + n
+    else:
+        size = struct.unpack(">II", data[16:24])
+        pos = 8
+        while pos + 12 <= len(data):
+            n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+            if kind == b"eXIf":
+                ex = data[pos + 8:pos + 8 + n]
+            pos += 12 + n
+    d = pixel_dims(ex) if ex else None
+    print("pixels=%s image=%dx%d" % ("%dx%d" % d if d else "none", size[0], size[1]))
 
 
 def show(path):
@@ -143,9 +199,12 @@ def show(path):
 if __name__ == "__main__":
     a = sys.argv[1:]
     if a[0] == "jpeg":
-        make_jpeg(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), len(a) > 6)
+        make_jpeg(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), len(a) > 6 and a[6] == "broken",
+                  len(a) > 6 and a[6] == "dims")
     elif a[0] == "png":
         make_png(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]) if len(a) > 6 else 0)
+    elif a[0] == "dims":
+        dims(a[1])
     elif a[0] == "icc":
         sys.stdout.write("%d:%08x\n" % (len(icc()), zlib.crc32(icc())))
     else:

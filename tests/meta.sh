@@ -6,6 +6,8 @@
 #   is not turned); EXIF too large for a JPEG segment is left off a JPEG, kept in a PNG.
 # - A grey result drops the RGB profile (it would misdescribe it) and keeps the rest; a profile
 #   missing a piece is left out; --strip writes none; the server keeps it as in-process.
+# - EXIF's pixel dimensions (an Exif IFD's, little-endian) say the output's size after a turn and
+#   a resize, in JPEG and PNG.
 # - WebP keeps the profile and EXIF, TIFF the profile and the density (read back both ways).
 # - GPU builds on a GPU: nvJPEG's JPEG (GPUIMG_JPEG_GPU=1) and nvCOMP's PNG (GPUIMG_PNG_GPU=1)
 #   carry the same metadata as the CPU's files.
@@ -20,14 +22,24 @@ check() {
     got=$(meta show "$2" 2>&1)
     [ "$got" = "$3" ] && ok || bad "$1: $got, want $3"
 }
+# check_dims LABEL FILE: EXIF's pixel dimensions in FILE are its image's
+check_dims() {
+    got=$(meta dims "$2" 2>&1)
+    px=${got#pixels=}
+    px=${px%% *}
+    [ "$px" = "${got##*image=}" ] && ok || bad "$1: $got"
+}
 
 expect_ok -q --backend=cpu resize=317x201! "$S/samples/path-640x400.jpg" "$T/base.jpg"
 "$MKIMG" 203 131 4 8 "$T/base.png" 3 || exit 99
 meta jpeg "$T/base.jpg" "$T/in.jpg" 6 300 150
 meta jpeg "$T/base.jpg" "$T/broken.jpg" 1 72 72 broken
+meta jpeg "$T/base.jpg" "$T/dims.jpg" 6 72 72 dims
 meta png "$T/base.png" "$T/in.png" 3 96 200
 meta png "$T/base.png" "$T/bigexif.png" 1 96 96 70000
 check "the input as made" "$T/in.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
+got=$(meta dims "$T/dims.jpg")
+[ "$got" = "pixels=4000x3000 image=317x201" ] && ok || bad "the input with pixel dimensions as made: $got"
 
 for b in cpu gpu; do
     if [ $b = gpu ]; then
@@ -52,6 +64,10 @@ for b in cpu gpu; do
     check "$b: --strip JPEG" "$T/$b-s.jpg" "icc=none exif=none orient=0 density=none"
     expect_ok -q --backend=$b --strip resize=50% "$T/in.png" "$T/$b-s.png"
     check "$b: --strip PNG" "$T/$b-s.png" "icc=none exif=none orient=0 density=none"
+    expect_ok -q --backend=$b resize=50% "$T/dims.jpg" "$T/$b-d.jpg"
+    check_dims "$b: EXIF's pixel dimensions, JPEG" "$T/$b-d.jpg"
+    expect_ok -q --backend=$b resize=30% "$T/dims.jpg" "$T/$b-d.png"
+    check_dims "$b: EXIF's pixel dimensions, PNG" "$T/$b-d.png"
     expect_ok -q --backend=$b flip=h "$T/broken.jpg" "$T/$b-b.jpg"
     check "$b: a profile missing a piece" "$T/$b-b.jpg" "icc=none exif=26 orient=1 density=72x72"
     expect_ok -q --backend=$b flip=h "$T/bigexif.png" "$T/$b-x.jpg"

@@ -92,6 +92,8 @@ static int load_header(const struct run_ctx *c, const char *in, const char *out,
         || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r)))
         || (st = out_format(c, out, &f)) || (st = io_check_size(out, f, &pl->out)))
         io_input_free(raw);
+    else
+        meta_pixel_size(meta, pl->out.w, pl->out.h);
     if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
         char msg[512];
         snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));

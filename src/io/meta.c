@@ -15,31 +15,81 @@ static uint32_t u32(const uint8_t *p, int be)
               : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
-int exif_orientation(const uint8_t *t, size_t n, size_t *at)
+/* IFD0's offset in EXIF's TIFF structure t (n bytes) and its byte order, or 0 where t is none */
+static size_t exif_ifd0(const uint8_t *t, size_t n, int *be)
 {
-    if (at)
-        *at = 0;
     if (n < 8 || !((t[0] == 'I' && t[1] == 'I') || (t[0] == 'M' && t[1] == 'M')))
-        return 1;
-    const int be = t[0] == 'M';
-    if (u16(t + 2, be) != 42)
-        return 1;
-    const uint32_t ifd = u32(t + 4, be);
-    if (ifd > n - 2)
-        return 1;
+        return 0;
+    *be = t[0] == 'M';
+    const uint32_t ifd = u32(t + 4, *be);
+    return u16(t + 2, *be) == 42 && ifd >= 8 && ifd <= n - 2 ? ifd : 0;
+}
+
+/* The offset of tag's 12-byte entry in the IFD at ifd, or 0 (none, or the IFD leaves t) */
+static size_t ifd_entry(const uint8_t *t, size_t n, size_t ifd, unsigned tag, int be)
+{
+    if (ifd < 8 || ifd > n - 2)
+        return 0;
     const unsigned count = u16(t + ifd, be);
     for (unsigned i = 0; i < count; i++) {
         const size_t e = ifd + 2 + (size_t)i * 12;
         if (e + 12 > n)
-            return 1;
-        if (u16(t + e, be) == 0x0112 && u16(t + e + 2, be) == 3 && u32(t + e + 4, be) == 1) {
-            const unsigned v = u16(t + e + 8, be);   /* a SHORT sits in the value field's first 2 bytes */
-            if (at)
-                *at = e + 8;
-            return v >= 1 && v <= 8 ? (int)v : 1;
+            return 0;
+        if (u16(t + e, be) == tag)
+            return e;
+    }
+    return 0;
+}
+
+static void put16(uint8_t *p, unsigned v, int be)
+{
+    p[be ? 0 : 1] = (uint8_t)(v >> 8);
+    p[be ? 1 : 0] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v, int be)
+{
+    for (int i = 0; i < 4; i++)
+        p[be ? i : 3 - i] = (uint8_t)(v >> (8 * (3 - i)));
+}
+
+int exif_orientation(const uint8_t *t, size_t n, size_t *at)
+{
+    int be = 0;
+    const size_t ifd0 = exif_ifd0(t, n, &be), e = ifd_entry(t, n, ifd0, 0x0112, be);
+    if (at)
+        *at = 0;
+    if (!e || u16(t + e + 2, be) != 3 || u32(t + e + 4, be) != 1)
+        return 1;
+    const unsigned v = u16(t + e + 8, be);   /* a SHORT sits in the value field's first 2 bytes */
+    if (at)
+        *at = e + 8;
+    return v >= 1 && v <= 8 ? (int)v : 1;
+}
+
+void meta_pixel_size(struct io_meta *m, int w, int h)
+{
+    int be = 0;
+    uint8_t *t = m->exif;
+    const size_t n = m->exif_len, ifd0 = t ? exif_ifd0(t, n, &be) : 0, ptr = ifd_entry(t, n, ifd0, 0x8769, be);
+    if (!ptr || (u16(t + ptr + 2, be) != 4 && u16(t + ptr + 2, be) != 13) || u32(t + ptr + 4, be) != 1)
+        return;
+    const size_t sub = u32(t + ptr + 8, be);
+    const unsigned tags[2] = { 0xA002, 0xA003 };
+    const uint32_t v[2] = { (uint32_t)w, (uint32_t)h };
+    for (int i = 0; i < 2; i++) {
+        const size_t e = ifd_entry(t, n, sub, tags[i], be);
+        const unsigned type = e ? u16(t + e + 2, be) : 0;
+        if ((type != 3 && type != 4) || u32(t + e + 4, be) != 1)
+            continue;
+        memset(t + e + 8, 0, 4);
+        if (type == 3 && v[i] <= 65535) {
+            put16(t + e + 8, v[i], be);
+        } else {   /* a SHORT too small for the size becomes a LONG: the value field holds either */
+            put16(t + e + 2, 4, be);
+            put32(t + e + 8, v[i], be);
         }
     }
-    return 1;
 }
 
 /* Each segment before the scan: marker, payload (after the length), its length; stops at SOS,
@@ -241,11 +291,8 @@ void meta_free(struct io_meta *m)
 
 void meta_upright(struct io_meta *m, int o)
 {
-    if (m->orient_at) {
-        const int be = m->exif[0] == 'M';
-        m->exif[m->orient_at] = be ? 0 : 1;
-        m->exif[m->orient_at + 1] = be ? 1 : 0;
-    }
+    if (m->orient_at)
+        put16(m->exif + m->orient_at, 1, m->exif[0] == 'M');
     if (o >= 5) {   /* 5 to 8 turn by 90 degrees */
         const double x = m->xres;
         m->xres = m->yres;

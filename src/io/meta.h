@@ -38,6 +38,12 @@ void meta_free(struct io_meta *m);
 /* The image was turned upright: its EXIF orientation becomes 1, and a turn by 90 degrees swaps
  * the density's axes. */
 void meta_upright(struct io_meta *m, int orientation);
+/* The image written is w x h: EXIF's PixelXDimension and PixelYDimension (the Exif IFD's
+ * 0xA002, 0xA003), where it has them, say so, as vips's files do. The values are written in
+ * place (a SHORT too small becomes a LONG in the same field), so that the rest of the block,
+ * maker notes and their offsets included, stays byte for byte: rewriting the block through a
+ * library moves them. */
+void meta_pixel_size(struct io_meta *m, int w, int h);
 /* Whether m's profile describes images of c channels: an RGB profile for 3 or 4, a grey one for
  * 1 or 2 (another makes a wrong file: libpng refuses it, viewers misread it). */
 int meta_icc_fits(const struct io_meta *m, int c);

@@ -39,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (io_read_meta(&in, &m) == GPUIMG_OK) {
             size_t bytes = 0;
             meta_upright(&m, in.orient);
+            meta_pixel_size(&m, g.w, g.h);
             meta_jpeg_segments(&m, g.c, count_segment, &bytes);
             if ((m.icc && !m.icc_len) || (m.exif && !m.exif_len) || (m.orient_at && m.orient_at + 2 > m.exif_len))
                 fuzz_fail("meta_read kept an empty piece or an orientation outside its EXIF");

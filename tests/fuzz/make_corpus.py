@@ -216,6 +216,11 @@ def main():
     load["jpeg-meta.jpg"] = (meta[:2] + seg(0xE0, b"JFIF\0\x01\x01\x01\x01\x2c\0\x96\0\0") + seg(0xE1, exif)
                              + seg(0xE2, b"ICC_PROFILE\0\x01\x02" + icc[:70]) + seg(0xE2, b"ICC_PROFILE\0\x02\x02" + icc[70:])
                              + meta[2:])
+    # an Exif IFD with the pixel dimensions (a SHORT and a LONG), little-endian, which outputs rewrite
+    dims = (b"Exif\0\0II\x2a\0" + struct.pack("<IH", 8, 2) + struct.pack("<HHIHH", 0x0112, 3, 1, 6, 0)
+            + struct.pack("<HHIIIH", 0x8769, 4, 1, 38, 0, 2) + struct.pack("<HHIHH", 0xA002, 3, 1, 4000, 0)
+            + struct.pack("<HHIII", 0xA003, 4, 1, 3000, 0))
+    load["jpeg-exif-dims.jpg"] = meta[:2] + seg(0xE1, dims) + meta[2:]
     p = enc(".png", np.random.default_rng(8).integers(0, 256, (4, 6, 3), dtype=np.uint8))
     load["png-meta.png"] = (p[:33] + chunk(b"iCCP", b"icc\0\0" + zlib.compress(icc)) + chunk(b"eXIf", exif[6:])
                             + chunk(b"pHYs", struct.pack(">IIB", 11811, 3937, 1)) + p[33:])
