@@ -6,11 +6,13 @@ handling (independent of gpuimg's parser).
           two pieces), EXIF with the orientation and JFIF density put in
   meta.py png IN.png OUT.png ORIENT DPIX DPIY [EXIF_PAD]      IN with iCCP, eXIf (padded to EXIF_PAD
           bytes) and pHYs put in
-  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY dims           the same, the EXIF with an Exif IFD
-          whose PixelXDimension (SHORT) and PixelYDimension (LONG) say 4000x3000
-  meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none
+  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY dims           the same, the EXIF with a make and
+          an Exif IFD (exif(dims=True))
+  meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none (a TIFF:
+          exif=none, orient its own tag's)
   meta.py dims FILE    one line: pixels=WxH (EXIF's PixelX/YDimension, or none) image=WxH (a JPEG's
-          SOF or a PNG's IHDR)
+          SOF, a PNG's IHDR, a TIFF's IFD0) make= exposure= iso= makernote=yes|no (EXIF's, a TIFF's
+          own IFD0 and EXIF directory)
 """
 import struct
 import sys
@@ -31,15 +33,45 @@ def icc(space=b"RGB "):
     return bytes(h) + struct.pack(">I", 0)
 
 
+def ifds(e, ifd0, sub):
+    """A TIFF structure in byte order e: IFD0's entries, then the Exif IFD's (pointed to from
+    IFD0); each entry (tag, type, values), values of more than 4 bytes placed after the IFDs."""
+    size = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 7: 1}
+    fmt = {1: "B", 2: "B", 3: "H", 4: "I", 7: "B"}
+    n0, n1 = len(ifd0) + 1, len(sub)
+    base = 8 + 2 + 12 * n0 + 4
+    sub_at, extra_at = base, base + 2 + 12 * n1 + 4
+    extra = b""
+
+    def table(entries):
+        nonlocal extra
+        out = b""
+        for tag, typ, vals in entries:
+            raw = b"".join(struct.pack(e + "II", a, b) for a, b in vals) if typ == 5 else \
+                struct.pack(e + fmt[typ] * len(vals), *vals)
+            cnt = len(raw) // size[typ]
+            if len(raw) <= 4:
+                out += struct.pack(e + "HHI", tag, typ, cnt) + raw.ljust(4, b"\0")
+            else:
+                out += struct.pack(e + "HHII", tag, typ, cnt, extra_at + len(extra))
+                extra += raw + b"\0" * (len(raw) & 1)
+        return out
+
+    t0 = table(ifd0 + [(0x8769, 4, [sub_at])])
+    t1 = table(sub)
+    return ((b"II\x2a\x00" if e == "<" else b"MM\x00\x2a") + struct.pack(e + "I", 8) + struct.pack(e + "H", n0) + t0
+            + struct.pack(e + "I", 0) + struct.pack(e + "H", n1) + t1 + struct.pack(e + "I", 0) + extra)
+
+
 def exif(orient, pad=0, dims=False):
     """Big-endian TIFF: IFD0 with the orientation, then pad bytes of a maker note's worth; with
-    dims, little-endian and IFD0 pointing to an Exif IFD with the pixel dimensions 4000x3000."""
+    dims, little-endian: IFD0 with the orientation and a make, an Exif IFD with the pixel
+    dimensions 4000x3000 (a SHORT and a LONG), an exposure of 1/60, the EXIF version, ISO 200 and
+    a maker note."""
     if dims:
-        t = b"II\x2a\x00" + struct.pack("<I", 8) + struct.pack("<H", 2)
-        t += struct.pack("<HHIHH", 0x0112, 3, 1, orient, 0) + struct.pack("<HHII", 0x8769, 4, 1, 38)
-        t += struct.pack("<I", 0) + struct.pack("<H", 2)
-        t += struct.pack("<HHIHH", 0xA002, 3, 1, 4000, 0) + struct.pack("<HHII", 0xA003, 4, 1, 3000)
-        return t + struct.pack("<I", 0)
+        return ifds("<", [(0x010F, 2, list(b"gpuimg-test\0")), (0x0112, 3, [orient])],
+                    [(0x829A, 5, [(1, 60)]), (0x8827, 3, [200]), (0x9000, 7, list(b"0231")),
+                     (0x927C, 7, list(b"maker note")), (0xA002, 3, [4000]), (0xA003, 4, [3000])])
     t = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1)
     t += struct.pack(">HHIHH", 0x0112, 3, 1, orient, 0) + struct.pack(">I", 0)
     return t + b"\0" * max(0, pad - len(t))
@@ -100,14 +132,30 @@ def entries(t, ifd):
     return out
 
 
-def pixel_dims(t):
+def exif_fields(t):
+    """(pixel dimensions or None, make or None, exposure or None, ISO or None, maker note?) of a
+    TIFF structure"""
     e = ">" if t[:2] == b"MM" else "<"
     ifd0 = entries(t, struct.unpack(e + "I", t[4:8])[0])
+
+    def text(d, k):
+        if k not in d:
+            return None
+        typ, cnt, f = d[k]
+        at = struct.unpack(e + "I", f)[0] if cnt > 4 else None
+        return (t[at:at + cnt] if at is not None else f[:cnt]).rstrip(b"\0").decode()
+    make = text(ifd0, 0x010F)
     if 0x8769 not in ifd0:
-        return None
+        return None, make, None, None, False
     sub = entries(t, struct.unpack(e + "I", ifd0[0x8769][2])[0])
     val = lambda k: struct.unpack(e + ("H" if sub[k][0] == 3 else "I"), sub[k][2][:2 if sub[k][0] == 3 else 4])[0]
-    return (val(0xA002), val(0xA003)) if 0xA002 in sub and 0xA003 in sub else None
+    px = (val(0xA002), val(0xA003)) if 0xA002 in sub and 0xA003 in sub else None
+    exp = None
+    if 0x829A in sub:
+        at = struct.unpack(e + "I", sub[0x829A][2])[0]
+        a, b = struct.unpack(e + "II", t[at:at + 8])
+        exp = "%d/%d" % (a, b)
+    return px, make, exp, val(0x8827) if 0x8827 in sub else None, 0x927C in sub
 
 
 def dims(path):
@@ -123,6 +171,12 @@ def dims(path):
             elif m in (0xC0, 0xC1, 0xC2):
                 size = struct.unpack(">HH", p[1:5])[::-1]
             pos += 2 + n
+    elif data[:4] in (b"II*\0", b"MM\0*"):   # a TIFF file is itself the structure EXIF is made of
+        ex = data
+        e = "<" if data[:2] == b"II" else ">"
+        d = entries(data, struct.unpack(e + "I", data[4:8])[0])
+        size = tuple(struct.unpack(e + ("H" if d[k][0] == 3 else "I"), d[k][2][:2 if d[k][0] == 3 else 4])[0]
+                     for k in (256, 257))
     else:
         size = struct.unpack(">II", data[16:24])
         pos = 8
@@ -131,13 +185,14 @@ def dims(path):
             if kind == b"eXIf":
                 ex = data[pos + 8:pos + 8 + n]
             pos += 12 + n
-    d = pixel_dims(ex) if ex else None
-    print("pixels=%s image=%dx%d" % ("%dx%d" % d if d else "none", size[0], size[1]))
+    px, make, exp, iso, note = exif_fields(ex) if ex else (None, None, None, None, False)
+    print("pixels=%s image=%dx%d make=%s exposure=%s iso=%s makernote=%s" % (
+        "%dx%d" % px if px else "none", size[0], size[1], make, exp, iso, "yes" if note else "no"))
 
 
 def show(path):
     data = open(path, "rb").read()
-    prof, ex, dens = None, None, None
+    prof, ex, dens, tiff_orient = None, None, None, None
     if data[:2] == b"\xff\xd8":
         pos, pieces = 2, {}
         while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xDA, 0xD9):
@@ -162,13 +217,14 @@ def show(path):
             elif kind == b"EXIF":
                 ex = p[6:] if p[:6] == b"Exif\0\0" else p
             pos += 8 + n + (n & 1)
-    elif data[:4] in (b"II*\0", b"MM\0*"):
+    elif data[:4] in (b"II*\0", b"MM\0*"):   # a TIFF's own orientation tag, not EXIF's
         e = "<" if data[:2] == b"II" else ">"
         ifd = struct.unpack(e + "I", data[4:8])[0]
         tags = {}
         for i in range(struct.unpack(e + "H", data[ifd:ifd + 2])[0]):
             tag, typ, cnt, val = struct.unpack(e + "HHII", data[ifd + 2 + 12 * i:ifd + 14 + 12 * i])
             tags[tag] = (typ, cnt, val, data[ifd + 10 + 12 * i:ifd + 14 + 12 * i])
+        tiff_orient = struct.unpack(e + "H", tags[274][3][:2])[0] if 274 in tags else 0
         if 34675 in tags:
             typ, cnt, off, _ = tags[34675]
             prof = data[off:off + cnt]
@@ -192,7 +248,7 @@ def show(path):
             pos += 12 + n
     print("icc=%s exif=%s orient=%d density=%s" % (
         "%d:%08x" % (len(prof), zlib.crc32(prof)) if prof else "none",
-        len(ex) if ex else "none", orientation(ex) if ex else 0,
+        len(ex) if ex else "none", tiff_orient if tiff_orient is not None else orientation(ex) if ex else 0,
         "%dx%d" % dens if dens else "none"))
 
 

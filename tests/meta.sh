@@ -7,7 +7,10 @@
 # - A grey result drops the RGB profile (it would misdescribe it) and keeps the rest; a profile
 #   missing a piece is left out; --strip writes none; the server keeps it as in-process.
 # - EXIF's pixel dimensions (an Exif IFD's, little-endian) say the output's size after a turn and
-#   a resize, in JPEG and PNG.
+#   a resize, in JPEG and PNG; the rest of the block stays (a maker note too).
+# - TIFF outputs carry the orientation in their own tag (1 once turned upright, 6 with
+#   --no-auto-orient), EXIF's make in their IFD0 and its Exif IFD as their EXIF directory (the
+#   pixel dimensions made the output's, the maker note left out).
 # - WebP keeps the profile and EXIF, TIFF the profile and the density (read back both ways).
 # - GPU builds on a GPU: nvJPEG's JPEG (GPUIMG_JPEG_GPU=1) and nvCOMP's PNG (GPUIMG_PNG_GPU=1)
 #   carry the same metadata as the CPU's files.
@@ -22,12 +25,18 @@ check() {
     got=$(meta show "$2" 2>&1)
     [ "$got" = "$3" ] && ok || bad "$1: $got, want $3"
 }
-# check_dims LABEL FILE: EXIF's pixel dimensions in FILE are its image's
+# check_dims LABEL FILE REST: EXIF's pixel dimensions in FILE are its image's, the line's rest
+# (from make=) matches the pattern REST
 check_dims() {
     got=$(meta dims "$2" 2>&1)
     px=${got#pixels=}
     px=${px%% *}
-    [ "$px" = "${got##*image=}" ] && ok || bad "$1: $got"
+    im=${got#*image=}
+    im=${im%% *}
+    case "$got" in
+    *" $3") [ "$px" = "$im" ] && ok || bad "$1: $got" ;;
+    *) bad "$1: $got, want $3 after the sizes" ;;
+    esac
 }
 
 expect_ok -q --backend=cpu resize=317x201! "$S/samples/path-640x400.jpg" "$T/base.jpg"
@@ -39,7 +48,8 @@ meta png "$T/base.png" "$T/in.png" 3 96 200
 meta png "$T/base.png" "$T/bigexif.png" 1 96 96 70000
 check "the input as made" "$T/in.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
 got=$(meta dims "$T/dims.jpg")
-[ "$got" = "pixels=4000x3000 image=317x201" ] && ok || bad "the input with pixel dimensions as made: $got"
+[ "$got" = "pixels=4000x3000 image=317x201 make=gpuimg-test exposure=1/60 iso=200 makernote=yes" ] && ok \
+    || bad "the input with pixel dimensions as made: $got"
 
 for b in cpu gpu; do
     if [ $b = gpu ]; then
@@ -65,9 +75,9 @@ for b in cpu gpu; do
     expect_ok -q --backend=$b --strip resize=50% "$T/in.png" "$T/$b-s.png"
     check "$b: --strip PNG" "$T/$b-s.png" "icc=none exif=none orient=0 density=none"
     expect_ok -q --backend=$b resize=50% "$T/dims.jpg" "$T/$b-d.jpg"
-    check_dims "$b: EXIF's pixel dimensions, JPEG" "$T/$b-d.jpg"
+    check_dims "$b: EXIF's pixel dimensions, JPEG" "$T/$b-d.jpg" "make=gpuimg-test exposure=1/60 iso=200 makernote=yes"
     expect_ok -q --backend=$b resize=30% "$T/dims.jpg" "$T/$b-d.png"
-    check_dims "$b: EXIF's pixel dimensions, PNG" "$T/$b-d.png"
+    check_dims "$b: EXIF's pixel dimensions, PNG" "$T/$b-d.png" "make=gpuimg-test exposure=1/60 iso=200 makernote=yes"
     expect_ok -q --backend=$b flip=h "$T/broken.jpg" "$T/$b-b.jpg"
     check "$b: a profile missing a piece" "$T/$b-b.jpg" "icc=none exif=26 orient=1 density=72x72"
     expect_ok -q --backend=$b flip=h "$T/bigexif.png" "$T/$b-x.jpg"
@@ -88,11 +98,22 @@ if "$GPUIMG" --version | grep -q 'libwebp [0-9.]* (WebP)'; then
 fi
 if "$GPUIMG" --version | grep -q 'libtiff [0-9.]* (TIFF)'; then
     expect_ok -q resize=50% "$T/in.jpg" "$T/o.tif"
-    check "JPEG to TIFF" "$T/o.tif" "icc=$ICC exif=none orient=0 density=150x300"
+    check "JPEG to TIFF" "$T/o.tif" "icc=$ICC exif=none orient=1 density=150x300"
     expect_ok -q flip=h "$T/o.tif" "$T/tif.jpg"
     check "TIFF to JPEG" "$T/tif.jpg" "icc=$ICC exif=none orient=0 density=150x300"
     expect_ok -q gray "$T/in.jpg" "$T/g.tif"
-    check "grey TIFF" "$T/g.tif" "icc=none exif=none orient=0 density=150x300"
+    check "grey TIFF" "$T/g.tif" "icc=none exif=none orient=1 density=150x300"
+    expect_ok -q --no-auto-orient resize=50% "$T/in.jpg" "$T/n.tif"
+    check "TIFF, --no-auto-orient" "$T/n.tif" "icc=$ICC exif=none orient=6 density=300x150"
+    expect_ok -q resize=50% "$T/dims.jpg" "$T/d.tif"
+    # libtiff takes an exposure's rational as a float and writes its own fraction of it
+    check_dims "TIFF's EXIF" "$T/d.tif" "make=gpuimg-test exposure=8947849/536870912 iso=200 makernote=no"
+    expect_ok -q --strip resize=50% "$T/dims.jpg" "$T/ds.tif"
+    got=$(meta dims "$T/ds.tif")
+    case "$got" in
+    "pixels=none image="*" make=None exposure=None iso=None makernote=no") ok ;;
+    *) bad "TIFF, --strip: $got" ;;
+    esac
 fi
 
 # a batch (the streamed PNG encoder on two threads) and the server keep it too

@@ -67,6 +67,68 @@ int exif_orientation(const uint8_t *t, size_t n, size_t *at)
     return v >= 1 && v <= 8 ? (int)v : 1;
 }
 
+static unsigned type_size(unsigned type)
+{
+    static const unsigned char size[13] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8 };
+    return type < 13 ? size[type] : 0;
+}
+
+int meta_exif_each(const struct io_meta *m, int which, void (*visit)(void *arg, const struct exif_entry *e),
+                   void *arg)
+{
+    int be = 0, seen = 0;
+    const uint8_t *t = m->exif;
+    const size_t n = m->exif_len;
+    size_t ifd = t ? exif_ifd0(t, n, &be) : 0;
+    if (ifd && which) {
+        const size_t ptr = ifd_entry(t, n, ifd, 0x8769, be);
+        ifd = ptr && u32(t + ptr + 4, be) == 1 ? u32(t + ptr + 8, be) : 0;
+    }
+    if (ifd < 8 || ifd > n - 2)
+        return 0;
+    const unsigned count = u16(t + ifd, be);
+    for (unsigned i = 0; i < count && ifd + 2 + (size_t)(i + 1) * 12 <= n; i++) {
+        const uint8_t *e = t + ifd + 2 + (size_t)i * 12;
+        struct exif_entry x = { u16(e, be), u16(e + 2, be), u32(e + 4, be), NULL, be };
+        const uint64_t bytes = (uint64_t)x.count * type_size(x.type);
+        const uint64_t at = bytes <= 4 ? (uint64_t)(e + 8 - t) : u32(e + 8, be);
+        if (!bytes || at + bytes > n)
+            continue;
+        x.val = t + at;
+        seen++;
+        if (visit)
+            visit(arg, &x);
+    }
+    return seen;
+}
+
+double exif_value(const struct exif_entry *e, uint32_t i)
+{
+    const uint8_t *p = e->val + (size_t)i * type_size(e->type);
+    switch (e->type) {
+    case 3: return u16(p, e->be);
+    case 4: return u32(p, e->be);
+    case 5: return u32(p + 4, e->be) ? (double)u32(p, e->be) / u32(p + 4, e->be) : 0;
+    case 6: return (int8_t)p[0];
+    case 8: return (int16_t)u16(p, e->be);
+    case 9: return (int32_t)u32(p, e->be);
+    case 10: return (int32_t)u32(p + 4, e->be) ? (double)(int32_t)u32(p, e->be) / (int32_t)u32(p + 4, e->be) : 0;
+    case 11: {
+        const uint32_t b = u32(p, e->be);
+        float f;
+        memcpy(&f, &b, 4);
+        return f;
+    }
+    case 12: {
+        const uint64_t b = (uint64_t)u32(p + (e->be ? 0 : 4), e->be) << 32 | u32(p + (e->be ? 4 : 0), e->be);
+        double d;
+        memcpy(&d, &b, 8);
+        return d;
+    }
+    default: return p[0];   /* BYTE, ASCII, UNDEFINED */
+    }
+}
+
 void meta_pixel_size(struct io_meta *m, int w, int h)
 {
     int be = 0;

@@ -44,6 +44,21 @@ void meta_upright(struct io_meta *m, int orientation);
  * maker notes and their offsets included, stays byte for byte: rewriting the block through a
  * library moves them. */
 void meta_pixel_size(struct io_meta *m, int w, int h);
+/* One entry of an EXIF IFD: its tag, TIFF type (1 to 12), count and values (count values of the
+ * type's size in the block's byte order, be), checked to lie inside the block. */
+struct exif_entry {
+    unsigned tag, type;
+    uint32_t count;
+    const uint8_t *val;
+    int be;
+};
+/* Visit the entries of m's EXIF IFD0 (which 0) or Exif IFD (which 1) whose values lie inside
+ * the block, in order; visit may be NULL. Returns the number of such entries. */
+int meta_exif_each(const struct io_meta *m, int which, void (*visit)(void *arg, const struct exif_entry *e),
+                   void *arg);
+/* Value i (< count) of a numeric entry as a double: a rational divided (0 over 0), others as
+ * they are. */
+double exif_value(const struct exif_entry *e, uint32_t i);
 /* Whether m's profile describes images of c channels: an RGB profile for 3 or 4, a grey one for
  * 1 or 2 (another makes a wrong file: libpng refuses it, viewers misread it). */
 int meta_icc_fits(const struct io_meta *m, int c);

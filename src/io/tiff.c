@@ -337,6 +337,97 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     return st ? gpuimg_fail(st, "out of memory for the image's metadata") : GPUIMG_OK;
 }
 
+/* A text entry set as a C string (EXIF's need not end in a NUL) */
+static void put_text_field(TIFF *t, const struct exif_entry *e)
+{
+    char *v = malloc(e->count + 1);
+    if (v) {
+        memcpy(v, e->val, e->count);
+        v[e->count] = 0;
+        TIFFSetField(t, e->tag, v);
+        free(v);
+    }
+}
+
+/* IFD0's text entries a TIFF's own IFD0 holds too (description, make, model, software, date,
+ * artist, copyright), set on the output's. */
+static void put_text(void *arg, const struct exif_entry *e)
+{
+    static const unsigned text[] = { TIFFTAG_IMAGEDESCRIPTION, TIFFTAG_MAKE, TIFFTAG_MODEL, TIFFTAG_SOFTWARE,
+                                     TIFFTAG_DATETIME, TIFFTAG_ARTIST, TIFFTAG_COPYRIGHT };
+    for (size_t i = 0; e->type == 2 && i < sizeof text / sizeof *text; i++)
+        if (e->tag == text[i])
+            put_text_field(arg, e);
+}
+
+/* An Exif IFD entry into the output's EXIF directory, as libtiff declares the tag: its text, a
+ * scalar, a fixed array of its length or a counted array, numbers in the type libtiff takes them
+ * in (rationals as its floats or doubles). Left out: tags libtiff does not know, entries of
+ * another shape, the maker note (its offsets point into the file it came from) and the
+ * interoperability IFD. */
+static void put_exif(void *arg, const struct exif_entry *e)
+{
+    TIFF *t = arg;
+    const TIFFField *f = TIFFFindField(t, e->tag, TIFF_ANY);
+    if (!f || e->tag == EXIFTAG_MAKERNOTE || e->tag == 0xA005 || e->count > 65535)
+        return;
+    const TIFFDataType dt = TIFFFieldDataType(f);
+    const int pass = TIFFFieldPassCount(f), wc = TIFFFieldWriteCount(f), size = TIFFFieldSetGetSize(f);
+    if (dt == TIFF_ASCII || e->type == 2) {
+        if (dt == TIFF_ASCII && e->type == 2 && !pass)
+            put_text_field(t, e);
+        return;
+    }
+    const int real = dt == TIFF_RATIONAL || dt == TIFF_SRATIONAL || dt == TIFF_FLOAT || dt == TIFF_DOUBLE;
+    if (size != 1 && size != 2 && size != 4 && size != 8)
+        return;
+    if (!pass && wc == 1) {
+        const double v = exif_value(e, 0);
+        if (e->count != 1)
+            return;
+        if (real)
+            TIFFSetField(t, e->tag, v);
+        else if (size <= 2)
+            TIFFSetField(t, e->tag, (int)v);
+        else if (size == 4)
+            TIFFSetField(t, e->tag, (uint32_t)(int64_t)v);
+        else
+            TIFFSetField(t, e->tag, (uint64_t)v);
+        return;
+    }
+    if (!pass && (wc < 0 || (uint32_t)wc != e->count))
+        return;
+    uint8_t *buf = malloc((size_t)e->count * size);
+    for (uint32_t i = 0; buf && i < e->count; i++) {
+        const double v = exif_value(e, i);
+        uint8_t *d = buf + (size_t)i * size;
+        if (real && size == 4) {
+            const float x = (float)v;
+            memcpy(d, &x, 4);
+        } else if (real) {
+            memcpy(d, &v, 8);
+        } else if (size == 1) {
+            *d = (uint8_t)(int)v;
+        } else if (size == 2) {
+            const uint16_t x = (uint16_t)(int32_t)v;
+            memcpy(d, &x, 2);
+        } else if (size == 4) {
+            const uint32_t x = (uint32_t)(int64_t)v;
+            memcpy(d, &x, 4);
+        } else {
+            const uint64_t x = (uint64_t)v;
+            memcpy(d, &x, 8);
+        }
+    }
+    if (buf && !pass)
+        TIFFSetField(t, e->tag, buf);
+    else if (buf && TIFFFieldSetGetCountSize(f) == 4)
+        TIFFSetField(t, e->tag, e->count, buf);
+    else if (buf)
+        TIFFSetField(t, e->tag, (int)e->count, buf);
+    free(buf);
+}
+
 int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta)
 {
     struct mem m = { 0 };
@@ -351,7 +442,8 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
     TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, im->c <= 2 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
     TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(t, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+    /* as stored: 1 once turned upright, the EXIF's with --no-auto-orient */
+    TIFFSetField(t, TIFFTAG_ORIENTATION, meta && meta->exif ? exif_orientation(meta->exif, meta->exif_len, NULL) : 1);
     TIFFSetField(t, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
     if (deflate)
         TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
@@ -367,6 +459,13 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
         TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)meta->yres);
         TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
     }
+    /* EXIF: IFD0's text in the TIFF's IFD0, the Exif IFD as its EXIF directory, written after
+     * the image; the pointer to it is set (0 for now) so that the IFD has its room */
+    const int exif = meta && meta_exif_each(meta, 1, NULL, NULL) > 0;
+    if (meta)
+        meta_exif_each(meta, 0, put_text, t);
+    if (exif)
+        TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
     const size_t row = (size_t)im->w * image_bpp(im);
     uint8_t *scratch = malloc(row);   /* the predictor differences a row in place */
     int st = scratch ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF encoder", name);
@@ -375,7 +474,13 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
         if (TIFFWriteScanline(t, scratch, (uint32_t)y, 0) < 0)
             st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
     }
-    if (!st && !TIFFFlush(t))
+    uint64_t at = 0;
+    if (!st && exif
+        && (!TIFFWriteDirectory(t) || TIFFCreateEXIFDirectory(t) /* 0: made */ || (meta_exif_each(meta, 1, put_exif, t), 0)
+            || !TIFFWriteCustomDirectory(t, &at) || !TIFFSetDirectory(t, 0) || !TIFFSetField(t, TIFFTAG_EXIFIFD, at)
+            || !TIFFWriteDirectory(t)))
+        st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff), EXIF");
+    if (!st && !exif && !TIFFFlush(t))
         st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
     TIFFClose(t);
     free(scratch);

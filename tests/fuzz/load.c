@@ -20,6 +20,16 @@ static int count_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, c
     return 0;
 }
 
+/* every value of an EXIF entry read (the sanitizers see any read outside the block) */
+static void read_entry(void *arg, const struct exif_entry *e)
+{
+    const struct io_meta *m = arg;
+    if (e->val < m->exif || e->val >= m->exif + m->exif_len)
+        fuzz_fail("an EXIF entry's values outside its block");
+    for (uint32_t i = 0; i < e->count; i++)
+        (void)exif_value(e, i);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint8_t *buf = malloc(size ? size : 1);
@@ -40,6 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t bytes = 0;
             meta_upright(&m, in.orient);
             meta_pixel_size(&m, g.w, g.h);
+            meta_exif_each(&m, 0, read_entry, &m);
+            meta_exif_each(&m, 1, read_entry, &m);
             meta_jpeg_segments(&m, g.c, count_segment, &bytes);
             if ((m.icc && !m.icc_len) || (m.exif && !m.exif_len) || (m.orient_at && m.orient_at + 2 > m.exif_len))
                 fuzz_fail("meta_read kept an empty piece or an orientation outside its EXIF");
