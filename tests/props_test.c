@@ -326,7 +326,8 @@ static void check_tune_lines(void)
 
 /* cubic's and lanczos3's tables: each output's weights sum to one; the pass across's sums are
  * kept in 32 bits for every layout but 16-bit with alpha, and a table whose |weights| sum past
- * what 32 bits hold for a layout takes 64 there. */
+ * what 32 bits hold for a layout takes 64 there; itaps_span is the widest reach of a tile's
+ * outputs, found by brute force. */
 static void check_wide_tables(void)
 {
     static const int sizes[][2] = { { 1, 5 }, { 2, 1 }, { 13, 5 }, { 2543, 2441 }, { 100, 37 }, { 37, 100 }, { 5000, 3 } };
@@ -348,6 +349,18 @@ static void check_wide_tables(void)
             for (int depth = 8; depth <= 16; depth += 8)
                 for (int c = 1; c <= 4; c++)
                     bad |= itaps_narrow(&t, c, depth) != !(depth == 16 && has_alpha(c));
+            for (int th = 1; th <= 32; th *= 2) {   /* the GPU's tiles: the source rows they reach */
+                int most = 0;
+                for (int o = 0; o < t.count; o += th) {
+                    int lo = 1 << 30, hi = -1;
+                    for (int j = o * t.n; j < (o + th < t.count ? o + th : t.count) * t.n; j++) {
+                        lo = t.idx[j] < lo ? t.idx[j] : lo;
+                        hi = t.idx[j] > hi ? t.idx[j] : hi;
+                    }
+                    most = hi - lo + 1 > most ? hi - lo + 1 : most;
+                }
+                bad |= itaps_span(&t, th) != most;
+            }
             if (bad) {
                 failures++;
                 fprintf(stderr, "FAIL %s table %d to %d\n", k == INTERP_CUBIC ? "cubic" : "lanczos3", sizes[s][0],

@@ -52,14 +52,24 @@ int gpu_resize_rows(const struct gpu_image *in, const struct gpu_image *out, con
 int gpu_texture_bilinear(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, void *scratch, char *err,
                          size_t errlen);
 size_t gpu_texture_scratch(int w, int h, int depth);
-/* cubic and lanczos3 (src/ops/resize/interp.h): the signed Q14 tables, nx (ny) taps an output
- * column (row), and the same integers as the CPU's. Two passes: across into h (out->w x in->h
- * pixels of sums, 32-bit where narrow (itaps_narrow) else 64; gpu_interp_scratch bytes), then
- * down into out; perpixel (a 2D grid) or coalesced (k->variant: pixels a thread along a row). */
-int gpu_interp(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, const int32_t *xi,
-               const int16_t *xw, int nx, const int32_t *yi, const int16_t *yw, int ny, int narrow, void *h, char *err,
-               size_t errlen);
+/* cubic and lanczos3 (src/ops/resize/interp.h): the signed Q14 tables on the device, nx (ny)
+ * taps an output column (row), and the same integers as the CPU's, their sums across 32-bit where
+ * narrow (itaps_narrow) else 64. perpixel and coalesced (k->variant): two passes, across into sums
+ * (out->w x in->h pixels of sums, gpu_interp_scratch bytes), then down into out. tiled: one pass
+ * in tiles of tile_h output rows, whose source rows (tile_rows at most, itaps_span) are summed
+ * across in gpu_interp_tile_bytes of shared memory (at most GPU_INTERP_TILE_MAX). */
+struct gpu_interp_tables {
+    const int32_t *xi, *yi;
+    const int16_t *xw, *yw;
+    int nx, ny, narrow;
+    void *sums;
+    int tile_h, tile_rows;
+};
+#define GPU_INTERP_TILE_MAX (48u << 10)
+int gpu_interp(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out,
+               const struct gpu_interp_tables *t, char *err, size_t errlen);
 size_t gpu_interp_scratch(int ow, int ih, int c, int narrow);
+size_t gpu_interp_tile_bytes(int rows, int c, int narrow);
 
 #ifdef __cplusplus
 }

@@ -133,6 +133,17 @@ int itaps_narrow(const struct itaps *tx, int c, int depth)
     return sample * most <= INT32_MAX;
 }
 
+int itaps_span(const struct itaps *t, int th)
+{
+    int most = 0;
+    for (int o = 0; o < t->count; o += th) {
+        const int last = (o + th < t->count ? o + th : t->count) - 1;
+        const int span = t->idx[(size_t)last * t->n + t->n - 1] - t->idx[(size_t)o * t->n] + 1;
+        most = span > most ? span : most;
+    }
+    return most;
+}
+
 /* The sums down the taps of output row y into acc (a row; tap after tap so that the loop runs
  * along the row) from the block's rows h (row j holds source row r0 + j), of 32 or 64 bits. */
 #define DEFINE_DOWN(H)                                                                               \

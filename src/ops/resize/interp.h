@@ -28,6 +28,9 @@ void itaps_free(struct itaps *t);
  * (colour times alpha where there is alpha) times tx's largest sum of |w|; else 0 (64 bits). The
  * sums are the same integers either way; the CPU and the GPU store them this wide. */
 int itaps_narrow(const struct itaps *tx, int c, int depth);
+/* The most source indices that tiles of th consecutive outputs reach (first to last, the
+ * tables' indices never decreasing), tiles starting at multiples of th. */
+int itaps_span(const struct itaps *t, int th);
 /* out (tx->count x ty->count, in's layout) from in, exactly in integers and rounded once.
  * Rows: h = sum wx * in, then out = clamp((sum wy * h + 2^27) >> 28, 0, max). With alpha the
  * colour is filtered premultiplied: A = sum wy sum wx a, C = sum wy sum wx c a; alpha from A as

@@ -489,9 +489,7 @@ struct resize_gpu {
     void *block;                  /* the one device allocation the tables below are in */
     const int32_t *xi, *yi;       /* nearest: source column and row of each output one */
     const uint32_t *xw, *yw;      /* filters: nx (ny) taps an output column (row) */
-    const int16_t *sxw, *syw;     /* cubic, lanczos3: their signed weights (xi, yi their indices) */
-    void *sums;                   /* cubic, lanczos3: the pass across's sums */
-    int narrow;                   /* ... in 32 bits (itaps_narrow), else 64 */
+    struct gpu_interp_tables wt;  /* cubic, lanczos3: their tables, sums and tiles */
     int nx, ny;
     void *scratch;                /* texture: the pitched input copy, or NULL */
     int tiled_fit;                /* tiled: gpu_resize_tiled_pitch, 0 where its tile does not fit */
@@ -523,8 +521,10 @@ static enum rk family(const struct op_args *a, int variant, const struct geom *i
                       const struct resize_gpu *s)
 {
     const int f = a->v[P_FILTER].choice, c = in->c, depth = in->depth;
-    if (wide(f))   /* their two-pass kernels, in the perpixel and the coalesced shapes */
-        return variant == KV_PERPIXEL ? RK_PERPIXEL : RK_COALESCED;
+    if (wide(f))   /* two passes, perpixel or coalesced, or tiled (vector too) where its tile fits */
+        return variant == KV_PERPIXEL ? RK_PERPIXEL
+             : (variant == KV_TILED || variant == KV_VECTOR) && s && s->wt.tile_h ? RK_TILED
+                                                                               : RK_COALESCED;
     const int half = f != F_NEAREST && gpu_half_applies(c, depth, in->w, in->h, out->w, out->h);
     const int wfit = s && s->warp_fits, rfit = s && s->rows_seg > 0;
     if (variant == KV_VECTOR)
@@ -583,20 +583,30 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         struct itaps tx = { 0 }, ty = { 0 };
         r = wide_taps(a->v[P_FILTER].choice, &tx, &ty, in, out);
         if (!r) {
-            s->narrow = itaps_narrow(&tx, in->c, in->depth);
+            struct gpu_interp_tables *t = &s->wt;
+            t->narrow = itaps_narrow(&tx, in->c, in->depth);
+            /* the tallest tile whose source rows' sums fit the shared memory, for tiled and vector */
+            for (int th = 32; th >= 8 && !t->tile_h && (variant == KV_TILED || variant == KV_VECTOR); th /= 2) {
+                const int rows = itaps_span(&ty, th);
+                if (gpu_interp_tile_bytes(rows, in->c, t->narrow) <= GPU_INTERP_TILE_MAX) {
+                    t->tile_h = th;
+                    t->tile_rows = rows;
+                }
+            }
             const void *host[5] = { tx.idx, tx.w, ty.idx, ty.w, NULL };
             const size_t bytes[5] = { (size_t)tx.count * tx.n * 4, (size_t)tx.count * tx.n * 2, (size_t)ty.count * ty.n * 4,
-                                      (size_t)ty.count * ty.n * 2, gpu_interp_scratch(out->w, in->h, in->c, s->narrow) };
+                                      (size_t)ty.count * ty.n * 2,
+                                      t->tile_h ? 0 : gpu_interp_scratch(out->w, in->h, in->c, t->narrow) };
             r = op_upload_parts(&op_resize, variant, &s->block, 5, host, bytes, part);
-        }
-        if (!r) {
-            s->xi = part[0];
-            s->sxw = part[1];
-            s->yi = part[2];
-            s->syw = part[3];
-            s->sums = part[4];
-            s->nx = tx.n;
-            s->ny = ty.n;
+            if (!r) {
+                t->xi = part[0];
+                t->xw = part[1];
+                t->yi = part[2];
+                t->yw = part[3];
+                t->sums = t->tile_h ? NULL : part[4];
+                t->nx = tx.n;
+                t->ny = ty.n;
+            }
         }
         itaps_free(&tx);
         itaps_free(&ty);
@@ -663,9 +673,8 @@ static int gpu_launch(const struct op_args *a, const void *state, const struct g
         *ran = rk_names[f];
     /* the perpixel and coalesced families, and bilerp (the gathering kernels' vector form) */
     const struct gpu_call g = { f == RK_BILERP ? KV_VECTOR : f == RK_COALESCED ? KV_COALESCED : KV_PERPIXEL, k->shape };
-    int rc = wide(a->v[P_FILTER].choice)
-                 ? gpu_interp(&g, in, out, s->xi, s->sxw, s->nx, s->yi, s->syw, s->ny, s->narrow, s->sums, err,
-                              sizeof err)
+    const struct gpu_call gw = { f == RK_TILED ? KV_TILED : g.variant, k->shape };
+    int rc = wide(a->v[P_FILTER].choice) ? gpu_interp(&gw, in, out, &s->wt, err, sizeof err)
              : a->v[P_FILTER].choice == F_NEAREST ? gpu_nearest(&g, in, out, s->xi, s->yi, err, sizeof err)
              : f == RK_HALF                     ? gpu_half(k, in, out, err, sizeof err)
              : f == RK_DOUBLE                   ? gpu_double(k, in, out, err, sizeof err)
