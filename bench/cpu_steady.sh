@@ -3,7 +3,7 @@
 # of gpuimg's CPU implementation (bench/cpu_steady: same decoded input, output buffer reused) and of
 # OpenCV's function for it (python3-opencv, same image, same thread count, dst reused), median of
 # RUNS calls each, the pair repeated REPEATS times back to back so that both see the same machine.
-#   make bench/cpu_steady && sh bench/cpu_steady.sh IMAGE [RUNS] [REPEATS]
+#   make bench/cpu_steady && sh bench/cpu_steady.sh IMAGE [RUNS] [REPEATS]   (OPS="op ...": only those)
 # Not part of make check: timings are recorded in bench/RESULTS.md, never asserted.
 set -eu
 img=$1 runs=${2:-21} repeats=${3:-2}
@@ -33,6 +33,11 @@ ops = {
     "gray": lambda d: cv2.cvtColor(a, cv2.COLOR_BGR2GRAY, dst=d),
     "resize=50%:filter=bilinear": lambda d: cv2.resize(a, ((w + 1) // 2, (h + 1) // 2), dst=d, interpolation=cv2.INTER_LINEAR),
     "resize=25%:filter=area": lambda d: cv2.resize(a, ((w + 2) // 4, (h + 2) // 4), dst=d, interpolation=cv2.INTER_AREA),
+    # OpenCV's cubic and lanczos4 do not widen when shrinking: less work than ours there
+    "resize=200%:filter=cubic": lambda d: cv2.resize(a, (2 * w, 2 * h), dst=d, interpolation=cv2.INTER_CUBIC),
+    "resize=50%:filter=cubic": lambda d: cv2.resize(a, ((w + 1) // 2, (h + 1) // 2), dst=d, interpolation=cv2.INTER_CUBIC),
+    "resize=50%:filter=lanczos3": lambda d: cv2.resize(a, ((w + 1) // 2, (h + 1) // 2), dst=d,
+                                                       interpolation=cv2.INTER_LANCZOS4),
     "blur=2": lambda d: cv2.GaussianBlur(a, (13, 13), 2, dst=d),
     "transpose": lambda d: cv2.transpose(a, dst=d),
     "rotate=90": lambda d: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE, dst=d),
@@ -48,7 +53,8 @@ ts.sort()
 print("%.2f" % ts[len(ts) // 2])
 PY
 }
-for op in gray resize=50%:filter=bilinear resize=25%:filter=area blur=2 transpose rotate=90 rotate=180 flip=h flip=v; do
+for op in ${OPS:-gray resize=50%:filter=bilinear resize=25%:filter=area resize=200%:filter=cubic resize=50%:filter=cubic \
+    resize=50%:filter=lanczos3 blur=2 transpose rotate=90 rotate=180 flip=h flip=v}; do
     ours="" cv=""
     r=0
     while [ $r -lt "$repeats" ]; do

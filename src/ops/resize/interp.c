@@ -145,42 +145,81 @@ int itaps_span(const struct itaps *t, int th)
 }
 
 /* The sums down the taps of output row y into acc (a row; tap after tap so that the loop runs
- * along the row) from the block's rows h (row j holds source row r0 + j), of 32 or 64 bits. */
-#define DEFINE_DOWN(H)                                                                               \
-    HOT static void down_##H(const void *h, int r0, const struct itaps *ty, int y, size_t rowlen, int64_t *restrict acc) \
-    {                                                                                              \
-        const int32_t *ii = ty->idx + (size_t)y * ty->n;                                           \
-        const int16_t *wi = ty->w + (size_t)y * ty->n;                                             \
-        memset(acc, 0, rowlen * sizeof *acc);                                                      \
-        for (int k = 0; k < ty->n; k++) {                                                          \
-            const int64_t w = wi[k];                                                               \
-            const H *restrict hr = (const H *)h + (size_t)(ii[k] - r0) * rowlen;                  \
-            for (size_t i = 0; i < rowlen; i++)                                                    \
-                acc[i] += w * hr[i];                                                               \
-        }                                                                                          \
-    }
-DEFINE_DOWN(int32_t)
-DEFINE_DOWN(int64_t)
-
-/* One output row: the sums down, rounded once; with alpha, colour = round(C / A). */
-static void vertical(const void *h, int narrow, int r0, const struct itaps *ty, int y, int64_t *restrict acc,
-                     struct image *out)
+ * along the row) from the block's rows h (row j holds source row r0 + j). From 32-bit sums in
+ * doubles, which hold them exactly: a product is under 2^15 * 2^31 and every partial sum under
+ * the weights' absolute sum (under 2^15) times 2^31, far inside a double's 53 bits; the vector
+ * units multiply and add doubles, not 64-bit integers. From 64-bit sums in 64-bit integers. */
+HOT static void down_narrow(const void *h, int r0, const struct itaps *ty, int y, size_t rowlen, double *restrict acc)
 {
-    const int c = out->c, alpha = has_alpha(c);
+    const int32_t *ii = ty->idx + (size_t)y * ty->n;
+    const int16_t *wi = ty->w + (size_t)y * ty->n;
+    memset(acc, 0, rowlen * sizeof *acc);
+    for (int k = 0; k < ty->n; k++) {
+        const double w = wi[k];
+        const int32_t *restrict hr = (const int32_t *)h + (size_t)(ii[k] - r0) * rowlen;
+        for (size_t i = 0; i < rowlen; i++)
+            acc[i] += w * hr[i];
+    }
+}
+
+HOT static void down_wide(const void *h, int r0, const struct itaps *ty, int y, size_t rowlen, int64_t *restrict acc)
+{
+    const int32_t *ii = ty->idx + (size_t)y * ty->n;
+    const int16_t *wi = ty->w + (size_t)y * ty->n;
+    memset(acc, 0, rowlen * sizeof *acc);
+    for (int k = 0; k < ty->n; k++) {
+        const int64_t w = wi[k];
+        const int64_t *restrict hr = (const int64_t *)h + (size_t)(ii[k] - r0) * rowlen;
+        for (size_t i = 0; i < rowlen; i++)
+            acc[i] += w * hr[i];
+    }
+}
+
+static int64_t sample(int64_t v, int64_t max)
+{
+    v = v < 0 ? 0 : (v + ((int64_t)1 << (2 * ITAP_BITS - 1))) >> (2 * ITAP_BITS);
+    return v > max ? max : v;
+}
+
+/* One output row: the sums down (acc: rowlen doubles or 64-bit integers, as narrow says),
+ * rounded once; with alpha, colour = round(C / A). */
+static void vertical(const void *h, int narrow, int r0, const struct itaps *ty, int y, void *acc, struct image *out)
+{
+    const int c = out->c;
     const size_t rowlen = (size_t)out->w * c;
-    const int64_t max = out->depth == 16 ? 65535 : 255, half = (int64_t)1 << (2 * ITAP_BITS - 1);
-    (narrow ? down_int32_t : down_int64_t)(h, r0, ty, y, rowlen, acc);
+    const int64_t max = out->depth == 16 ? 65535 : 255;
+    int64_t *sums = acc;
+    if (narrow) {   /* the doubles made integers again, in place */
+        double *dv = acc;
+        down_narrow(h, r0, ty, y, rowlen, dv);
+        for (size_t i = 0; i < rowlen; i++)
+            sums[i] = (int64_t)dv[i];
+    } else {
+        down_wide(h, r0, ty, y, rowlen, sums);
+    }
     uint8_t *d = out->data + (size_t)y * out->stride;
-    for (size_t i = 0; i < rowlen; i++) {
-        const size_t e = i - i % (size_t)c + (size_t)c - 1;   /* the pixel's alpha */
-        const int64_t A = acc[e];
-        int64_t v = alpha && i != e ? (A > 0 && acc[i] > 0 ? (2 * acc[i] + A) / (2 * A) : 0)
-                                    : (acc[i] < 0 ? 0 : (acc[i] + half) >> (2 * ITAP_BITS));
-        v = v > max ? max : v;
-        if (out->depth == 16)
-            ((uint16_t *)d)[i] = (uint16_t)v;
-        else
-            d[i] = (uint8_t)v;
+    uint16_t *d16 = (uint16_t *)d;
+    if (!has_alpha(c)) {
+        for (size_t i = 0; i < rowlen; i++) {
+            const int64_t v = sample(sums[i], max);
+            if (out->depth == 16)
+                d16[i] = (uint16_t)v;
+            else
+                d[i] = (uint8_t)v;
+        }
+        return;
+    }
+    for (size_t p = 0; p < rowlen; p += (size_t)c) {
+        const int64_t A = sums[p + (size_t)c - 1];
+        for (int k = 0; k < c; k++) {
+            const int64_t C = sums[p + (size_t)k];
+            int64_t v = k == c - 1 ? sample(A, max) : A > 0 && C > 0 ? (2 * C + A) / (2 * A) : 0;
+            v = v > max ? max : v;
+            if (out->depth == 16)
+                d16[p + (size_t)k] = (uint16_t)v;
+            else
+                d[p + (size_t)k] = (uint8_t)v;
+        }
     }
 }
 
@@ -194,7 +233,7 @@ int interp_run(const struct image *in, struct image *out, const struct itaps *tx
 #pragma omp parallel
     {
         uint8_t *h = NULL;   /* the block's rows of sums, 32 or 64 bits each */
-        int64_t *acc = malloc(rowlen * sizeof *acc);
+        void *acc = malloc(rowlen * 8);   /* a row of sums down: doubles or 64-bit integers */
         size_t cap = 0;
 #pragma omp for schedule(dynamic, 1)
         for (int b = 0; b < blocks; b++) {
