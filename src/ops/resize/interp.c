@@ -7,10 +7,12 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/hot.h"
+#include "ops/common/simd.h"
 #include "ops/resize/interp.h"
 
 #define ONE (1 << ITAP_BITS)
-#define BLOCK 32   /* output rows a block */
+#define BLOCK 32    /* output rows a block */
+#define CHUNK 240   /* samples of a row summed down at a time: whole pixels of 1 to 4 channels */
 
 static double cubic(double x)
 {
@@ -75,11 +77,11 @@ int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
  * sample, colour times its alpha where there is alpha, in H (32 bits where itaps_narrow says they
  * fit, else 64). One function per depth, channel count and H, so that the channel loops unroll. */
 #define DEFINE_HORIZONTAL(T, C, H)                                                                   \
-    HOT static void horizontal_##T##_##C##_##H(const uint8_t *row, const struct itaps *tx, void *out) \
+    HOT static void horizontal_##T##_##C##_##H(const uint8_t *row, const struct itaps *tx, int x0, void *out) \
     {                                                                                              \
         const T *s = (const T *)row;                                                               \
         H *hr = out;                                                                               \
-        for (int x = 0; x < tx->count; x++) {                                                      \
+        for (int x = x0; x < tx->count; x++) {                                                     \
             const int32_t *ii = tx->idx + (size_t)x * tx->n;                                       \
             const int16_t *wi = tx->w + (size_t)x * tx->n;                                         \
             H acc[C] = { 0 };                                                                      \
@@ -105,7 +107,7 @@ int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
 DEFINE_HORIZONTALS(uint8_t)
 DEFINE_HORIZONTALS(uint16_t)
 
-typedef void (*horizontal_fn)(const uint8_t *, const struct itaps *, void *);
+typedef void (*horizontal_fn)(const uint8_t *, const struct itaps *, int, void *);
 #define HORIZONTALS(T)                                                                               \
     { { horizontal_##T##_1_int64_t, horizontal_##T##_2_int64_t, horizontal_##T##_3_int64_t,          \
         horizontal_##T##_4_int64_t },                                                               \
@@ -116,6 +118,109 @@ static horizontal_fn horizontal_for(const struct image *in, int narrow)
 {
     static const horizontal_fn fn[2][2][4] = { HORIZONTALS(uint8_t), HORIZONTALS(uint16_t) };
     return fn[in->depth == 16][narrow][in->c - 1];
+}
+
+/* The pass across for a source row: with AVX2, pairs of taps for 8-bit RGB's outputs before
+ * end and a tap at a time for 8-bit RGBA; the loops above for the rest. */
+struct across {
+    horizontal_fn fn;
+    uint32_t *pairs;   /* 8-bit RGB with AVX2: each output's weights two by two (the odd one with 0) */
+    int np, end;       /* pairs an output; the outputs before end read no source byte past the row */
+    int rgba;          /* 8-bit RGBA with AVX2: across_rgba8 */
+};
+
+#ifdef HAVE_X86_SIMD
+/* 8-bit RGB summed across two taps at a time: the two source pixels' bytes (four each: the
+ * fourth is the next pixel's, its sum thrown away) interleaved as 16-bit values, times the two
+ * weights, in one multiply-add into 32 bits: the same integers as the loops above. */
+AVX2 static void across_rgb8(const uint8_t *s, const struct itaps *tx, const struct across *a, int32_t *hr)
+{
+    for (int x = 0; x < a->end; x++) {
+        const int32_t *ii = tx->idx + (size_t)x * tx->n;
+        const uint32_t *w = a->pairs + (size_t)x * a->np;
+        __m128i acc = _mm_setzero_si128();
+        for (int j = 0; j < a->np; j++) {
+            const int k1 = 2 * j + 1 < tx->n ? 2 * j + 1 : 2 * j;
+            int32_t p0, p1;
+            memcpy(&p0, s + (size_t)ii[2 * j] * 3, 4);
+            memcpy(&p1, s + (size_t)ii[k1] * 3, 4);
+            const __m128i v = _mm_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(p0), _mm_cvtsi32_si128(p1)));
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(v, _mm_set1_epi32((int)w[j])));
+        }
+        if (x + 1 < a->end) {
+            _mm_storeu_si128((__m128i *)(hr + (size_t)x * 3), acc);   /* its fourth lane is the next x's first */
+        } else {
+            hr[(size_t)x * 3] = _mm_cvtsi128_si32(acc);
+            hr[(size_t)x * 3 + 1] = _mm_extract_epi32(acc, 1);
+            hr[(size_t)x * 3 + 2] = _mm_extract_epi32(acc, 2);
+        }
+    }
+}
+
+/* 8-bit RGBA summed across a tap at a time: the pixel's four bytes as 32-bit lanes, the colour
+ * times alpha and all four times the weight in 32-bit multiplies: the same integers as the loops
+ * above. */
+AVX2 static void across_rgba8(const uint8_t *s, const struct itaps *tx, int32_t *hr)
+{
+    const __m128i one_alpha = _mm_setr_epi32(0, 0, 0, -1);
+    for (int x = 0; x < tx->count; x++) {
+        const int32_t *ii = tx->idx + (size_t)x * tx->n;
+        const int16_t *wi = tx->w + (size_t)x * tx->n;
+        __m128i acc = _mm_setzero_si128();
+        for (int k = 0; k < tx->n; k++) {
+            int32_t p;
+            memcpy(&p, s + (size_t)ii[k] * 4, 4);
+            const __m128i v = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(p));
+            /* [a a a 1]: the colour premultiplied, alpha as it is */
+            const __m128i m = _mm_blendv_epi8(_mm_shuffle_epi32(v, 0xFF), _mm_set1_epi32(1), one_alpha);
+            acc = _mm_add_epi32(acc, _mm_mullo_epi32(_mm_mullo_epi32(v, m), _mm_set1_epi32(wi[k])));
+        }
+        _mm_storeu_si128((__m128i *)(hr + (size_t)x * 4), acc);
+    }
+}
+#endif
+
+static void across_row(const struct across *a, const uint8_t *row, const struct itaps *tx, void *out)
+{
+#ifdef HAVE_X86_SIMD
+    if (a->rgba) {
+        across_rgba8(row, tx, out);
+        return;
+    }
+    if (a->pairs)
+        across_rgb8(row, tx, a, out);
+#endif
+    a->fn(row, tx, a->pairs ? a->end : 0, out);
+}
+
+/* The pass across for in, and the pairs where they apply (the caller frees a->pairs). */
+static int across_make(struct across *a, const struct image *in, const struct itaps *tx, int narrow)
+{
+    a->fn = horizontal_for(in, narrow);
+    a->pairs = NULL;
+    a->np = (tx->n + 1) / 2;
+    a->end = 0;
+    a->rgba = 0;
+#ifdef HAVE_X86_SIMD
+    a->rgba = in->depth == 8 && in->c == 4 && narrow && simd_ok();
+    if (in->depth != 8 || in->c != 3 || !narrow || !simd_ok())
+        return GPUIMG_OK;
+    /* the first output whose taps reach the last source pixel (indices never decrease) */
+    while (a->end < tx->count && tx->idx[(size_t)a->end * tx->n + tx->n - 1] < in->w - 1)
+        a->end++;
+    if (!a->end)
+        return GPUIMG_OK;
+    a->pairs = malloc((size_t)tx->count * a->np * sizeof *a->pairs);
+    if (!a->pairs)
+        return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
+    for (int x = 0; x < tx->count; x++)
+        for (int j = 0; j < a->np; j++) {
+            const int16_t *w = tx->w + (size_t)x * tx->n;
+            const uint16_t lo = (uint16_t)w[2 * j], hi = 2 * j + 1 < tx->n ? (uint16_t)w[2 * j + 1] : 0;
+            a->pairs[(size_t)x * a->np + j] = (uint32_t)lo | (uint32_t)hi << 16;
+        }
+#endif
+    return GPUIMG_OK;
 }
 
 int itaps_narrow(const struct itaps *tx, int c, int depth)
@@ -149,15 +254,16 @@ int itaps_span(const struct itaps *t, int th)
  * doubles, which hold them exactly: a product is under 2^15 * 2^31 and every partial sum under
  * the weights' absolute sum (under 2^15) times 2^31, far inside a double's 53 bits; the vector
  * units multiply and add doubles, not 64-bit integers. From 64-bit sums in 64-bit integers. */
-HOT static void down_narrow(const void *h, int r0, const struct itaps *ty, int y, size_t rowlen, double *restrict acc)
+HOT static void down_narrow(const void *h, int r0, const struct itaps *ty, int y, size_t rowlen, size_t i0, size_t m,
+                            double *restrict acc)
 {
     const int32_t *ii = ty->idx + (size_t)y * ty->n;
     const int16_t *wi = ty->w + (size_t)y * ty->n;
-    memset(acc, 0, rowlen * sizeof *acc);
+    memset(acc, 0, m * sizeof *acc);
     for (int k = 0; k < ty->n; k++) {
         const double w = wi[k];
-        const int32_t *restrict hr = (const int32_t *)h + (size_t)(ii[k] - r0) * rowlen;
-        for (size_t i = 0; i < rowlen; i++)
+        const int32_t *restrict hr = (const int32_t *)h + (size_t)(ii[k] - r0) * rowlen + i0;
+        for (size_t i = 0; i < m; i++)
             acc[i] += w * hr[i];
     }
 }
@@ -181,39 +287,83 @@ static int64_t sample(int64_t v, int64_t max)
     return v > max ? max : v;
 }
 
-/* One output row: the sums down (acc: rowlen doubles or 64-bit integers, as narrow says),
- * rounded once; with alpha, colour = round(C / A). */
-static void vertical(const void *h, int narrow, int r0, const struct itaps *ty, int y, void *acc, struct image *out)
+/* A row of exact sums held in doubles rounded as sample() rounds integers: adding 2^27 and
+ * scaling by 2^-28 are exact, and once clamped to [0, max] truncating is the shift's floor; the
+ * clamp and convert run in the vector units. */
+HOT static void round_row(const double *restrict acc, size_t n, int depth, uint8_t *restrict d)
+{
+    const double half = (double)(1 << (2 * ITAP_BITS - 1)), scale = 1.0 / (double)(1 << (2 * ITAP_BITS));
+    if (depth == 16) {
+        uint16_t *restrict d16 = (uint16_t *)d;
+        for (size_t i = 0; i < n; i++) {
+            const double v = (acc[i] + half) * scale;
+            d16[i] = (uint16_t)(int32_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const double v = (acc[i] + half) * scale;
+            d[i] = (uint8_t)(int32_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
+}
+
+/* A piece of a row with alpha from exact sums in doubles: alpha rounded as round_row does, colour
+ * round(C / A) as (2C + A) / (2A) in doubles, whose truncation is the integer division's (see
+ * vertical); A <= 0 or C <= 0 give 0. One function per channel count, so that the loops vectorise. */
+#define DEFINE_ROUND_ALPHA(C)                                                                        \
+    HOT static void round_alpha_##C(const double *restrict s, size_t m, int depth, uint8_t *restrict d) \
+    {                                                                                              \
+        const double half = (double)(1 << (2 * ITAP_BITS - 1)), scale = 1.0 / (double)(1 << (2 * ITAP_BITS)); \
+        const double max = depth == 16 ? 65535 : 255;                                              \
+        uint16_t *restrict d16 = (uint16_t *)d;                                                    \
+        for (size_t p = 0; p < m; p += C) {                                                        \
+            const double A = s[p + C - 1], a = (A + half) * scale;                                 \
+            for (int k = 0; k < C; k++) {                                                          \
+                const double q = (2 * s[p + k] + A) / (2 * A);                                     \
+                double v = k == C - 1 ? (a < 0 ? 0 : a) : A > 0 && s[p + k] > 0 ? q : 0;          \
+                v = v > max ? max : v;                                                             \
+                if (depth == 16)                                                                   \
+                    d16[p + k] = (uint16_t)(int32_t)v;                                             \
+                else                                                                               \
+                    d[p + k] = (uint8_t)(int32_t)v;                                                \
+            }                                                                                      \
+        }                                                                                          \
+    }
+DEFINE_ROUND_ALPHA(2)
+DEFINE_ROUND_ALPHA(4)
+
+/* One output row: the sums down (in doubles by pieces where narrow, else in acc's rowlen 64-bit
+ * integers), rounded once; with alpha, colour = round(C / A). Where the sums are doubles the alpha division
+ * is too: C and A are exact and 2A times the quotient (at most max + 1 before the clamp decides)
+ * stays under 2^52, so the quotient's floor is the integer division's. */
+static void vertical(const void *h, int narrow, int r0, const struct itaps *ty, int y, int64_t *acc, struct image *out)
 {
     const int c = out->c;
     const size_t rowlen = (size_t)out->w * c;
     const int64_t max = out->depth == 16 ? 65535 : 255;
-    int64_t *sums = acc;
-    if (narrow) {   /* the doubles made integers again, in place */
-        double *dv = acc;
-        down_narrow(h, r0, ty, y, rowlen, dv);
-        for (size_t i = 0; i < rowlen; i++)
-            sums[i] = (int64_t)dv[i];
-    } else {
-        down_wide(h, r0, ty, y, rowlen, sums);
-    }
     uint8_t *d = out->data + (size_t)y * out->stride;
     uint16_t *d16 = (uint16_t *)d;
-    if (!has_alpha(c)) {
-        for (size_t i = 0; i < rowlen; i++) {
-            const int64_t v = sample(sums[i], max);
-            if (out->depth == 16)
-                d16[i] = (uint16_t)v;
-            else
-                d[i] = (uint8_t)v;
+    if (narrow) {   /* by pieces of CHUNK samples (whole pixels), their sums staying in L1 */
+        double sums[CHUNK];
+        for (size_t i0 = 0; i0 < rowlen; i0 += CHUNK) {
+            const size_t m = rowlen - i0 < CHUNK ? rowlen - i0 : CHUNK;
+            down_narrow(h, r0, ty, y, rowlen, i0, m, sums);
+            if (!has_alpha(c)) {
+                round_row(sums, m, out->depth, out->depth == 16 ? (uint8_t *)(d16 + i0) : d + i0);
+                continue;
+            }
+            (c == 2 ? round_alpha_2 : round_alpha_4)(sums, m, out->depth,
+                                                     out->depth == 16 ? (uint8_t *)(d16 + i0) : d + i0);
         }
         return;
     }
+    int64_t *const sums = acc;
+    down_wide(h, r0, ty, y, rowlen, sums);
     for (size_t p = 0; p < rowlen; p += (size_t)c) {
         const int64_t A = sums[p + (size_t)c - 1];
         for (int k = 0; k < c; k++) {
             const int64_t C = sums[p + (size_t)k];
-            int64_t v = k == c - 1 ? sample(A, max) : A > 0 && C > 0 ? (2 * C + A) / (2 * A) : 0;
+            int64_t v = k == c - 1 || !has_alpha(c) ? sample(C, max) : A > 0 && C > 0 ? (2 * C + A) / (2 * A) : 0;
             v = v > max ? max : v;
             if (out->depth == 16)
                 d16[p + (size_t)k] = (uint16_t)v;
@@ -226,14 +376,16 @@ static void vertical(const void *h, int narrow, int r0, const struct itaps *ty, 
 int interp_run(const struct image *in, struct image *out, const struct itaps *tx, const struct itaps *ty)
 {
     const int narrow = itaps_narrow(tx, in->c, in->depth);
-    const horizontal_fn across = horizontal_for(in, narrow);
+    struct across across;
+    if (across_make(&across, in, tx, narrow))
+        return GPUIMG_ENOMEM;
     const size_t rowlen = (size_t)out->w * out->c, sum_bytes = narrow ? 4 : 8;
     const int blocks = (out->h + BLOCK - 1) / BLOCK;
     int failed = 0;
 #pragma omp parallel
     {
         uint8_t *h = NULL;   /* the block's rows of sums, 32 or 64 bits each */
-        void *acc = malloc(rowlen * 8);   /* a row of sums down: doubles or 64-bit integers */
+        int64_t *acc = narrow ? NULL : malloc(rowlen * sizeof *acc);   /* a row of 64-bit sums down */
         size_t cap = 0;
 #pragma omp for schedule(dynamic, 1)
         for (int b = 0; b < blocks; b++) {
@@ -251,18 +403,19 @@ int interp_run(const struct image *in, struct image *out, const struct itaps *tx
                 h = malloc(need);
                 cap = h ? need : 0;
             }
-            if (!h || !acc) {
+            if (!h || (!narrow && !acc)) {
 #pragma omp atomic write
                 failed = 1;
                 continue;
             }
             for (int r = r0; r < r1; r++)
-                across(in->data + (size_t)r * in->stride, tx, h + (size_t)(r - r0) * rowlen * sum_bytes);
+                across_row(&across, in->data + (size_t)r * in->stride, tx, h + (size_t)(r - r0) * rowlen * sum_bytes);
             for (int y = y0; y < y1; y++)
                 vertical(h, narrow, r0, ty, y, acc, out);
         }
         free(h);
         free(acc);
     }
+    free(across.pairs);
     return failed ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the resize's rows") : GPUIMG_OK;
 }
