@@ -47,6 +47,24 @@ __device__ __forceinline__ void sum_across(const T *__restrict__ row, const int3
     }
 }
 
+/* One output pixel's sums down its column of sums across: source row r's at base + (r - r0) *
+ * row, channel ch's chs further on */
+template <int C, typename H>
+__device__ __forceinline__ void sum_down(const H *__restrict__ base, size_t row, int chs, int r0,
+                                         const int32_t *__restrict__ ii, const int16_t *__restrict__ wi, int ny,
+                                         long long *acc)
+{
+#pragma unroll
+    for (int ch = 0; ch < C; ch++)
+        acc[ch] = 0;
+    for (int k = 0; k < ny; k++) {
+        const H w = wi[k], *p = base + (size_t)(ii[k] - r0) * row;
+#pragma unroll
+        for (int ch = 0; ch < C; ch++)
+            acc[ch] += (long long)w * p[ch * chs];
+    }
+}
+
 /* One output pixel from its sums down: rounded once; with alpha, colour = round(C / A). */
 template <typename T, int C>
 __device__ __forceinline__ void store(const long long *acc, T *__restrict__ d, long long max)
@@ -85,18 +103,8 @@ __global__ void interp_down(const H *__restrict__ h, T *__restrict__ out, int ow
                             const int32_t *__restrict__ yi, const int16_t *__restrict__ yw, int ny, long long max)
 {
     auto px = [&](int x, int y) {
-        const int32_t *ii = yi + (size_t)y * ny;
-        const int16_t *wi = yw + (size_t)y * ny;
         long long acc[C];
-#pragma unroll
-        for (int ch = 0; ch < C; ch++)
-            acc[ch] = 0;
-        for (int k = 0; k < ny; k++) {
-            const H w = wi[k], *p = h + ((size_t)ii[k] * ow + x) * C;
-#pragma unroll
-            for (int ch = 0; ch < C; ch++)
-                acc[ch] += (long long)w * p[ch];
-        }
+        sum_down<C, H>(h + (size_t)x * C, (size_t)ow * C, 1, 0, yi + (size_t)y * ny, yw + (size_t)y * ny, ny, acc);
         store<T, C>(acc, out + ((size_t)y * ow + x) * C, max);
     };
     if (COALESCED)
@@ -133,18 +141,8 @@ __global__ void __launch_bounds__(FT_THREADS)
         __syncthreads();
         if (x < ow)
             for (int y = y0 + threadIdx.x / FT_W; y < y1; y += step) {
-                const int32_t *ii = yi + (size_t)y * ny;
-                const int16_t *wi = yw + (size_t)y * ny;
                 long long acc[C];
-#pragma unroll
-                for (int ch = 0; ch < C; ch++)
-                    acc[ch] = 0;
-                for (int k = 0; k < ny; k++) {
-                    const H w = wi[k], *p = h + (ii[k] - r0) * C * FT_W + tx;
-#pragma unroll
-                    for (int ch = 0; ch < C; ch++)
-                        acc[ch] += (long long)w * p[ch * FT_W];
-                }
+                sum_down<C, H>(h + tx, (size_t)C * FT_W, FT_W, r0, yi + (size_t)y * ny, yw + (size_t)y * ny, ny, acc);
                 store<T, C>(acc, out + ((size_t)y * ow + x) * C, max);
             }
         __syncthreads();
