@@ -10,7 +10,8 @@
 #   a resize, in JPEG and PNG; the rest of the block stays (a maker note too).
 # - TIFF outputs carry the orientation in their own tag (1 once turned upright, 6 with
 #   --no-auto-orient), EXIF's make in their IFD0 and its Exif IFD as their EXIF directory (the
-#   pixel dimensions made the output's, the maker note left out).
+#   pixel dimensions made the output's, the maker note left out); and a TIFF input's are read
+#   into JPEG and PNG outputs.
 # - WebP keeps the profile and EXIF, TIFF the profile and the density (read back both ways).
 # - GPU builds on a GPU: nvJPEG's JPEG (GPUIMG_JPEG_GPU=1) and nvCOMP's PNG (GPUIMG_PNG_GPU=1)
 #   carry the same metadata as the CPU's files.
@@ -108,6 +109,13 @@ if "$GPUIMG" --version | grep -q 'libtiff [0-9.]* (TIFF)'; then
     expect_ok -q resize=50% "$T/dims.jpg" "$T/d.tif"
     # libtiff takes an exposure's rational as a float and writes its own fraction of it
     check_dims "TIFF's EXIF" "$T/d.tif" "make=gpuimg-test exposure=8947849/536870912 iso=200 makernote=no"
+    # and a TIFF's EXIF (its own IFD0's text and orientation, its EXIF directory) read into others
+    expect_ok -q resize=50% "$T/d.tif" "$T/dt.jpg"
+    check_dims "TIFF's EXIF into JPEG" "$T/dt.jpg" "make=gpuimg-test exposure=8947849/536870912 iso=200 makernote=no"
+    expect_ok -q resize=50% "$T/d.tif" "$T/dt.png"
+    check_dims "TIFF's EXIF into PNG" "$T/dt.png" "make=gpuimg-test exposure=8947849/536870912 iso=200 makernote=no"
+    expect_ok -q copy "$T/n.tif" "$T/nt.jpg"
+    check "a TIFF's orientation into JPEG" "$T/nt.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
     expect_ok -q --strip resize=50% "$T/dims.jpg" "$T/ds.tif"
     got=$(meta dims "$T/ds.tif")
     case "$got" in

@@ -129,6 +129,112 @@ double exif_value(const struct exif_entry *e, uint32_t i)
     }
 }
 
+/* IFD0's tags a TIFF's EXIF keeps: description, make, model, orientation, software, date,
+ * artist, copyright (ascending, as an IFD lists them) */
+static const unsigned tiff_ifd0_tags[] = { 0x010E, 0x010F, 0x0110, 0x0112, 0x0131, 0x0132, 0x013B, 0x8298 };
+
+struct ifd_build {
+    struct exif_entry e[2][256];   /* IFD0's kept entries, the Exif IFD's */
+    int n[2], which;
+    int orient;                    /* IFD0's orientation, 1 if none */
+};
+
+static void keep_entry(void *arg, const struct exif_entry *e)
+{
+    struct ifd_build *b = arg;
+    int keep = b->which;
+    for (size_t i = 0; !b->which && i < sizeof tiff_ifd0_tags / sizeof *tiff_ifd0_tags; i++)
+        keep |= e->tag == tiff_ifd0_tags[i];
+    /* left out: the maker note (its offsets point into the file it came from) and the
+     * interoperability IFD, which is not copied */
+    if (!keep || e->tag == 0x927C || e->tag == 0xA005 || b->n[b->which] == 256)
+        return;
+    if (!b->which && e->tag == 0x0112)
+        b->orient = e->type == 3 && e->count == 1 ? (int)exif_value(e, 0) : 1;
+    b->e[b->which][b->n[b->which]++] = *e;
+}
+
+/* An IFD of n entries at *at in out (NULL: only count the bytes), its values over 4 bytes after
+ * it; next: the offset of a following IFD's entry to point to the Exif IFD (0: none). Returns
+ * the bytes it takes. */
+static size_t put_ifd(uint8_t *out, size_t at, const struct exif_entry *e, int n, size_t exif_ifd, int be)
+{
+    const int total = n + (exif_ifd ? 1 : 0);
+    size_t data = at + 2 + (size_t)total * 12 + 4;
+    if (out) {
+        put16(out + at, (unsigned)total, be);
+        put32(out + at + 2 + (size_t)total * 12, 0, be);
+    }
+    for (int i = 0; i < total; i++) {
+        uint8_t *d = out ? out + at + 2 + (size_t)i * 12 : NULL;
+        if (i == n) {   /* the Exif IFD's pointer, the last tag of IFD0 */
+            if (d) {
+                put16(d, 0x8769, be);
+                put16(d + 2, 4, be);
+                put32(d + 4, 1, be);
+                put32(d + 8, (uint32_t)exif_ifd, be);
+            }
+            continue;
+        }
+        const size_t bytes = (size_t)e[i].count * type_size(e[i].type);
+        if (d) {
+            put16(d, e[i].tag, be);
+            put16(d + 2, e[i].type, be);
+            put32(d + 4, e[i].count, be);
+            memset(d + 8, 0, 4);
+            if (bytes <= 4)
+                memcpy(d + 8, e[i].val, bytes);
+            else {
+                put32(d + 8, (uint32_t)data, be);
+                memcpy(out + data, e[i].val, bytes);
+            }
+        }
+        if (bytes > 4)
+            data += bytes + (bytes & 1);
+    }
+    return data - at;
+}
+
+int meta_tiff_exif(const uint8_t *t, size_t n, struct io_meta *m)
+{
+    int be = 0;
+    if (!exif_ifd0(t, n, &be))
+        return GPUIMG_OK;
+    struct ifd_build *b = calloc(1, sizeof *b);
+    if (!b)
+        return GPUIMG_ENOMEM;
+    const struct io_meta file = { .exif = (uint8_t *)t, .exif_len = n };
+    b->orient = 1;
+    meta_exif_each(&file, 0, keep_entry, b);
+    b->which = 1;
+    meta_exif_each(&file, 1, keep_entry, b);
+    int text = 0;
+    for (int i = 0; i < b->n[0]; i++)
+        text += b->e[0][i].tag != 0x0112;
+    /* worth a block: text, the Exif IFD or a turn; its entries in the file's byte order */
+    int st = GPUIMG_OK;
+    if (b->n[1] || text || b->orient != 1) {
+        const size_t ifd0 = put_ifd(NULL, 8, b->e[0], b->n[0], b->n[1] ? 1 : 0, be);
+        const size_t len = 8 + ifd0 + (b->n[1] ? put_ifd(NULL, 8 + ifd0, b->e[1], b->n[1], 0, be) : 0);
+        uint8_t *x = calloc(1, len);
+        if (!x) {
+            st = GPUIMG_ENOMEM;
+        } else {
+            memcpy(x, be ? "MM\0*" : "II*\0", 4);
+            put32(x + 4, 8, be);
+            put_ifd(x, 8, b->e[0], b->n[0], b->n[1] ? 8 + ifd0 : 0, be);
+            if (b->n[1])
+                put_ifd(x, 8 + ifd0, b->e[1], b->n[1], 0, be);
+            free(m->exif);
+            m->exif = x;
+            m->exif_len = len;
+            meta_found_exif(m);
+        }
+    }
+    free(b);
+    return st;
+}
+
 void meta_pixel_size(struct io_meta *m, int w, int h)
 {
     int be = 0;

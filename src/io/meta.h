@@ -56,6 +56,10 @@ struct exif_entry {
  * the block, in order; visit may be NULL. Returns the number of such entries. */
 int meta_exif_each(const struct io_meta *m, int which, void (*visit)(void *arg, const struct exif_entry *e),
                    void *arg);
+/* EXIF for a TIFF file t (n bytes, a TIFF structure itself): a block of its IFD0's text and
+ * orientation and its EXIF directory's entries (but the maker note), where it has any of them
+ * (orientation 1 alone makes none), put in m->exif. Returns GPUIMG_ENOMEM or GPUIMG_OK. */
+int meta_tiff_exif(const uint8_t *t, size_t n, struct io_meta *m);
 /* Value i (< count) of a numeric entry as a double: a rational divided (0 over 0), others as
  * they are. */
 double exif_value(const struct exif_entry *e, uint32_t i);

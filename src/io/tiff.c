@@ -332,6 +332,8 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
         m->yres = unit == RESUNIT_INCH ? yr : yr * 2.54;
     }
     TIFFClose(t);
+    if (!st)
+        st = meta_tiff_exif(buf, len, m);
     if (st)
         meta_free(m);
     return st ? gpuimg_fail(st, "out of memory for the image's metadata") : GPUIMG_OK;

@@ -131,6 +131,39 @@ def pic(w, h, alpha, mixed):
     return s + bytes(body)
 
 
+def tiff_exif():
+    """An uncompressed 2x2 RGB TIFF whose IFD0 has a make, orientation 6 and an EXIF directory
+    (an exposure, ISO, a maker note): what meta_tiff_exif reads into other formats' EXIF."""
+    ifd0 = [(256, 3, [2]), (257, 3, [2]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
+            (271, 2, list(b"fuzz\0")), (273, 4, [0]), (274, 3, [6]), (277, 3, [3]), (278, 3, [2]),
+            (279, 4, [12]), (34665, 4, [0])]
+    sub = [(0x829A, 5, [1, 125]), (0x8827, 3, [400]), (0x927C, 7, list(b"maker notes"))]
+    fmt = {2: "B", 3: "H", 4: "I", 5: "I", 7: "B"}
+    size = {2: 1, 3: 2, 4: 4, 5: 8, 7: 1}
+
+    def ifd(entries, at, patch):
+        n = len(entries)
+        extra_at = at + 2 + 12 * n + 4
+        head, extra = struct.pack("<H", n), b""
+        for tag, typ, vals in entries:
+            vals = patch.get(tag, vals)
+            raw = struct.pack("<" + fmt[typ] * len(vals), *vals)
+            cnt = len(raw) // size[typ]
+            if len(raw) <= 4:
+                head += struct.pack("<HHI", tag, typ, cnt) + raw.ljust(4, b"\0")
+            else:
+                head += struct.pack("<HHII", tag, typ, cnt, extra_at + len(extra))
+                extra += raw + b"\0" * (len(raw) & 1)
+        return head + struct.pack("<I", 0) + extra
+
+    pixels = bytes(range(0, 240, 20))
+    first = ifd(ifd0, 8, {})
+    sub_at = 8 + len(first)
+    second = ifd(sub, sub_at, {})
+    strip = sub_at + len(second)
+    return b"II*\0" + struct.pack("<I", 8) + ifd(ifd0, 8, {273: [strip], 34665: [sub_at]}) + second + pixels
+
+
 def u64(v):
     return struct.pack("<q", v)
 
@@ -229,6 +262,7 @@ def main():
     load["webp-lossy.webp"] = enc(".webp", wt[..., :3], (cv2.IMWRITE_WEBP_QUALITY, 50))
     load["tiff-rgb8.tif"] = enc(".tiff", wt[..., :3])
     load["tiff-grey16.tif"] = enc(".tiff", (wt[..., 0].astype(np.uint16) * 257))
+    load["tiff-exif.tif"] = tiff_exif()
     for k, v in load.items():
         out("load", k, v)
 
