@@ -154,9 +154,9 @@ static void keep_entry(void *arg, const struct exif_entry *e)
     b->e[b->which][b->n[b->which]++] = *e;
 }
 
-/* An IFD of n entries at *at in out (NULL: only count the bytes), its values over 4 bytes after
- * it; next: the offset of a following IFD's entry to point to the Exif IFD (0: none). Returns
- * the bytes it takes. */
+/* An IFD of n entries at offset at of out (NULL: only count the bytes), its values over 4 bytes
+ * after it; exif_ifd: the Exif IFD's offset, for a last entry pointing to it (0: none; when
+ * counting, any other value). Returns the bytes it takes. */
 static size_t put_ifd(uint8_t *out, size_t at, const struct exif_entry *e, int n, size_t exif_ifd, int be)
 {
     const int total = n + (exif_ifd ? 1 : 0);
@@ -216,10 +216,10 @@ int meta_tiff_exif(const uint8_t *t, size_t n, struct io_meta *m)
     if (b->n[1] || text || b->orient != 1) {
         const size_t ifd0 = put_ifd(NULL, 8, b->e[0], b->n[0], b->n[1] ? 1 : 0, be);
         const size_t len = 8 + ifd0 + (b->n[1] ? put_ifd(NULL, 8 + ifd0, b->e[1], b->n[1], 0, be) : 0);
-        uint8_t *x = calloc(1, len);
-        if (!x) {
+        uint8_t *x = len <= META_EXIF_MAX ? calloc(1, len) : NULL;
+        if (!x && len <= META_EXIF_MAX) {
             st = GPUIMG_ENOMEM;
-        } else {
+        } else if (x) {
             memcpy(x, be ? "MM\0*" : "II*\0", 4);
             put32(x + 4, 8, be);
             put_ifd(x, 8, b->e[0], b->n[0], b->n[1] ? 8 + ifd0 : 0, be);

@@ -21,6 +21,9 @@ struct io_meta {
 
 /* ICC profiles larger than this are left out: the limit on what an iCCP chunk inflates to. */
 #define META_ICC_MAX (16u << 20)
+/* An EXIF block made from a TIFF's entries larger than this is left out (entries may share their
+ * values, so that a small file could ask for a large block). */
+#define META_EXIF_MAX (1u << 20)
 
 /* The orientation, 1 (as stored) to 8, of EXIF's TIFF structure t (n bytes): IFD0's tag 0x0112;
  * 1 where there is none or it is out of range. *at (may be NULL) gets its value's offset, 0 if none. */
