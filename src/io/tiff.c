@@ -94,6 +94,12 @@ static void quiet(void)
     TIFFSetWarningHandler(NULL);
 }
 
+/* The most samples a pixel the RGBA reader is given, and the largest single allocation libtiff
+ * may make for one file (a strip or tile's buffer; a larger one fails that file with
+ * libtiff's message) */
+#define TIFF_SAMPLES_MAX 16
+#define TIFF_ALLOC_MAX ((tmsize_t)1 << 30)
+
 static TIFF *open_mem(const char *name, struct mem *m, const char *mode)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -103,6 +109,7 @@ static TIFF *open_mem(const char *name, struct mem *m, const char *mode)
         return NULL;
     TIFFOpenOptionsSetErrorHandlerExtR(o, on_error, m);
     TIFFOpenOptionsSetWarningHandlerExtR(o, on_warning, m);
+    TIFFOpenOptionsSetMaxSingleMemAlloc(o, TIFF_ALLOC_MAX);
     TIFF *t = TIFFClientOpenExt(name, mode, (thandle_t)m, mem_read, mem_write, mem_seek, mem_close, mem_size, mem_map,
                                 mem_unmap, o);
     TIFFOpenOptionsFree(o);
@@ -152,6 +159,11 @@ static int layout_of(TIFF *t, const char *name, struct mem *m, struct layout *l)
         return GPUIMG_OK;
     }
     char why[1024] = "";
+    /* images have a few samples a pixel (CMYK and alpha: 5); thousands would only make libtiff's
+     * reader allocate and walk them */
+    if (spp > TIFF_SAMPLES_MAX)
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF of %u samples a pixel (gpuimg reads up to %d)", name, spp,
+                           TIFF_SAMPLES_MAX);
     if (!TIFFRGBAImageOK(t, why))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF gpuimg cannot read (libtiff: %s)", name, why);
     l->g = (struct geom){ (int)w, (int)h, l->alpha ? 4 : 3, 8 };
