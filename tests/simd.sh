@@ -1,13 +1,13 @@
 # gpuimg tests: the portable loops. On a machine with AVX2 the hand-written SIMD paths run by
 # default; this runs the golden and exact-property tests again with GPUIMG_NO_SIMD=1 so that the
 # portable code stays checked too (both must give the same bits), and compares the two on images
-# with alpha (transparent, barely opaque and opaque spans) and on RGB through every filtering
+# with alpha (transparent, barely opaque and opaque spans), on grey and on RGB through every filtering
 # operation.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 dir=$(dirname "$GPUIMG")/tests
 GPUIMG_NO_SIMD=1 "$dir/golden_test" >"$T/g.log" 2>&1 && ok || bad "golden_test without SIMD: $(tail -n 5 "$T/g.log")"
 GPUIMG_NO_SIMD=1 "$dir/props_test" >"$T/p.log" 2>&1 && ok || bad "props_test without SIMD: $(tail -n 5 "$T/p.log")"
-for c in 2 3 4; do
+for c in 1 2 3 4; do
     for size in "1001 626" "7 3" "13 42" "97 5" "96 64" "1000 626"; do
         # shellcheck disable=SC2086
         "$MKIMG" $size $c 8 "$T/a.png" 5 1 1 || bad "mkimg $size $c"

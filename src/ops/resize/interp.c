@@ -127,6 +127,8 @@ struct across {
     uint32_t *pairs;   /* 8-bit RGB with AVX2: each output's weights two by two (the odd one with 0) */
     int np, end;       /* pairs an output; the outputs before end read no source byte past the row */
     int rgba;          /* 8-bit RGBA with AVX2: across_rgba8 */
+    int16_t *grey;     /* 8-bit grey with AVX2, at most 16 taps: each output's weights in 16 lanes */
+    uint8_t *window;   /* ... and whether its taps are 16 source pixels in a row inside the row */
 };
 
 #ifdef HAVE_X86_SIMD
@@ -178,11 +180,39 @@ AVX2 static void across_rgba8(const uint8_t *s, const struct itaps *tx, int32_t 
         _mm_storeu_si128((__m128i *)(hr + (size_t)x * 4), acc);
     }
 }
+
+/* 8-bit grey summed across as a window: where an output's taps are consecutive pixels, the 16
+ * from its first as 16-bit values times its weights (0 past its taps) in multiply-adds, summed
+ * in 32 bits; elsewhere tap by tap. The same integers as the loops above. */
+AVX2 static void across_grey8(const uint8_t *s, const struct itaps *tx, const struct across *a, int32_t *hr)
+{
+    for (int x = 0; x < tx->count; x++) {
+        const int32_t *ii = tx->idx + (size_t)x * tx->n;
+        if (a->window[x]) {
+            const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(s + ii[0])));
+            const __m256i p = _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i *)(a->grey + (size_t)x * 16)));
+            __m128i q = _mm_add_epi32(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+            q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0x4E));
+            q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0xB1));
+            hr[x] = _mm_cvtsi128_si32(q);
+        } else {
+            const int16_t *wi = tx->w + (size_t)x * tx->n;
+            int32_t acc = 0;
+            for (int k = 0; k < tx->n; k++)
+                acc += wi[k] * s[ii[k]];
+            hr[x] = acc;
+        }
+    }
+}
 #endif
 
 static void across_row(const struct across *a, const uint8_t *row, const struct itaps *tx, void *out)
 {
 #ifdef HAVE_X86_SIMD
+    if (a->grey) {
+        across_grey8(row, tx, a, out);
+        return;
+    }
     if (a->rgba) {
         across_rgba8(row, tx, out);
         return;
@@ -193,16 +223,39 @@ static void across_row(const struct across *a, const uint8_t *row, const struct 
     a->fn(row, tx, a->pairs ? a->end : 0, out);
 }
 
-/* The pass across for in, and the pairs where they apply (the caller frees a->pairs). */
+static void across_free(struct across *a)
+{
+    free(a->pairs);
+    free(a->grey);
+    free(a->window);
+}
+
+/* The pass across for in, and the tables its AVX2 forms need (across_free frees them). */
 static int across_make(struct across *a, const struct image *in, const struct itaps *tx, int narrow)
 {
+    memset(a, 0, sizeof *a);
     a->fn = horizontal_for(in, narrow);
-    a->pairs = NULL;
     a->np = (tx->n + 1) / 2;
-    a->end = 0;
-    a->rgba = 0;
 #ifdef HAVE_X86_SIMD
     a->rgba = in->depth == 8 && in->c == 4 && narrow && simd_ok();
+    if (in->depth == 8 && in->c == 1 && narrow && tx->n <= 16 && simd_ok()) {
+        a->grey = calloc((size_t)tx->count * 16, sizeof *a->grey);
+        a->window = malloc((size_t)tx->count);
+        if (!a->grey || !a->window) {
+            across_free(a);
+            return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
+        }
+        for (int x = 0; x < tx->count; x++) {
+            const int32_t *ii = tx->idx + (size_t)x * tx->n;
+            int run = ii[0] + 16 <= in->w;
+            for (int k = 0; k < tx->n; k++) {
+                a->grey[(size_t)x * 16 + k] = tx->w[(size_t)x * tx->n + k];
+                run &= ii[k] == ii[0] + k;
+            }
+            a->window[x] = (uint8_t)run;
+        }
+        return GPUIMG_OK;
+    }
     if (in->depth != 8 || in->c != 3 || !narrow || !simd_ok())
         return GPUIMG_OK;
     /* the first output whose taps reach the last source pixel (indices never decrease) */
@@ -416,6 +469,6 @@ int interp_run(const struct image *in, struct image *out, const struct itaps *tx
         free(h);
         free(acc);
     }
-    free(across.pairs);
+    across_free(&across);
     return failed ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the resize's rows") : GPUIMG_OK;
 }
