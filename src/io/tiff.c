@@ -3,6 +3,7 @@
  * (nothing of libtiff's is printed). */
 #include <config.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -374,6 +375,12 @@ static void put_text(void *arg, const struct exif_entry *e)
             put_text_field(arg, e);
 }
 
+/* v as a 64-bit integer, saturated (NaN: 0): EXIF's numbers may lie outside any type's range */
+static int64_t whole(double v)
+{
+    return v != v ? 0 : v <= -0x1p63 ? INT64_MIN : v >= 0x1p63 ? INT64_MAX : (int64_t)v;
+}
+
 /* An Exif IFD entry into the output's EXIF directory, as libtiff declares the tag: its text, a
  * scalar, a fixed array of its length or a counted array, numbers in the type libtiff takes them
  * in (rationals as its floats or doubles). Left out: tags libtiff does not know, entries of
@@ -402,11 +409,11 @@ static void put_exif(void *arg, const struct exif_entry *e)
         if (real)
             TIFFSetField(t, e->tag, v);
         else if (size <= 2)
-            TIFFSetField(t, e->tag, (int)v);
+            TIFFSetField(t, e->tag, (int)(uint16_t)whole(v));
         else if (size == 4)
-            TIFFSetField(t, e->tag, (uint32_t)(int64_t)v);
+            TIFFSetField(t, e->tag, (uint32_t)whole(v));
         else
-            TIFFSetField(t, e->tag, (uint64_t)v);
+            TIFFSetField(t, e->tag, (uint64_t)whole(v));
         return;
     }
     if (!pass && (wc < 0 || (uint32_t)wc != e->count))
@@ -416,20 +423,20 @@ static void put_exif(void *arg, const struct exif_entry *e)
         const double v = exif_value(e, i);
         uint8_t *d = buf + (size_t)i * size;
         if (real && size == 4) {
-            const float x = (float)v;
+            const float x = v != v ? 0.0f : v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : (float)v;
             memcpy(d, &x, 4);
         } else if (real) {
             memcpy(d, &v, 8);
         } else if (size == 1) {
-            *d = (uint8_t)(int)v;
+            *d = (uint8_t)whole(v);
         } else if (size == 2) {
-            const uint16_t x = (uint16_t)(int32_t)v;
+            const uint16_t x = (uint16_t)whole(v);
             memcpy(d, &x, 2);
         } else if (size == 4) {
-            const uint32_t x = (uint32_t)(int64_t)v;
+            const uint32_t x = (uint32_t)whole(v);
             memcpy(d, &x, 4);
         } else {
-            const uint64_t x = (uint64_t)v;
+            const uint64_t x = (uint64_t)whole(v);
             memcpy(d, &x, 8);
         }
     }
