@@ -73,15 +73,16 @@ int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
     return GPUIMG_OK;
 }
 
-/* Source row r filtered across into hr (tx->count pixels): each sample's sum of w times the
+/* Source row r filtered across into hr's outputs x0 to x1 - 1: each sample's sum of w times the
  * sample, colour times its alpha where there is alpha, in H (32 bits where itaps_narrow says they
  * fit, else 64). One function per depth, channel count and H, so that the channel loops unroll. */
 #define DEFINE_HORIZONTAL(T, C, H)                                                                   \
-    HOT static void horizontal_##T##_##C##_##H(const uint8_t *row, const struct itaps *tx, int x0, void *out) \
+    HOT static void horizontal_##T##_##C##_##H(const uint8_t *row, const struct itaps *tx, int x0, int x1, \
+                                               void *out)                                          \
     {                                                                                              \
         const T *s = (const T *)row;                                                               \
         H *hr = out;                                                                               \
-        for (int x = x0; x < tx->count; x++) {                                                     \
+        for (int x = x0; x < x1; x++) {                                                            \
             const int32_t *ii = tx->idx + (size_t)x * tx->n;                                       \
             const int16_t *wi = tx->w + (size_t)x * tx->n;                                         \
             H acc[C] = { 0 };                                                                      \
@@ -107,7 +108,7 @@ int itaps_make(enum interp_kind k, int in, int out, struct itaps *t)
 DEFINE_HORIZONTALS(uint8_t)
 DEFINE_HORIZONTALS(uint16_t)
 
-typedef void (*horizontal_fn)(const uint8_t *, const struct itaps *, int, void *);
+typedef void (*horizontal_fn)(const uint8_t *, const struct itaps *, int, int, void *);
 #define HORIZONTALS(T)                                                                               \
     { { horizontal_##T##_1_int64_t, horizontal_##T##_2_int64_t, horizontal_##T##_3_int64_t,          \
         horizontal_##T##_4_int64_t },                                                               \
@@ -120,24 +121,26 @@ static horizontal_fn horizontal_for(const struct image *in, int narrow)
     return fn[in->depth == 16][narrow][in->c - 1];
 }
 
-/* The pass across for a source row: with AVX2, pairs of taps for 8-bit RGB's outputs before
- * end and a tap at a time for 8-bit RGBA; the loops above for the rest. */
+/* The pass across for a source row: an AVX2 form for the outputs lo to hi - 1 where one applies
+ * (8-bit RGB, RGBA and grey), the loops above for the rest. */
 struct across {
     horizontal_fn fn;
-    uint32_t *pairs;   /* 8-bit RGB with AVX2: each output's weights two by two (the odd one with 0) */
-    int np, end;       /* pairs an output; the outputs before end read no source byte past the row */
-    int rgba;          /* 8-bit RGBA with AVX2: across_rgba8 */
-    int16_t *grey;     /* 8-bit grey with AVX2, at most 16 taps: each output's weights in 16 lanes */
-    uint8_t *window;   /* ... and whether its taps are 16 source pixels in a row inside the row */
+    void (*simd)(const uint8_t *s, const struct itaps *tx, const struct across *a, void *out);
+    int lo, hi;
+    uint32_t *pairs;   /* RGB: each output's weights two by two (the odd one with 0), np an output */
+    int np;
+    int16_t *grey;     /* grey: each output's weights in 16 lanes (0 past its taps) */
 };
 
 #ifdef HAVE_X86_SIMD
 /* 8-bit RGB summed across two taps at a time: the two source pixels' bytes (four each: the
- * fourth is the next pixel's, its sum thrown away) interleaved as 16-bit values, times the two
- * weights, in one multiply-add into 32 bits: the same integers as the loops above. */
-AVX2 static void across_rgb8(const uint8_t *s, const struct itaps *tx, const struct across *a, int32_t *hr)
+ * fourth is the next pixel's, its sum thrown away; no output in the range reads the row's last
+ * pixel) interleaved as 16-bit values, times the two weights, in one multiply-add into 32 bits:
+ * the same integers as the loops above. */
+AVX2 static void across_rgb8(const uint8_t *s, const struct itaps *tx, const struct across *a, void *out)
 {
-    for (int x = 0; x < a->end; x++) {
+    int32_t *hr = out;
+    for (int x = a->lo; x < a->hi; x++) {
         const int32_t *ii = tx->idx + (size_t)x * tx->n;
         const uint32_t *w = a->pairs + (size_t)x * a->np;
         __m128i acc = _mm_setzero_si128();
@@ -149,7 +152,7 @@ AVX2 static void across_rgb8(const uint8_t *s, const struct itaps *tx, const str
             const __m128i v = _mm_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(p0), _mm_cvtsi32_si128(p1)));
             acc = _mm_add_epi32(acc, _mm_madd_epi16(v, _mm_set1_epi32((int)w[j])));
         }
-        if (x + 1 < a->end) {
+        if (x + 1 < a->hi) {
             _mm_storeu_si128((__m128i *)(hr + (size_t)x * 3), acc);   /* its fourth lane is the next x's first */
         } else {
             hr[(size_t)x * 3] = _mm_cvtsi128_si32(acc);
@@ -162,10 +165,11 @@ AVX2 static void across_rgb8(const uint8_t *s, const struct itaps *tx, const str
 /* 8-bit RGBA summed across a tap at a time: the pixel's four bytes as 32-bit lanes, the colour
  * times alpha and all four times the weight in 32-bit multiplies: the same integers as the loops
  * above. */
-AVX2 static void across_rgba8(const uint8_t *s, const struct itaps *tx, int32_t *hr)
+AVX2 static void across_rgba8(const uint8_t *s, const struct itaps *tx, const struct across *a, void *out)
 {
+    int32_t *hr = out;
     const __m128i one_alpha = _mm_setr_epi32(0, 0, 0, -1);
-    for (int x = 0; x < tx->count; x++) {
+    for (int x = a->lo; x < a->hi; x++) {
         const int32_t *ii = tx->idx + (size_t)x * tx->n;
         const int16_t *wi = tx->w + (size_t)x * tx->n;
         __m128i acc = _mm_setzero_si128();
@@ -181,97 +185,86 @@ AVX2 static void across_rgba8(const uint8_t *s, const struct itaps *tx, int32_t 
     }
 }
 
-/* 8-bit grey summed across as a window: where an output's taps are consecutive pixels, the 16
- * from its first as 16-bit values times its weights (0 past its taps) in multiply-adds, summed
- * in 32 bits; elsewhere tap by tap. The same integers as the loops above. */
-AVX2 static void across_grey8(const uint8_t *s, const struct itaps *tx, const struct across *a, int32_t *hr)
+/* 8-bit grey summed across as a window: each output in the range has consecutive taps, so the 16
+ * pixels from its first, as 16-bit values, times its weights in multiply-adds, summed in 32 bits:
+ * the same integers as the loops above. */
+AVX2 static void across_grey8(const uint8_t *s, const struct itaps *tx, const struct across *a, void *out)
 {
-    for (int x = 0; x < tx->count; x++) {
-        const int32_t *ii = tx->idx + (size_t)x * tx->n;
-        if (a->window[x]) {
-            const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(s + ii[0])));
-            const __m256i p = _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i *)(a->grey + (size_t)x * 16)));
-            __m128i q = _mm_add_epi32(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
-            q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0x4E));
-            q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0xB1));
-            hr[x] = _mm_cvtsi128_si32(q);
-        } else {
-            const int16_t *wi = tx->w + (size_t)x * tx->n;
-            int32_t acc = 0;
-            for (int k = 0; k < tx->n; k++)
-                acc += wi[k] * s[ii[k]];
-            hr[x] = acc;
-        }
+    int32_t *hr = out;
+    for (int x = a->lo; x < a->hi; x++) {
+        const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(s + tx->idx[(size_t)x * tx->n])));
+        const __m256i p = _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i *)(a->grey + (size_t)x * 16)));
+        __m128i q = _mm_add_epi32(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+        q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0x4E));
+        q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0xB1));
+        hr[x] = _mm_cvtsi128_si32(q);
     }
+}
+
+/* Whether output x's taps are 16 source pixels in a row (its own first, 0 weights past them)
+ * that lie inside a row of w */
+static int grey_window(const struct itaps *tx, int x, int w)
+{
+    const int32_t *ii = tx->idx + (size_t)x * tx->n;
+    int run = ii[0] + 16 <= w;
+    for (int k = 1; k < tx->n; k++)
+        run &= ii[k] == ii[0] + k;
+    return run;
 }
 #endif
 
 static void across_row(const struct across *a, const uint8_t *row, const struct itaps *tx, void *out)
 {
-#ifdef HAVE_X86_SIMD
-    if (a->grey) {
-        across_grey8(row, tx, a, out);
-        return;
-    }
-    if (a->rgba) {
-        across_rgba8(row, tx, out);
-        return;
-    }
-    if (a->pairs)
-        across_rgb8(row, tx, a, out);
-#endif
-    a->fn(row, tx, a->pairs ? a->end : 0, out);
+    a->fn(row, tx, 0, a->lo, out);
+    if (a->simd)
+        a->simd(row, tx, a, out);
+    a->fn(row, tx, a->hi, tx->count, out);
 }
 
 static void across_free(struct across *a)
 {
     free(a->pairs);
     free(a->grey);
-    free(a->window);
 }
 
-/* The pass across for in, and the tables its AVX2 forms need (across_free frees them). */
+/* The pass across for in, with the tables its AVX2 form needs (across_free frees them). */
 static int across_make(struct across *a, const struct image *in, const struct itaps *tx, int narrow)
 {
     memset(a, 0, sizeof *a);
     a->fn = horizontal_for(in, narrow);
-    a->np = (tx->n + 1) / 2;
 #ifdef HAVE_X86_SIMD
-    a->rgba = in->depth == 8 && in->c == 4 && narrow && simd_ok();
-    if (in->depth == 8 && in->c == 1 && narrow && tx->n <= 16 && simd_ok()) {
-        a->grey = calloc((size_t)tx->count * 16, sizeof *a->grey);
-        a->window = malloc((size_t)tx->count);
-        if (!a->grey || !a->window) {
-            across_free(a);
+    if (in->depth != 8 || !narrow || !simd_ok())
+        return GPUIMG_OK;
+    if (in->c == 4) {
+        a->simd = across_rgba8;
+        a->hi = tx->count;
+    } else if (in->c == 1 && tx->n <= 16) {
+        /* the outputs with whole windows: between the edges, where taps are clamped */
+        while (a->lo < tx->count && !grey_window(tx, a->lo, in->w))
+            a->lo++;
+        for (a->hi = a->lo; a->hi < tx->count && grey_window(tx, a->hi, in->w);)
+            a->hi++;
+        if (!(a->grey = calloc((size_t)tx->count * 16, sizeof *a->grey)))
             return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
-        }
-        for (int x = 0; x < tx->count; x++) {
-            const int32_t *ii = tx->idx + (size_t)x * tx->n;
-            int run = ii[0] + 16 <= in->w;
-            for (int k = 0; k < tx->n; k++) {
-                a->grey[(size_t)x * 16 + k] = tx->w[(size_t)x * tx->n + k];
-                run &= ii[k] == ii[0] + k;
+        for (int x = 0; x < tx->count; x++)
+            memcpy(a->grey + (size_t)x * 16, tx->w + (size_t)x * tx->n, (size_t)tx->n * sizeof *a->grey);
+        a->simd = across_grey8;
+    } else if (in->c == 3) {
+        /* the outputs before the first whose taps reach the last source pixel (indices never
+         * decrease) */
+        while (a->hi < tx->count && tx->idx[(size_t)a->hi * tx->n + tx->n - 1] < in->w - 1)
+            a->hi++;
+        a->np = (tx->n + 1) / 2;
+        if (!(a->pairs = malloc((size_t)tx->count * a->np * sizeof *a->pairs)))
+            return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
+        for (int x = 0; x < tx->count; x++)
+            for (int j = 0; j < a->np; j++) {
+                const int16_t *w = tx->w + (size_t)x * tx->n;
+                const uint16_t lo = (uint16_t)w[2 * j], hi = 2 * j + 1 < tx->n ? (uint16_t)w[2 * j + 1] : 0;
+                a->pairs[(size_t)x * a->np + j] = (uint32_t)lo | (uint32_t)hi << 16;
             }
-            a->window[x] = (uint8_t)run;
-        }
-        return GPUIMG_OK;
+        a->simd = across_rgb8;
     }
-    if (in->depth != 8 || in->c != 3 || !narrow || !simd_ok())
-        return GPUIMG_OK;
-    /* the first output whose taps reach the last source pixel (indices never decrease) */
-    while (a->end < tx->count && tx->idx[(size_t)a->end * tx->n + tx->n - 1] < in->w - 1)
-        a->end++;
-    if (!a->end)
-        return GPUIMG_OK;
-    a->pairs = malloc((size_t)tx->count * a->np * sizeof *a->pairs);
-    if (!a->pairs)
-        return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for resize tables");
-    for (int x = 0; x < tx->count; x++)
-        for (int j = 0; j < a->np; j++) {
-            const int16_t *w = tx->w + (size_t)x * tx->n;
-            const uint16_t lo = (uint16_t)w[2 * j], hi = 2 * j + 1 < tx->n ? (uint16_t)w[2 * j + 1] : 0;
-            a->pairs[(size_t)x * a->np + j] = (uint32_t)lo | (uint32_t)hi << 16;
-        }
 #endif
     return GPUIMG_OK;
 }
