@@ -129,9 +129,14 @@ double exif_value(const struct exif_entry *e, uint32_t i)
     }
 }
 
-/* IFD0's tags a TIFF's EXIF keeps: description, make, model, orientation, software, date,
- * artist, copyright (ascending, as an IFD lists them) */
-static const unsigned tiff_ifd0_tags[] = { 0x010E, 0x010F, 0x0110, 0x0112, 0x0131, 0x0132, 0x013B, 0x8298 };
+int exif_ifd0_text(unsigned tag)
+{
+    static const unsigned text[] = { 0x010E, 0x010F, 0x0110, 0x0131, 0x0132, 0x013B, 0x8298 };
+    for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+        if (tag == text[i])
+            return 1;
+    return 0;
+}
 
 struct ifd_build {
     struct exif_entry e[2][256];   /* IFD0's kept entries, the Exif IFD's */
@@ -142,9 +147,7 @@ struct ifd_build {
 static void keep_entry(void *arg, const struct exif_entry *e)
 {
     struct ifd_build *b = arg;
-    int keep = b->which;
-    for (size_t i = 0; !b->which && i < sizeof tiff_ifd0_tags / sizeof *tiff_ifd0_tags; i++)
-        keep |= e->tag == tiff_ifd0_tags[i];
+    const int keep = b->which || e->tag == 0x0112 || exif_ifd0_text(e->tag);   /* IFD0: text, orientation */
     /* left out: the maker note (its offsets point into the file it came from) and the
      * interoperability IFD, which is not copied */
     if (!keep || e->tag == 0x927C || e->tag == 0xA005 || b->n[b->which] == 256)

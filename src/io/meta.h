@@ -59,6 +59,9 @@ struct exif_entry {
  * the block, in order; visit may be NULL. Returns the number of such entries. */
 int meta_exif_each(const struct io_meta *m, int which, void (*visit)(void *arg, const struct exif_entry *e),
                    void *arg);
+/* Whether tag is one of IFD0's text tags that a TIFF's own IFD0 holds too: description, make,
+ * model, software, date, artist, copyright. */
+int exif_ifd0_text(unsigned tag);
 /* EXIF for a TIFF file t (n bytes, a TIFF structure itself): a block of its IFD0's text and
  * orientation and its EXIF directory's entries (but the maker note), where it has any of them
  * (orientation 1 alone makes none), put in m->exif. Returns GPUIMG_ENOMEM or GPUIMG_OK. */

@@ -364,15 +364,11 @@ static void put_text_field(TIFF *t, const struct exif_entry *e)
     }
 }
 
-/* IFD0's text entries a TIFF's own IFD0 holds too (description, make, model, software, date,
- * artist, copyright), set on the output's. */
+/* IFD0's text entries a TIFF's own IFD0 holds too (exif_ifd0_text), set on the output's. */
 static void put_text(void *arg, const struct exif_entry *e)
 {
-    static const unsigned text[] = { TIFFTAG_IMAGEDESCRIPTION, TIFFTAG_MAKE, TIFFTAG_MODEL, TIFFTAG_SOFTWARE,
-                                     TIFFTAG_DATETIME, TIFFTAG_ARTIST, TIFFTAG_COPYRIGHT };
-    for (size_t i = 0; e->type == 2 && i < sizeof text / sizeof *text; i++)
-        if (e->tag == text[i])
-            put_text_field(arg, e);
+    if (e->type == 2 && exif_ifd0_text(e->tag))
+        put_text_field(arg, e);
 }
 
 /* v as a 64-bit integer, saturated (NaN: 0): EXIF's numbers may lie outside any type's range */
