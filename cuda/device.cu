@@ -92,12 +92,6 @@ extern "C" void gpu_thread_keep_memory(int on) { t_keep = on; }
 
 extern "C" void gpu_set_mem_limit(size_t bytes) { g_mem_limit = bytes; }
 
-extern "C" int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, char *err, size_t errlen)
-{
-    CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes), err, errlen);
-    return 0;
-}
-
 static int dev_alloc(void **p, size_t bytes, char *err, size_t errlen)
 {
     *p = nullptr;
@@ -285,12 +279,6 @@ extern "C" int gpu_pin(void *p, size_t bytes, char *err, size_t errlen)
 }
 
 extern "C" void gpu_unpin(void *p) { cudaHostUnregister(p); }
-
-extern "C" int gpu_sync(char *err, size_t errlen)
-{
-    CUDA_TRY(cudaDeviceSynchronize(), err, errlen);
-    return 0;
-}
 
 extern "C" int gpu_upload_parts(void **block, int nparts, const void *const *host, const size_t *bytes, void **part,
                                 char *err, size_t errlen)

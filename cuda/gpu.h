@@ -91,6 +91,9 @@ int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampl
                     char *err, size_t errlen);
 int gpu_jpeg_ready(int device);   /* 1 once the engines' decoder of device is made */
 void gpu_jpeg_stop(void);
+/* A measuring knob, set once before any work: the JPEG engines' nvjpegCreateEx flags (-1: the
+ * default, interpolated chroma upsampling). */
+void gpu_jpeg_flags(long flags);
 /* nvCOMP (HAVE_NVCOMP builds): PNG's rows of a w x h device image (c channels, depth bits, 16-bit
  * samples in host order) filtered as the CPU encoder filters them and deflated by nvCOMP's
  * entropy coding in 16 KiB chunks, packed into out->buf (each with 8 bytes of room after it) for
@@ -108,6 +111,9 @@ struct gpu_png_chunks {
 int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out, float *ms,
                     char *err, size_t errlen);
 void gpu_png_chunks_free(struct gpu_png_chunks *c);
+/* Measuring knobs, set once before any work: nvCOMP's algorithm (0 to 5) alone for every level
+ * (-1: by level), and bytes a chunk (a multiple of 8 from 4096 to 65536; else the default). */
+void gpu_png_tuning(int algorithm, long chunk);
 const char *gpu_png_method(int level);   /* "algorithm 0; flat chunks by the CPU" */
 const char *gpu_nvcomp_version(void);   /* "6.0.0" */
 /* Make device the calling thread's current one (each worker thread of a batch calls it). */
@@ -118,7 +124,6 @@ int gpu_use_device(int device, char *err, size_t errlen);
  * stands for a smaller device (--gpu-mem-limit): set it before any worker starts. */
 #define GPU_ERR_NOMEM 2   /* cudaErrorMemoryAllocation */
 void gpu_set_mem_limit(size_t bytes);
-int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, char *err, size_t errlen);
 int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen);
 void gpu_free(void *p);
 /* rows x width bytes between pitched images; dir: GPU_H2D, GPU_D2H or GPU_D2D */
@@ -141,7 +146,6 @@ void gpu_thread_keep_memory(int on);
 /* Page-lock host memory for faster copies (and unlock). */
 int gpu_pin(void *p, size_t bytes, char *err, size_t errlen);
 void gpu_unpin(void *p);
-int gpu_sync(char *err, size_t errlen);
 /* Upload nparts host arrays (bytes[i] each; host[i] NULL for scratch) into one device allocation
  * *block (gpu_free frees it; on failure there is none), each part 512-byte aligned (textures need
  * it): part[i] is where part i starts. */

@@ -64,10 +64,13 @@ static hw_decoder hw[GPU_MAX_DEVICES];
 
 /* Interpolated chroma upsampling, as libjpeg-turbo's "fancy" upsampling: within one level of its
  * pixels instead of tens of levels at colour edges (tests/gpu_jpeg.sh). */
+static long knob_flags = -1;   /* a measuring knob (gpu_jpeg_flags): nvjpegCreateEx's flags */
+
+extern "C" void gpu_jpeg_flags(long flags) { knob_flags = flags; }
+
 static void hw_make(hw_decoder *d, int dev)
 {
-    const char *e = std::getenv("GPUIMG_NVJPEG_FLAGS");   /* a measuring knob: nvjpegCreateEx's flags */
-    const unsigned flags = e ? (unsigned)std::atoi(e) : NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
+    const unsigned flags = knob_flags >= 0 ? (unsigned)knob_flags : NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
     int ok = cudaSetDevice(dev) == cudaSuccess
              && nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, flags, &d->handle) == NVJPEG_STATUS_SUCCESS;
     if (ok && nvjpegJpegStateCreate(d->handle, &d->state) != NVJPEG_STATUS_SUCCESS) {

@@ -20,12 +20,20 @@
 #define CHUNK (16u << 10)
 #define MAX_CHUNK (64u << 10)
 
-/* Measuring knobs (bench/README.md): GPUIMG_PNG_GPU_CHUNK, bytes a chunk (a multiple of 8 from
- * 4096 to 65536), and GPUIMG_PNG_GPU_ALGO, nvCOMP's algorithm (0 to 5) alone for every level. */
+/* Measuring knobs (gpu_png_tuning): bytes a chunk (a multiple of 8 from 4096 to 65536), and
+ * nvCOMP's algorithm (0 to 5) alone for every level. */
+static long knob_chunk;
+static int knob_algo = -1;
+
+extern "C" void gpu_png_tuning(int algorithm, long chunk)
+{
+    knob_algo = algorithm >= 0 && algorithm <= 5 ? algorithm : -1;
+    knob_chunk = chunk;
+}
+
 static size_t chunk_bytes(void)
 {
-    const char *e = std::getenv("GPUIMG_PNG_GPU_CHUNK");
-    const long v = e ? std::atol(e) : 0;
+    const long v = knob_chunk;
     return v >= 4096 && v <= (long)MAX_CHUNK && v % 8 == 0 ? (size_t)v : CHUNK;
 }
 #define ROOM 8u             /* bytes after each packed chunk: the join appends up to 6 */
@@ -144,10 +152,9 @@ extern "C" const char *gpu_nvcomp_version(void)
  * one), and at level 9 those below 1/SMOOTH in any image. */
 #define FLAT 7
 #define SMOOTH 4
-static int knob_algorithm(void)   /* GPUIMG_PNG_GPU_ALGO: that algorithm alone, no chunk back */
+static int knob_algorithm(void)   /* that algorithm alone, no chunk back */
 {
-    const char *e = std::getenv("GPUIMG_PNG_GPU_ALGO");
-    return e && e[0] >= '0' && e[0] <= '5' && !e[1] ? e[0] - '0' : -1;
+    return knob_algo;
 }
 
 /* the bar below which a chunk goes back: 1/redo of its bytes, given the image's first pass */

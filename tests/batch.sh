@@ -134,11 +134,14 @@ expect_ok -q --json=mix.json -o 'mix/%i.png' --from-list=list.txt gray in/a/one.
 # --json in a batch: JSON Lines, a line a file (done, failed with the error's text, skipped) and
 # the summary last; a script can pick the failed inputs out of it
 mkdir -p jl && cp out/one.png jl/one.png
+reads=   # the formats this build reads beside those it always does, as the message lists them
+"$GPUIMG" --version | grep -q 'none (WebP)' || reads="WebP, "
+"$GPUIMG" --version | grep -q 'none (TIFF)' || reads="${reads}TIFF, "
 "$GPUIMG" -q --json=lines.json -o 'jl/%s.png' gray in/a/one.png in/a/two.png in/b/bad.png 2>/dev/null
 [ $? -eq 1 ] && [ "$(wc -l <lines.json)" -eq 4 ] && ok || bad "JSON lines: $(cat lines.json)"
 grep -qx '{"input": "in/a/one.png", "output": "jl/one.png", "status": "skipped", "error": "output exists"}' lines.json \
     && grep -q '^{"input": "in/a/two.png", "output": "jl/two.png", "status": "done", "decoder": "[a-z_]*", "ms": {"decode": [0-9.]*, "process": [0-9.]*, "encode": [0-9.]*}}$' lines.json \
-    && grep -qx '{"input": "in/b/bad.png", "output": "jl/bad.png", "status": "failed", "error": "in/b/bad.png: not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR)"}' lines.json \
+    && grep -qx '{"input": "in/b/bad.png", "output": "jl/bad.png", "status": "failed", "error": "in/b/bad.png: not an image in a format gpuimg reads (PNG, JPEG, '"$reads"'BMP, TGA, PSD, GIF, PNM, HDR)"}' lines.json \
     && tail -n 1 lines.json | grep -q '^{"summary": true, .*"files": {"listed": 3, "selected": 3, "done": 1, "failed": 1, "skipped": 1}' \
     && ok || bad "JSON lines: $(cat lines.json)"
 if command -v python3 >/dev/null 2>&1; then   # each line is JSON to a JSON parser

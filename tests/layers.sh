@@ -57,4 +57,37 @@ ok
 # tsort reports a loop on stderr
 loops=$(tsort "$edges" 2>&1 >/dev/null)
 [ -z "$loops" ] && ok || bad "a circle between files: $loops"
+
+# The same rules where the code is linked: each object's undefined symbols resolved to the object
+# that defines them, an edge from user to definer (a header that declares another unit's functions
+# hides nothing here). The registry (core/registry.c) lists every operation's descriptor (op_NAME):
+# those edges are the registration itself, the only ones allowed to go up.
+build=$(cd "$(dirname "$GPUIMG")" && pwd)
+if command -v nm >/dev/null 2>&1 && [ -f "$build/libgpuimg.a" ]; then
+    objs=$(cd "$build" && find src cuda -name '*.o' 2>/dev/null | sort)
+    defs="$T/defs" uses="$T/uses" links="$T/links"
+    : >"$defs"
+    : >"$uses"
+    for o in $objs; do
+        node=$(echo "$o" | sed 's/libgpuimg_a-//; s/\.o$//')
+        (cd "$build" && nm -g --defined-only "$o" 2>/dev/null) | awk -v n="$node" 'NF >= 3 { print $3, n }' >>"$defs"
+        (cd "$build" && nm -g --undefined-only "$o" 2>/dev/null) | awk -v n="$node" '{ print $NF, n }' >>"$uses"
+    done
+    sort -u "$defs" -o "$defs"
+    sort -u "$uses" -o "$uses"
+    join "$uses" "$defs" | awk '$2 != $3 { print $1, $2, $3 }' | sort -u >"$links"
+    [ -s "$links" ] && ok || bad "no links found between the objects under $build"
+    : >"$T/ledges"
+    while read -r sym user def; do
+        ru=$(rank "$user.c") rd=$(rank "$def.c")
+        [ -n "$ru" ] && [ -n "$rd" ] || continue
+        if [ "$rd" -gt "$ru" ] && ! { [ "$user" = src/core/registry ] && case "$sym" in op_*) true ;; *) false ;; esac; }; then
+            bad "$user (layer $ru) calls $sym of $def (layer $rd): upward"
+        fi
+        [ "$user" = src/core/registry ] && continue
+        echo "$user $def" >>"$T/ledges"
+    done <"$links"
+    loops=$(tsort "$T/ledges" 2>&1 >/dev/null)
+    [ -z "$loops" ] && ok || bad "a circle between objects (who calls whom): $loops"
+fi
 finish

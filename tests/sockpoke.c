@@ -3,7 +3,9 @@
  * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, rdonly,
  * many (six descriptors), huge (past the largest message), range (a field out of range), hold
  * (connect, send nothing, hold the connection SECONDS). The server must answer or close this
- * connection alone and go on serving others (tests/server.sh). */
+ * connection alone and go on serving others (tests/server.sh).
+ *   sockpoke --request FILE [OPTION]... PIPELINE INPUT OUTPUT
+ * writes the request that command sends into FILE (the fuzz corpus's seeds: make_corpus.py). */
 #include <config.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,11 +14,37 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "app/cli.h"
 #include "app/client.h"
 #include "app/proto.h"
+#include "core/error.h"
+
+static int dump(int argc, char **argv)
+{
+    static struct proto_request q;
+    static uint8_t buf[PROTO_MAX_MSG];
+    if (cli_parse(argc, argv, &q.opts)) {   /* argv[0], the file, stands for the program's name */
+        fprintf(stderr, "sockpoke: not a command: %s\n", gpuimg_errmsg());
+        return 2;
+    }
+    q.kind = PROTO_RUN;
+    snprintf(q.pipeline, sizeof q.pipeline, "%s", q.opts.pipeline);
+    snprintf(q.input, sizeof q.input, "%s", q.opts.input);
+    snprintf(q.output, sizeof q.output, "%s", q.opts.output);
+    q.opts.run_threads = 4;
+    const size_t n = proto_write_request(&q, buf);
+    FILE *f = n ? fopen(argv[0], "wb") : NULL;
+    if (!f || fwrite(buf, 1, n, f) != n || fclose(f)) {
+        perror(argv[0]);
+        return 1;
+    }
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && !strcmp(argv[1], "--request"))
+        return dump(argc - 2, argv + 2);
     if (argc < 3) {
         fprintf(stderr, "usage: sockpoke SOCKET CASE [SECONDS]\n");
         return 2;
@@ -40,9 +68,10 @@ int main(int argc, char **argv)
     strcpy(q.pipeline, "gray");
     strcpy(q.input, "a");
     strcpy(q.output, "b");
-    q.jpeg_quality = 90;
-    q.png_level = 6;
-    q.threads = 1;
+    if (options_init(&q.opts)) {   /* the defaults, as a command without options sends them */
+        fprintf(stderr, "sockpoke: bad options in the environment\n");
+        return 1;
+    }
     size_t n = proto_write_request(&q, buf);
     int fds[8], nfd = 0;
     const int tmp = open(".", O_RDWR | O_TMPFILE, 0600);
@@ -69,9 +98,15 @@ int main(int argc, char **argv)
         memset(buf + n, 'x', sizeof buf - n);
         n = sizeof buf;
     } else if (!strcmp(c, "range")) {
-        /* magic, kind, three strings (8 + length each), then nine 8-byte integers, the maximum
-         * of pixels and the format: the PNG level */
-        const size_t at = 8 + 8 + (8 + 4) + (8 + 1) + (8 + 1) + 11 * 8;
+        /* magic, kind, three strings (8 + length each), then the options' 8-byte integers in the
+         * table's order: the PNG level's */
+        size_t at = 8 + 8 + (8 + 4) + (8 + 1) + (8 + 1);
+        for (int i = 0; i < option_count; i++)
+            if (option_table[i].flags & OPT_WIRE) {
+                if (option_table[i].name && !strcmp(option_table[i].name, "png-level"))
+                    break;
+                at += 8;
+            }
         buf[at] = 99;
     } else {
         fprintf(stderr, "sockpoke: unknown case %s\n", c);

@@ -22,6 +22,7 @@
 #endif
 #include "app/batch.h"
 #include "app/client.h"
+#include "app/report.h"
 #include "core/error.h"
 
 /* ---- the list and the template ----------------------------------------------------------- */
@@ -371,9 +372,8 @@ static void *worker(void *arg)
     /* On one GPU, copies go through this worker's own pinned buffers: the driver's staging of
      * pageable copies is shared by the device's workers and bounds many jobs. Spread over two,
      * the driver's copies are the faster: our staging's extra memcpy costs more there. */
-    const char *ns = getenv("GPUIMG_NO_STAGE");
-    ctx.gpu.stage = ns ? atoi(ns) == 0 : sh->ndevices <= 1;
-    ctx.gpu.keep = !getenv("GPUIMG_NO_KEEP");   /* and keeps its device memory: cudaFree waits for the device */
+    ctx.gpu.stage = sh->o->no_stage >= 0 ? !sh->o->no_stage : sh->ndevices <= 1;
+    ctx.gpu.keep = !sh->o->no_keep;   /* and keeps its device memory: cudaFree waits for the device */
     struct client *cl = NULL;
     for (;;) {
         const long i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
@@ -397,7 +397,7 @@ static void *worker(void *arg)
         } else {
             for (int s = 0; s < STAGE_COUNT; s++)   /* upload and download: none on the CPU (-1) */
                 x->ms[s] = (s == STAGE_UPLOAD || s == STAGE_DOWNLOAD) && r.upload_ms < 0 ? -1.0f
-                                                                                           : (float)timing_stage_ms(&r, s);
+                                                                                           : (float)report_stage_ms(&r, s);
             x->decoder = keep_name(r.decoder);
             if (sh->verbose || r.note[0] || again) {   /* the notes (no room on the GPU...) even without -v */
                 size_t len;
@@ -409,7 +409,7 @@ static void *worker(void *arg)
                         gpuimg_print_line(f, r.note);
                     r.pipeline = NULL;
                     if (sh->verbose)
-                        timing_print_line(f, &r, 1);
+                        report_print_line(f, &r, 1, client_served(cl));
                     fclose(f);
                 }
             }
@@ -537,7 +537,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
             if (o->verbose)
                 fprintf(stderr, "gpuimg: %s: output exists, skipped\n", out[i]);
             if (o->json && !o->dry_run)
-                timing_write_file_json(json.fp, l.v[i], out[i], "skipped", "output exists", NULL, NULL);
+                report_write_file_json(json.fp, l.v[i], out[i], "skipped", "output exists", NULL, NULL);
             continue;
         }
         it[n].in = l.v[i];
@@ -613,7 +613,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
                     gpuimg_print_line(stderr, x->msg ? x->msg : "out of memory");
                     if (o->json) {   /* the error: the message's last line (a note may come first) */
                         const char *e = x->msg ? strrchr(x->msg, '\n') : NULL;
-                        timing_write_file_json(json.fp, x->in, x->out, "failed",
+                        report_write_file_json(json.fp, x->in, x->out, "failed",
                                                e ? e + 1 : x->msg ? x->msg : "out of memory", NULL, NULL);
                     }
                 } else {
@@ -621,8 +621,8 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
                     for (int s = 0; s < STAGE_COUNT; s++)
                         rep.busy_ms[s] += x->ms[s] > 0 ? x->ms[s] : 0;
                     if (o->json)
-                        timing_write_file_json(json.fp, x->in, x->out, "done", NULL, x->decoder, x->ms);
-                    timing_batch_count_decoder(&rep, x->decoder);
+                        report_write_file_json(json.fp, x->in, x->out, "done", NULL, x->decoder, x->ms);
+                    report_count_decoder(&rep, x->decoder);
                     if (x->msg) {
                         progress_clear(&pg);
                         fputs(x->msg, stderr);
@@ -655,9 +655,9 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         rep.fallback = ctx->fallback;
         rep.peak_rss_kb = timing_peak_rss_kb();
         if (!o->quiet)
-            timing_print_batch(stderr, &rep);
+            report_print_batch(stderr, &rep);
         if (o->json) {
-            timing_write_batch_json(json.fp, &rep);
+            report_write_batch_json(json.fp, &rep);
             st = io_pending_publish(&json);
         }
         *exit_code = st ? gpuimg_exit_code(st) : rep.failed ? 1 : 0;

@@ -25,6 +25,7 @@
 
 struct client {
     int fd;
+    char served[128];             /* "served by the server ...": the last run's, said in its line */
     int stdin_fd;                 /* standard input read whole into a memory file, or 0 */
     struct proto_reply reply;     /* the last answer: the report's strings point here */
     uint8_t buf[PROTO_MAX_MSG];
@@ -128,28 +129,10 @@ static int gpu_present(void)
 #endif
 }
 
-/* The environment's measuring knobs (man gpuimg, ENVIRONMENT): the server keeps the environment
- * it started with, so a command that sets one runs in this process to honour it. */
-static const char *knob_set(void)
-{
-    static const char *const knobs[] = { "GPUIMG_JPEG_GPU", "GPUIMG_NO_KEEP", "GPUIMG_NO_SIMD", "GPUIMG_NO_STAGE",
-                                         "GPUIMG_NVJPEG_FLAGS", "GPUIMG_PIN", "GPUIMG_PNG_GPU", "GPUIMG_PNG_GPU_ALGO",
-                                         "GPUIMG_PNG_GPU_CHUNK", "GPUIMG_PNG_ZLIB", "GPUIMG_STREAM", "GPUIMG_TUNE_CACHE" };
-    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
-        if (getenv(knobs[i]))
-            return knobs[i];
-    return NULL;
-}
-
-/* -1 auto, 0 off, 1 on: --no-server, else GPUIMG_SERVER */
+/* -1 auto, 0 off, 1 on: --no-server, GPUIMG_SERVER */
 static int server_mode(const struct cli_opts *o)
 {
-    if (o->no_server)
-        return 0;
-    const char *e = getenv("GPUIMG_SERVER");
-    if (e && (!strcmp(e, "0") || !strcmp(e, "1")))
-        return e[0] == '1';
-    return -1;
+    return o->server;
 }
 
 int client_route_here(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx,
@@ -178,7 +161,8 @@ int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, s
 {
     memset(rt, 0, sizeof *rt);
     const int mode = server_mode(o);
-    const char *knob = mode ? knob_set() : NULL;
+    /* the server keeps the environment it started with: a command that sets a knob runs here */
+    const char *knob = mode ? options_knob_set() : NULL;
     if (knob) {
         int st = client_route_here(o, pl, nfiles, ctx, rt);
         if (!st && !rt->note[0])
@@ -241,6 +225,11 @@ void client_close(struct client *cl)
     if (cl->stdin_fd > 0)
         close(cl->stdin_fd);
     free(cl);
+}
+
+const char *client_served(const struct client *cl)
+{
+    return cl ? cl->served : "";
 }
 
 const char *client_note(const struct client *cl)
@@ -379,26 +368,9 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
         ok = strlen(o->pipeline) < sizeof q->pipeline && strlen(in) < sizeof q->input && strlen(out) < sizeof q->output;
         snprintf(q->input, sizeof q->input, "%s", in);
         snprintf(q->output, sizeof q->output, "%s", out);
-        q->backend = o->backend;
-        q->device = ctx->gpu.device;
-        q->kernel = ctx->gpu.variant;
-        q->nofuse = ctx->gpu.nofuse;
-        q->jpeg = ctx->gpu.jpeg;
-        q->load_jpeg = ctx->load_jpeg;
-        q->load_png = ctx->load_png;
-        q->shrink_on_load = ctx->shrink_on_load;
-        q->per_file_format = ctx->per_file_format;
-        q->max_pixels = ctx->max_pixels;
-        q->fmt = ctx->save.fmt;
-        q->png_level = ctx->save.png_level;
-        q->jpeg_quality = ctx->save.jpeg_quality;
-        q->threads = ctx->save.threads > 0 ? ctx->save.threads : 1;
-        q->jpeg_sampling = ctx->save.jpeg_sampling;
-        q->jpeg_progressive = ctx->save.jpeg_progressive;
-        q->no_auto_orient = ctx->no_auto_orient;
-        q->strip = ctx->save.strip;
-        q->webp_quality = ctx->save.webp_quality;
-        q->webp_lossless = ctx->save.webp_lossless;
+        q->opts = *o;   /* the command's options, and what this file's run decided beside them */
+        q->opts.per_file_format = ctx->per_file_format;
+        q->opts.run_threads = ctx->save.threads < 1 ? 1 : ctx->save.threads > 1024 ? 1024 : ctx->save.threads;
     }
     const int sent = ok && exchange(cl, q, fds, 2) == 0;
     free(q);
@@ -416,10 +388,10 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
     r->input = in;
     r->output = out;
     if (rt->started)
-        snprintf(r->server, sizeof r->server, "served by the server this command started (context %.1f ms)",
+        snprintf(cl->served, sizeof cl->served, "served by the server this command started (context %.1f ms)",
                  a->context_ms);
     else
-        snprintf(r->server, sizeof r->server, "served by the server");
+        snprintf(cl->served, sizeof cl->served, "served by the server");
     st = a->status;
     if (st)
         gpuimg_fail(st, "%s", a->message);

@@ -42,6 +42,9 @@ void client_close(struct client *cl);
 #define CLIENT_AGAIN (-1)
 int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx *ctx, const struct route *rt,
                const char *in, const char *out, struct run_report *r);
+/* "served by the server ..." after a run client_run had served, for the report's line (report.h);
+ * "" for none. */
+const char *client_served(const struct client *cl);
 /* The server's note on its choice of backend for the last request (said with -v), or "". */
 const char *client_note(const struct client *cl);
 /* The descriptor a rerun here reads "-" from (standard input, read whole by client_run, rewound),

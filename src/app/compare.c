@@ -68,7 +68,6 @@ static int cpu_side(const struct plan *pl, const struct image *in, int repeat, s
 }
 
 #ifdef HAVE_CUDA
-static int cuda_err(const char *what, const char *err) { return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err); }
 
 static void check_text(char *buf, size_t n, long diff, long tol, struct compare_table *tab)
 {
@@ -80,13 +79,12 @@ static int gpu_step_variants(const struct plan *pl, int i, const struct image *i
                              const double *cpu_ms, int repeat, struct gpu_pipeline *gp, struct compare_table *tab)
 {
     const struct step *st = &pl->steps[i];
-    char err[256], check[48];
+    char check[48];
     size_t ib, ob;
     geom_bytes(&st->in, &ib);
     geom_bytes(&st->out, &ob);
     int r = GPUIMG_OK;
-    if (gpu_upload(gp->buf[0], in->data, ib, err, sizeof err))
-        r = cuda_err("upload", err);
+    r = measure_upload(gp->buf[0], in->data, ib);
     for (int v = 0; v < KV_COUNT && !r; v++) {
         if (!(st->op->gpu_variants & KV_BIT(v)))
             continue;
@@ -109,7 +107,7 @@ static int gpu_step_variants(const struct plan *pl, int i, const struct image *i
 static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, const struct image *ref_out,
                              double cpu_total, int repeat, struct image *result, struct compare_table *tab)
 {
-    char err[256], check[48];
+    char check[48];
     struct gpu_pipeline gp;
     int r = gpu_pipeline_open(&gp, pl, -1, 0);
     if (r)
@@ -150,43 +148,14 @@ static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, cons
         return gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
     }
     double *down = up + repeat, *whole = up + 2 * repeat, *pinned = up + 3 * repeat;
-    int cur = 0;
     r = measure_pipeline_kernels(&gp, pl, in, repeat, NULL, &kernels_ms);
     if (!r)
         r = image_alloc(result, &pl->out);
-    /* with transfers: upload, all steps, download, timed on the host after each has finished */
-    for (int rep = 0; rep < repeat && !r; rep++) {
-        double t0 = timing_now_ms();
-        if (gpu_upload(gp.buf[0], in->data, ib, err, sizeof err))
-            r = cuda_err("upload", err);
-        double t1 = timing_now_ms();
-        if (!r)
-            r = gpu_pipeline_run(&gp, pl, NULL, NULL, &cur);
-        double t2 = timing_now_ms();
-        if (!r && gpu_download(result->data, gp.buf[cur], ob, err, sizeof err))
-            r = cuda_err("download", err);
-        double t3 = timing_now_ms();
-        up[rep] = t1 - t0;
-        down[rep] = t3 - t2;
-        whole[rep] = t3 - t0;
-    }
-    /* the same copies with page-locked host memory, the cost of locking and unlocking included */
-    for (int rep = 0; rep < repeat && !r; rep++) {
-        double t0 = timing_now_ms();
-        int p1 = gpu_pin(in->data, ib, err, sizeof err) == 0;
-        if (gpu_upload(gp.buf[0], in->data, ib, err, sizeof err))
-            r = cuda_err("upload", err);
-        if (p1)
-            gpu_unpin(in->data);
-        if (!r)
-            r = gpu_pipeline_run(&gp, pl, NULL, NULL, &cur);
-        int p2 = !r && gpu_pin(result->data, ob, err, sizeof err) == 0;
-        if (!r && gpu_download(result->data, gp.buf[cur], ob, err, sizeof err))
-            r = cuda_err("download", err);
-        if (p2)
-            gpu_unpin(result->data);
-        pinned[rep] = timing_now_ms() - t0;
-    }
+    /* with transfers: pageable, then page-locked with the cost of locking and unlocking included */
+    if (!r)
+        r = measure_pipeline_copies(&gp, pl, in, result, repeat, 0, up, down, whole);
+    if (!r)
+        r = measure_pipeline_copies(&gp, pl, in, result, repeat, 1, NULL, NULL, pinned);
     if (!r) {
         check_text(check, sizeof check, measure_max_diff(result->data, ref_out->data, ob, pl->out.depth), 0, tab);
         add_row(tab, "pipeline", fused ? "gpu kernels, fused" : "gpu kernels (auto)", kernels_ms, kbytes,
@@ -211,7 +180,6 @@ int compare_run(const struct plan *pl, const struct compare_opts *co, struct ima
 {
     memset(tab, 0, sizeof *tab);
     tab->repeat = co->repeat;
-    r->compare = tab;
     struct image ref[PLAN_MAX_STEPS] = { { 0 } };
     double cpu_ms[PLAN_MAX_STEPS], cpu_total = 0;
     int st = cpu_side(pl, img, co->repeat, ref, cpu_ms, &cpu_total);

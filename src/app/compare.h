@@ -5,7 +5,7 @@
 #ifndef GPUIMG_COMPARE_H
 #define GPUIMG_COMPARE_H
 #include "engine/backend.h"
-#include "core/timing.h"
+#include "app/report.h"
 
 struct compare_opts {
     int repeat;

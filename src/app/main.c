@@ -19,7 +19,7 @@
 #include "io/io.h"
 #include "core/plan.h"
 #include "engine/run.h"
-#include "core/timing.h"
+#include "app/report.h"
 #include "app/tune.h"
 
 static int fail(int st)
@@ -42,11 +42,15 @@ int main(int argc, char **argv)
     int st = cli_parse(argc, argv, &o);
     if (st)
         return fail(st);
+    struct engine_knobs knobs;   /* the environment's, read once by cli_parse */
+    options_knobs(&o, &knobs);
+    engine_set_knobs(&knobs);
+    server_configure(&o);
     switch (o.action) {
     case ACT_HELP: cli_help(stdout); return 0;
     case ACT_VERSION: cli_version(stdout); return 0;
     case ACT_LIST: cli_list(stdout, o.list_format); return 0;
-    case ACT_SERVER: return (st = server_main(o.server_idle, o.quiet)) ? fail(st) : 0;
+    case ACT_SERVER: return (st = server_main(&o)) ? fail(st) : 0;
     case ACT_SERVER_STATUS: return client_status(stdout);
     case ACT_SERVER_STOP: return client_stop(stdout);
     case ACT_RUN: break;
@@ -71,25 +75,9 @@ int main(int argc, char **argv)
     io_install_signal_cleanup();
     backend_gpu_set_mem_limit(o.gpu_mem_limit);
 
-    struct run_ctx ctx = { .plan = &pl, .kind = BACKEND_CPU, .max_pixels = o.max_pixels,
-                           .gpu = { .device = o.device, .variant = o.kernel, .pin = backend_gpu_pin_default(),
-                                    .nofuse = o.nofuse },
-                           .save = { .fmt = o.format, .png_level = o.png_level, .jpeg_quality = o.jpeg_quality,
-                                     .force = o.force, .threads = threads },
-                           .load_jpeg = DEC_AUTO, .load_png = DEC_AUTO };
-    /* auto: the GPU's JPEG engines where it has them and they take the file, else libjpeg-turbo on the
-     * CPU (faster than nvJPEG's other backends one image at a time) */
-    ctx.gpu.jpeg = o.jpeg_decoder == 0 ? 1 : o.jpeg_decoder == 2 ? 2 : 0;
-    ctx.load_jpeg = o.jpeg_decoder == 1 ? DEC_STB : DEC_AUTO;
-    ctx.load_png = o.png_decoder;
-    ctx.shrink_on_load = o.shrink_on_load;
-    ctx.no_auto_orient = o.no_auto_orient;
-    ctx.save.strip = o.strip;
-    ctx.save.jpeg_sampling = o.jpeg_sampling;
-    ctx.save.jpeg_progressive = o.jpeg_progressive;
-    ctx.save.webp_quality = o.webp_quality;
-    ctx.save.webp_lossless = o.webp_lossless;
-    if (!o.template && (st = io_check_output(o.output, &ctx.save)))   /* before any work */
+    struct run_ctx ctx;
+    options_run_ctx(&o, &pl, threads, &ctx);
+    if (!o.template && (st = io_check_output(o.output, o.force)))   /* before any work */
         return fail(st);
     /* --json is an output like the image: never one of the command's files, not replaced without
      * --force, written beside and renamed; made now, so that it cannot fail after the work */
@@ -111,6 +99,7 @@ int main(int argc, char **argv)
     if (rt.note[0] && o.verbose)
         gpuimg_print_line(stderr, rt.note);
 
+    static struct compare_table tab;   /* --compare's */
     struct run_report rep;
     timing_report_init(&rep);
     rep.pipeline = o.pipeline;
@@ -138,20 +127,19 @@ int main(int argc, char **argv)
         struct image img;
         struct plan rpl;
         struct io_meta meta = { 0 };
-        ctx.save.meta = &meta;
-        if (!(st = run_load(&ctx, o.input, o.output, &img, &rpl, &meta, &rep))) {
-            static struct compare_table tab;
+        struct save_opts so;
+        if (!(st = run_load(&ctx, o.input, o.output, &img, &rpl, &so, &meta, &rep))) {
             struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, o.device };
             double tc = timing_now_ms();
             st = compare_run(&rpl, &co, &img, &rep, &tab);
             if (tab.nrows)
-                timing_print_compare(strcmp(o.output, "-") ? stdout : stderr, &rep);
+                report_print_compare(strcmp(o.output, "-") ? stdout : stderr, &rep, &tab);
             fflush(stdout);
             rep.process_ms = timing_now_ms() - tc;
             rep.backend = "compare";
             rep.nsteps = 0;
             if (!st)
-                st = run_save(&ctx, o.output, &img, &rep);
+                st = run_save(&ctx, o.output, &img, &so, &rep);
             image_free(&img);
         }
         meta_free(&meta);
@@ -161,7 +149,7 @@ int main(int argc, char **argv)
         rep.total_ms = timing_now_ms() - t_start;
     rep.peak_rss_kb = timing_peak_rss_kb();
     if (!st && o.json) {   /* the report first: a report that cannot be written fails the command */
-        timing_write_json(json.fp, &rep);
+        report_write_json(json.fp, &rep, client_served(cl), o.compare ? &tab : NULL);
         st = io_pending_close(&json);
     }
     if (!st && o.json)
@@ -178,7 +166,7 @@ int main(int argc, char **argv)
     if (rep.note[0])   /* the GPU had no room: said even with -q */
         gpuimg_print_line(stderr, rep.note);
     if (!o.quiet)
-        timing_print_line(stderr, &rep, o.verbose);
+        report_print_line(stderr, &rep, o.verbose, client_served(cl));
     client_close(cl);   /* the report's strings were its */
     return 0;
 }

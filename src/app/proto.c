@@ -5,11 +5,9 @@
 #include "app/proto.h"
 #include "core/error.h"
 #include "core/op.h"
-#include "io/io.h"
-#include "cuda/gpu.h"
 
-static const uint8_t magic_request[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'Q', 1 };
-static const uint8_t magic_reply[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'A', 1 };
+static const uint8_t magic_request[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'Q', 2 };
+static const uint8_t magic_reply[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'A', 2 };
 
 struct wire {
     uint8_t *out;          /* writing into out, else reading in */
@@ -130,27 +128,22 @@ static void walk_request(struct wire *x, struct proto_request *q)
     STR(x, q->pipeline);
     STR(x, q->input);
     STR(x, q->output);
-    INT(x, 0, 2, q->backend);   /* enum backend_kind */
-    INT(x, 0, GPU_MAX_DEVICES - 1, q->device);
-    INT(x, -1, KV_COUNT - 1, q->kernel);
-    INT(x, 0, 1, q->nofuse);
-    INT(x, 0, 2, q->jpeg);
-    INT(x, 0, 2, q->load_jpeg);   /* enum io_decoder */
-    INT(x, 0, 2, q->load_png);
-    INT(x, 0, 1, q->shrink_on_load);
-    INT(x, 0, 1, q->per_file_format);
-    u64f(x, &q->max_pixels);
-    INT(x, 0, FMT_COUNT - 1, q->fmt);   /* enum out_format */
-    INT(x, 0, 9, q->png_level);
-    INT(x, 1, 100, q->jpeg_quality);
-    INT(x, 1, 1024, q->threads);
-    INT(x, 0, 444, q->jpeg_sampling);
-    INT(x, 0, 1, q->jpeg_progressive);
-    INT(x, 0, 1, q->no_auto_orient);
-    INT(x, 0, 1, q->strip);
-    INT(x, 0, 100, q->webp_quality);
-    INT(x, 0, 1, q->webp_lossless);
-    if (!x->why && q->jpeg_sampling && q->jpeg_sampling != 420 && q->jpeg_sampling != 422 && q->jpeg_sampling != 444)
+    for (int i = 0; i < option_count && !x->why; i++) {
+        const struct opt_desc *d = &option_table[i];
+        long long lo, hi;
+        if (!(d->flags & OPT_WIRE))
+            continue;
+        option_range(d, &lo, &hi);
+        if (d->size == sizeof(uint64_t)) {
+            uint64_t *v = option_field(&q->opts, d);
+            u64f(x, v);
+            if (!x->why && (*v < (uint64_t)lo || *v > (uint64_t)hi))
+                x->why = "a number out of range";
+        } else
+            intf(x, lo, hi, option_field(&q->opts, d), d->size);
+    }
+    if (!x->why && q->opts.jpeg_sampling && q->opts.jpeg_sampling != 420 && q->opts.jpeg_sampling != 422
+        && q->opts.jpeg_sampling != 444)
         x->why = "a JPEG sampling out of range";
 }
 
@@ -217,7 +210,9 @@ size_t proto_write_reply(const struct proto_reply *a, uint8_t *buf)
 
 int proto_read_request(const uint8_t *buf, size_t len, struct proto_request *q, const char **why)
 {
+    const struct cli_opts keep = q->opts;   /* what the wire does not carry stays */
     memset(q, 0, sizeof *q);
+    q->opts = keep;
     struct wire x = { .in = buf, .len = len };
     walk_request(&x, q);
     return finish_read(&x, why);

@@ -1,6 +1,6 @@
 /* gpuimg: the server's wire format (server.h). One request and one reply are each one
  * SOCK_SEQPACKET message: an 8-byte magic that carries the version, then fixed fields in order,
- * integers little-endian, strings as a 32-bit length and their bytes (no NUL inside). A run
+ * integers little-endian, strings as a 64-bit length and their bytes (no NUL inside). A run
  * request carries two descriptors beside it (SCM_RIGHTS): the input and the output, open by the
  * client. Parsing checks every length and range and rejects trailing bytes; it never trusts a
  * byte. These functions do no I/O: the fuzz target calls them directly. */
@@ -8,6 +8,7 @@
 #define GPUIMG_PROTO_H
 #include <stddef.h>
 #include <stdint.h>
+#include "app/options.h"
 #include "core/timing.h"
 
 #define PROTO_MAX_MSG 65536   /* the largest message either side sends or takes */
@@ -16,14 +17,13 @@
 
 enum proto_kind { PROTO_RUN = 1, PROTO_STATUS, PROTO_STOP };
 
-/* What main() would do for PIPELINE INPUT OUTPUT, with the client's options. */
+/* What main() would do for PIPELINE INPUT OUTPUT, with the client's options: the fields of the
+ * option table's rows marked OPT_WIRE, in the table's order, each held to its row's range. A
+ * reader leaves the others as it finds them (the server's own: its knobs). */
 struct proto_request {
     int kind;
     char pipeline[PROTO_MAX_TEXT + 1], input[PROTO_MAX_TEXT + 1], output[PROTO_MAX_TEXT + 1];
-    int backend, device, kernel, nofuse, jpeg, load_jpeg, load_png, shrink_on_load, per_file_format;
-    uint64_t max_pixels;
-    int fmt, png_level, jpeg_quality, threads, jpeg_sampling, jpeg_progressive;
-    int no_auto_orient, strip, webp_quality, webp_lossless;
+    struct cli_opts opts;
 };
 
 enum proto_answer { PROTO_DONE, PROTO_BUSY, PROTO_REFUSED };

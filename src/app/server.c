@@ -47,6 +47,13 @@ static int own_dir(const char *dir)
     return GPUIMG_OK;
 }
 
+static const struct cli_opts *cfg;
+
+void server_configure(const struct cli_opts *o)
+{
+    cfg = o;
+}
+
 /* FNV-1a over the binary's identity and the devices it may see */
 static uint64_t build_id(void)
 {
@@ -63,7 +70,7 @@ static uint64_t build_id(void)
     const unsigned char *b = (const unsigned char *)v;
     for (size_t i = 0; i < sizeof v; i++)
         h = (h ^ b[i]) * 1099511628211ull;
-    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    const char *vis = cfg->visible_devices;
     for (const char *s = vis ? vis : "(all)"; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
@@ -71,7 +78,7 @@ static uint64_t build_id(void)
 
 int server_paths(struct server_paths *p)
 {
-    const char *env = getenv("GPUIMG_SERVER_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+    const char *env = cfg->server_dir, *xdg = cfg->runtime_dir;
     int n;
     if (env && *env)
         n = snprintf(p->dir, sizeof p->dir, "%s", env);
@@ -191,7 +198,7 @@ static void run_job(struct job *j, struct proto_reply *a)
     struct run_report rep;
     timing_report_init(&rep);
     gpuimg_clear_error();
-    int threads = q->threads;
+    int threads = q->opts.run_threads;
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > 0 && threads > cores)
         threads = (int)cores;
@@ -200,20 +207,18 @@ static void run_job(struct job *j, struct proto_reply *a)
 #endif
     int st = plan_parse(q->pipeline, &pl);
     if (!st)
-        st = plan_check_kernel(&pl, q->kernel);
+        st = plan_check_kernel(&pl, q->opts.kernel);
     if (!st)
-        st = backend_select((enum backend_kind)q->backend, &pl, q->device, &bc);
+        st = backend_select((enum backend_kind)q->opts.backend, &pl, q->opts.device, &bc);
     if (!st) {
-        struct run_ctx ctx = { .plan = &pl, .kind = bc.kind, .max_pixels = q->max_pixels,
-                               .gpu = { q->device, q->kernel, backend_gpu_pin_default(), q->nofuse, 1, 1, NULL, 0 },
-                               .save = { (enum out_format)q->fmt, q->png_level, q->jpeg_quality, 1, threads,
-                                         q->jpeg_sampling, q->jpeg_progressive, j->out_fd, q->webp_quality,
-                                         q->webp_lossless, q->strip, NULL },
-                               .per_file_format = q->per_file_format, .load_jpeg = (enum io_decoder)q->load_jpeg,
-                               .load_png = (enum io_decoder)q->load_png, .shrink_on_load = q->shrink_on_load,
-                               .no_auto_orient = q->no_auto_orient, .in_fd = j->in_fd,
-                               .abandoned = &j->c->gone };
-        ctx.gpu.jpeg = q->jpeg;
+        struct run_ctx ctx;
+        options_run_ctx(&q->opts, &pl, threads, &ctx);
+        ctx.kind = bc.kind;
+        ctx.gpu.stage = ctx.gpu.keep = 1;   /* as a batch's workers */
+        ctx.save.force = 1;
+        ctx.save.out_fd = j->out_fd;
+        ctx.in_fd = j->in_fd;
+        ctx.abandoned = &j->c->gone;
         if (bc.note_is_fallback)
             ctx.fallback = "no usable GPU";
         rep.threads = threads;
@@ -329,7 +334,7 @@ static void take_request(struct conn *c)
         why = "server out of memory";
     else if (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
         why = "request too long";
-    else if (!proto_read_request(buf, (size_t)n, &j->q, &why) && j->q.kind == PROTO_RUN)
+    else if ((j->q.opts = *cfg, !proto_read_request(buf, (size_t)n, &j->q, &why)) && j->q.kind == PROTO_RUN)
         why = files_refused(fds, nfd);
     if (why || j->q.kind != PROTO_RUN) {   /* answered here: a refusal, a status, a stop */
         for (int k = 0; k < nfd; k++)
@@ -428,8 +433,9 @@ static void warm_up(void)
     }
 }
 
-int server_main(int idle_s, int quiet)
+int server_main(const struct cli_opts *o)
 {
+    const int idle_s = o->server_idle, quiet = o->quiet;
     struct server_paths p;
     int st = server_paths(&p);
     if (st)
@@ -469,13 +475,8 @@ int server_main(int idle_s, int quiet)
     for (int i = 0; i < want; i++)
         if (pthread_create(&tid[S.nworkers], NULL, worker, NULL) == 0)
             S.nworkers++;
-    const char *ready = getenv("GPUIMG_SERVER_READY_FD");   /* the client that started us waits on it */
-    if (ready) {
-        const int w = atoi(ready);
-        if (w > 2 && write(w, "r", 1) == 1)
-            close(w);
-        unsetenv("GPUIMG_SERVER_READY_FD");
-    }
+    if (o->ready_fd > 2 && write(o->ready_fd, "r", 1) == 1)   /* the client that started us waits on it */
+        close(o->ready_fd);
     if (!quiet)
         fprintf(stderr, "gpuimg: server: listening on %s, %d workers, %s%s%s, exits after %d s idle\n", p.sock,
                 S.nworkers, S.device[0] ? "GPU " : "no GPU", S.device, S.device[0] ? "" : " (the CPU runs every request)",

@@ -20,20 +20,24 @@
 #define GPUIMG_SERVER_H
 #include <limits.h>
 #include <stddef.h>
+#include "app/options.h"
 
-#define SERVER_IDLE_DEFAULT 300   /* seconds without a client before the server exits */
 #define SERVER_MAX_CLIENTS 256
 #define SERVER_MAX_QUEUE 256
 
 struct server_paths {
     char dir[PATH_MAX], sock[108], lock[108];   /* the lock's name is as long as the socket's */
 };
+/* The command's options (the environment's places among them), kept for the calls below; once,
+ * before them. */
+void server_configure(const struct cli_opts *o);
 /* The directory (made 0700 where missing, checked where present) and this build's socket and
  * lock names; a status with the reason recorded when the directory is not the user's alone. */
 int server_paths(struct server_paths *p);
 
-/* gpuimg --server: run in the foreground until idle_s seconds pass with no client, --server-stop
- * or SIGTERM/SIGINT. 0 when it ran (or one was already running: said unless quiet). */
-int server_main(int idle_s, int quiet);
+/* gpuimg --server: run in the foreground until --server-idle seconds pass with no client,
+ * --server-stop or SIGTERM/SIGINT. 0 when it ran (or one was already running: said unless -q).
+ * A request's options not on the wire are the server's own (its environment's knobs). */
+int server_main(const struct cli_opts *o);
 
 #endif

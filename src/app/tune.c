@@ -76,7 +76,6 @@ struct best { char op[32]; int c, depth, variant; struct gpu_shape shape; double
 
 static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy_gbs, struct best *best, int *nbest)
 {
-    char err[256];
     struct geom g = { o->w, o->h, c, depth };
     struct image src = { 0 };
     int r = image_alloc(&src, &g);
@@ -88,11 +87,8 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
     void *din = NULL, *dout = NULL;
     struct gpu_timer *timer = NULL;
     /* room for the largest result: resize=200% of the full image */
-    if (gpu_malloc(&din, bytes, err, sizeof err) || gpu_malloc(&dout, 4 * bytes, err, sizeof err)
-        || gpu_timer_create(&timer, err, sizeof err)) {
-        r = gpuimg_fail(GPUIMG_ECUDA, "tune: %s", err);
+    if ((r = measure_buffers(&din, bytes, &dout, 4 * bytes, &timer)))
         goto done;
-    }
     /* the ceiling: a device-to-device copy of the same bytes */
     double copy_ms;
     if ((r = measure_copy_ms(dout, din, bytes, o->repeat, timer, &copy_ms)))
@@ -116,8 +112,7 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
         if ((r = backend_cpu_run(&pl, &in, &rep)))   /* in becomes the reference */
             break;
         ref = in;
-        if (gpu_upload(din, src.data, bytes, err, sizeof err)) {
-            r = gpuimg_fail(GPUIMG_ECUDA, "tune: %s", err);
+        if ((r = measure_upload(din, src.data, bytes))) {
             image_free(&ref);
             break;
         }
@@ -138,7 +133,7 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
                 const char *ran;
                 r = measure_gpu_variant(st, &call, din, dout, &ref, o->repeat, timer, &ms, &diff, &tol, &ran);
                 struct gpu_launch_info li;
-                int have = !r && gpu_last_launch(&li, err, sizeof err) == 0;
+                int have = !r && measure_last_launch(&li);
                 if (r)
                     break;
                 int dup = 0;   /* a shape this kernel ignores: same launch as one already timed */
@@ -184,9 +179,7 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
             (*nbest)++;
     }
 done:
-    gpu_timer_destroy(timer);
-    gpu_free(din);
-    gpu_free(dout);
+    measure_buffers_free(din, dout, timer);
     image_free(&src);
     return r;
 }

@@ -23,20 +23,22 @@ int param_choice_index(const char *choices, const char *text)
     return -1;
 }
 
-void param_choice_word(const struct op_param *p, int i, char *buf, size_t n)
+int param_choice_count(const char *choices)
 {
-    const char *s = p->choices;
-    for (; i > 0 && s; i--) {
-        s = strchr(s, '|');
-        if (s)
+    int n = 1;
+    for (const char *s = choices; *s; s++)
+        n += *s == '|';
+    return n;
+}
+
+void param_choice_nth(const char *choices, int i, char *buf, size_t n)
+{
+    const char *s = choices;
+    for (; i > 0 && s; i--)
+        if ((s = strchr(s, '|')))
             s++;
-    }
-    if (!s) {
-        snprintf(buf, n, "?");
-        return;
-    }
-    size_t len = strcspn(s, "|");
-    snprintf(buf, n, "%.*s", (int)len, s);
+    const size_t len = s ? strcspn(s, "|") : 0;
+    snprintf(buf, n, "%.*s", (int)len, s ? s : "");
 }
 
 static void fmt_num(char *buf, size_t n, double v) { snprintf(buf, n, "%g", v); }

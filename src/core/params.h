@@ -10,7 +10,8 @@ int param_parse(const struct op_desc *op, const struct op_param *p, const char *
 void param_describe(const struct op_param *p, char *buf, size_t n);
 /* The index of text among choices' '|'-separated words ("auto|cpu|gpu"), or -1. */
 int param_choice_index(const char *choices, const char *text);
-/* The i-th choice word of p into buf. */
-void param_choice_word(const struct op_param *p, int i, char *buf, size_t n);
+/* How many words choices has, and the i-th of them into buf ("" past the last). */
+int param_choice_count(const char *choices);
+void param_choice_nth(const char *choices, int i, char *buf, size_t n);
 
 #endif

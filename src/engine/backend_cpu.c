@@ -3,7 +3,7 @@
  * alive at once. */
 #include <config.h>
 #include <stdio.h>
-#include "engine/backend.h"
+#include "engine/backend_cpu.h"
 #include "core/error.h"
 
 int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r)

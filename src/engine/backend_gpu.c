@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/backend.h"
+#include "engine/backend_gpu.h"
 #include "core/error.h"
 #include "cuda/gpu.h"
 #include "core/op.h"
@@ -72,12 +72,6 @@ int backend_gpu_count(void) { return last_ok() ? last_ok()->info.count : 0; }
 
 void backend_gpu_set_mem_limit(uint64_t bytes) { gpu_set_mem_limit((size_t)bytes); }
 void backend_gpu_thread_done(void) { gpu_thread_release(); }
-
-int backend_gpu_pin_default(void)
-{
-    const char *e = getenv("GPUIMG_PIN");
-    return e ? atoi(e) != 0 : 0;   /* pageable: locking a fresh image costs more than it saves */
-}
 
 static struct gpu_image dev_image(void *p, const struct geom *g)
 {
@@ -407,7 +401,7 @@ static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, st
 /* From the host image img, or (jpeg not NULL) from a JPEG's bytes decoded by nvJPEG straight
  * into the first device buffer; *img becomes the result. */
 static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg, struct image *img,
-                   struct run_report *r)
+                   const char **declined, struct run_report *r)
 {
     char err[256], desc[512], why[256];
     if (backend_gpu_probe(o->device, desc, sizeof desc, why, sizeof why))
@@ -424,7 +418,9 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
     int st = gpu_pipeline_open(&gp, pl, o->variant, o->nofuse);
     if (st == GPUIMG_ENODEVMEM) {   /* the whole image does not fit: in tiles, from a decoded image */
         gpuimg_clear_error();
-        return jpeg ? GPUIMG_EUNSUPPORTED : gpu_run_tiled(pl, o, img, r);
+        if (jpeg)
+            *declined = "the whole image does not fit on the device";
+        return jpeg ? GPUIMG_OK : gpu_run_tiled(pl, o, img, r);
     }
     if (st)
         return st;
@@ -442,7 +438,8 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
         r->decode_ms += timing_now_ms() - td;
         if (jr) {   /* not taken or failed: the CPU decodes it, and judges it */
             gpu_pipeline_close(&gp, pl);
-            return GPUIMG_EUNSUPPORTED;
+            *declined = "nvJPEG did not take it";
+            return GPUIMG_OK;
         }
         r->decoder = hardware ? "nvJPEG (hardware)" : "nvJPEG";
     } else {
@@ -533,7 +530,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
 
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
-    return gpu_run(pl, o, NULL, img, r);
+    return gpu_run(pl, o, NULL, img, NULL, r);
 }
 
 /* set once a batch large enough to repay the GPU encoder's first call has begun */
@@ -567,26 +564,23 @@ void backend_gpu_codecs_stop(void)
 #endif
 }
 
-int backend_gpu_encode_available(enum out_format fmt)
+int backend_gpu_encode_available(enum out_format fmt, enum encoder_choice want)
 {
     /* PNG: by default in large batches only, as one process's first nvCOMP call costs more than
      * the CPU's whole encode of a file. JPEG: asked for only, as libjpeg-turbo outruns nvJPEG's
      * encoder on a batch. */
-    const char *e = NULL;
-    int dflt = 0;
+    int built = 0, dflt = 0;
 #ifdef HAVE_NVCOMP
     if (fmt == FMT_PNG) {
-        e = getenv("GPUIMG_PNG_GPU");
+        built = 1;
         dflt = batch_codecs;
     }
 #endif
 #ifdef HAVE_NVJPEG
     if (fmt == FMT_JPEG)
-        e = getenv("GPUIMG_JPEG_GPU");
+        built = 1;
 #endif
-    if (e && (!strcmp(e, "0") || !strcmp(e, "1")))
-        return e[0] == '1';
-    return dflt;
+    return built && (want == ENCODER_GPU || (want == ENCODER_AUTO && dflt));
 }
 
 void backend_gpu_encode_free(struct gpu_encode_request *q)
@@ -600,13 +594,15 @@ void backend_gpu_encode_free(struct gpu_encode_request *q)
 }
 
 int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
-                         struct image *out, struct run_report *r)
+                         struct image *out, const char **declined, struct run_report *r)
 {
-#ifdef HAVE_NVJPEG
+    *declined = NULL;
     memset(out, 0, sizeof *out);
-    return gpu_run(pl, o, jpeg, out, r);
+#ifdef HAVE_NVJPEG
+    return gpu_run(pl, o, jpeg, out, declined, r);
 #else
-    return GPUIMG_EUNSUPPORTED;
+    *declined = "this gpuimg was built without nvJPEG";
+    return GPUIMG_OK;
 #endif
 }
 
@@ -621,10 +617,9 @@ const char *backend_gpu_name(void) { return NULL; }
 int backend_gpu_count(void) { return 0; }
 int backend_gpu_cc(void) { return 0; }
 double backend_gpu_init_ms(void) { return -1; }
-int backend_gpu_pin_default(void) { return 0; }
 void backend_gpu_set_mem_limit(uint64_t bytes) {}
 void backend_gpu_thread_done(void) {}
-int backend_gpu_encode_available(enum out_format fmt) { return 0; }
+int backend_gpu_encode_available(enum out_format fmt, enum encoder_choice want) { return 0; }
 void backend_gpu_encode_free(struct gpu_encode_request *q) {}
 void backend_gpu_codecs_start(int device, int jpeg) {}
 void backend_gpu_codecs_stop(void) {}
@@ -634,9 +629,10 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");
 }
 int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
-                         struct image *out, struct run_report *r)
+                         struct image *out, const char **declined, struct run_report *r)
 {
-    return GPUIMG_EUNSUPPORTED;
+    *declined = "this gpuimg was built without CUDA";
+    return GPUIMG_OK;
 }
 
 #endif

@@ -34,6 +34,70 @@ long measure_max_diff(const uint8_t *a, const uint8_t *b, size_t bytes, int dept
 
 static int cuda_err(const char *what, const char *err) { return gpuimg_fail(GPUIMG_ECUDA, "%s: %s", what, err); }
 
+int measure_buffers(void **din, size_t in_bytes, void **dout, size_t out_bytes, struct gpu_timer **timer)
+{
+    char err[256];
+    *din = *dout = NULL;
+    *timer = NULL;
+    if (gpu_malloc(din, in_bytes, err, sizeof err) || gpu_malloc(dout, out_bytes, err, sizeof err)
+        || gpu_timer_create(timer, err, sizeof err))
+        return cuda_err("device buffers", err);
+    return GPUIMG_OK;
+}
+
+void measure_buffers_free(void *din, void *dout, struct gpu_timer *timer)
+{
+    gpu_timer_destroy(timer);
+    gpu_free(din);
+    gpu_free(dout);
+}
+
+int measure_upload(void *dst, const void *src, size_t bytes)
+{
+    char err[256];
+    return gpu_upload(dst, src, bytes, err, sizeof err) ? cuda_err("upload", err) : GPUIMG_OK;
+}
+
+int measure_last_launch(struct gpu_launch_info *li)
+{
+    char err[256];
+    return gpu_last_launch(li, err, sizeof err) == 0;
+}
+
+int measure_pipeline_copies(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in,
+                            struct image *result, int repeat, int pinned, double *up, double *down, double *whole)
+{
+    char err[256];
+    size_t ib, ob;
+    geom_bytes(&pl->in, &ib);
+    geom_bytes(&pl->out, &ob);
+    int r = GPUIMG_OK, cur = 0;
+    for (int rep = 0; rep < repeat && !r; rep++) {
+        const double t0 = timing_now_ms();
+        const int p1 = pinned && gpu_pin(in->data, ib, err, sizeof err) == 0;
+        if (gpu_upload(gp->buf[0], in->data, ib, err, sizeof err))
+            r = cuda_err("upload", err);
+        if (p1)
+            gpu_unpin(in->data);
+        const double t1 = timing_now_ms();
+        if (!r)
+            r = gpu_pipeline_run(gp, pl, NULL, NULL, &cur);
+        const double t2 = timing_now_ms();
+        const int p2 = !r && pinned && gpu_pin(result->data, ob, err, sizeof err) == 0;
+        if (!r && gpu_download(result->data, gp->buf[cur], ob, err, sizeof err))
+            r = cuda_err("download", err);
+        if (p2)
+            gpu_unpin(result->data);
+        const double t3 = timing_now_ms();
+        if (up)
+            up[rep] = t1 - t0;
+        if (down)
+            down[rep] = t3 - t2;
+        whole[rep] = t3 - t0;
+    }
+    return r;
+}
+
 int measure_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct gpu_timer *timer, double *ms)
 {
     char err[256];

@@ -24,6 +24,18 @@ struct gpu_pipeline;
 struct plan;
 int measure_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in, int repeat,
                              void *host_out, double *ms);
+/* Device buffers of in_bytes and out_bytes and a timer for the calls above (freed by
+ * measure_buffers_free, which takes NULLs), an image's bytes uploaded to one, and what the last
+ * kernel launch was (1 when known). */
+int measure_buffers(void **din, size_t in_bytes, void **dout, size_t out_bytes, struct gpu_timer **timer);
+void measure_buffers_free(void *din, void *dout, struct gpu_timer *timer);
+int measure_upload(void *dst, const void *src, size_t bytes);
+int measure_last_launch(struct gpu_launch_info *li);
+/* A device pipeline with its copies, repeat times: upload in (page-locked around the copy when
+ * pinned, the locking timed), run, download into result (pl->out, allocated); each run's upload,
+ * download (may be NULL) and whole time, on the host clock after each has finished. */
+int measure_pipeline_copies(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in,
+                            struct image *result, int repeat, int pinned, double *up, double *down, double *whole);
 /* "exact", "within N (tolerance T)" or "MISMATCH max N" for a difference and its tolerance. */
 int measure_check_text(char *buf, size_t n, long diff, long tol);
 

@@ -1,12 +1,31 @@
-/* gpuimg: one file through the chain (see run.h). */
+/* gpuimg: one file through the chain: load -> plan -> run -> write (see run.h). */
 #include <config.h>
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
+#include "engine/knobs.h"
 #include "engine/run.h"
 #include "engine/stream.h"
 #include "io/pngenc.h"
+
+/* ---- load: the file's bytes, header and metadata, nothing decoded --------------------------- */
+
+static int load(const struct run_ctx *c, const char *in, struct io_input *raw, struct io_meta *meta,
+                struct run_report *r)
+{
+    const double t0 = timing_now_ms();
+    const struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png, c->in_fd };
+    int st = io_read(in, &lo, raw);
+    if (st)
+        return st;
+    r->in = raw->g;
+    if (!c->save.strip && (st = io_read_meta(raw, meta)))
+        io_input_free(raw);
+    r->decode_ms = timing_now_ms() - t0;
+    return st;
+}
+
+/* ---- plan: the steps for this input, the output's format and its size check, once ------------ */
 
 /* The format out is written in: the extension's (batches), else the command's. */
 static int out_format(const struct run_ctx *c, const char *out, enum out_format *f)
@@ -65,206 +84,214 @@ static int orient(struct plan *pl, int o, struct run_report *r)
     return GPUIMG_OK;
 }
 
-/* Read and check in (nothing decoded yet), resolve the plan for its geometry and check that the
- * output's encoder can write the result, before any work. */
-static int load_header(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
-                       struct io_meta *meta, struct run_report *r)
+/* The plan resolved for raw (turned upright, shrunk on load), the output's format into so->fmt and
+ * the check that its encoder can write the result, before any work. */
+static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, struct plan *pl, struct save_opts *so,
+                struct io_meta *meta, struct run_report *r)
 {
-    r->input = in;
-    r->output = out;
-    r->fallback = c->fallback;
-    double t0 = timing_now_ms();
-    struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png, c->in_fd };
-    int st = io_read(in, &lo, raw);
-    if (st)
-        return st;
-    r->in = raw->g;
     *pl = *c->plan;
-    enum out_format f;
-    if (!c->save.strip && (st = io_read_meta(raw, meta))) {
-        io_input_free(raw);
+    *so = c->save;
+    so->meta = c->save.strip ? NULL : meta;
+    const int turn = !c->no_auto_orient && raw->orient > 1;
+    if (turn)
+        meta_upright(meta, raw->orient);
+    int st;
+    if ((turn && (st = orient(pl, raw->orient, r))) || (st = plan_resolve(pl, &r->in, c->max_pixels))
+        || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r))) || (st = out_format(c, out, &so->fmt))
+        || (st = io_check_size(out, so->fmt, &pl->out))) {
+        if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
+            gpuimg_clear_error();
+            st = gpuimg_fail(st, "%s: %s", io_display_name(r->input, 0), msg);
+        }
         return st;
     }
-    r->decode_ms = timing_now_ms() - t0;
-    if (!c->no_auto_orient && raw->orient > 1)
-        meta_upright(meta, raw->orient);
-    if ((!c->no_auto_orient && raw->orient > 1 && (st = orient(pl, raw->orient, r)))
-        || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r)))
-        || (st = out_format(c, out, &f)) || (st = io_check_size(out, f, &pl->out)))
-        io_input_free(raw);
-    else
-        meta_pixel_size(meta, pl->out.w, pl->out.h);
-    if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
-        gpuimg_clear_error();
-        st = gpuimg_fail(st, "%s: %s", io_display_name(in, 0), msg);
-    }
-    return st;
+    meta_pixel_size(meta, pl->out.w, pl->out.h);
+    return GPUIMG_OK;
+}
+
+/* ---- run: decode and process where the backend says; the result for the writer -------------- */
+
+struct outcome {
+    struct io_result res;
+    struct image img;                /* the result's pixels (PIXELS) */
+    struct pngenc *strips;           /* a streamed run's PNG */
+    struct gpu_encode_request enc;   /* the GPU's encoded file */
+};
+
+static void outcome_free(struct outcome *o)
+{
+    image_free(&o->img);
+    pngenc_free(o->strips);
+    backend_gpu_encode_free(&o->enc);
+}
+
+/* Whether the GPU encodes the output, and how (q): a PNG at levels 1 to 9 (level 0, stored, is the
+ * CPU's); a baseline JPEG of an 8-bit grey or RGB result. */
+static int gpu_encodes(const struct run_ctx *c, const struct plan *pl, const struct save_opts *so,
+                       struct gpu_encode_request *q)
+{
+    const enum encoder_choice want = so->fmt == FMT_PNG ? c->png_encoder : so->fmt == FMT_JPEG ? c->jpeg_encoder
+                                                                                               : ENCODER_CPU;
+    if (c->kind != BACKEND_GPU || !backend_gpu_encode_available(so->fmt, want))
+        return 0;
+    q->fmt = so->fmt;
+    q->level = so->png_level;
+    q->quality = so->jpeg_quality;
+    q->sampling = io_jpeg_sampling(so);
+    if (so->fmt == FMT_PNG)
+        return q->level >= 1;
+    return so->fmt == FMT_JPEG && !so->jpeg_progressive && pl->out.depth == 8 && (pl->out.c == 1 || pl->out.c == 3);
 }
 
 static int decode(struct io_input *raw, struct image *img, struct run_report *r)
 {
-    double t0 = timing_now_ms();
+    const double t0 = timing_now_ms();
     int st = io_decode(raw, img);
     r->decode_ms += timing_now_ms() - t0;
     r->decoder = raw->codec;
     return st;
 }
 
-int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
-             struct io_meta *meta, struct run_report *r)
+/* raw (freed here) through pl into o: streamed on the CPU where it can be, decoded on the GPU
+ * where its JPEG engines take it, else decoded and run by the backend. */
+static int run(const struct run_ctx *c, const char *out, struct io_input *raw, const struct plan *pl,
+               const struct save_opts *so, struct outcome *o, struct run_report *r)
 {
-    struct io_input raw;
-    int st = load_header(c, in, out, &raw, pl, meta, r);
-    return st ? st : decode(&raw, img, r);
-}
-
-int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r)
-{
-    struct save_opts so = c->save;
-    int st = out_format(c, out, &so.fmt);
-    if (st)
-        return st;
-    r->out = image_geom(img);
-    r->encoder = io_encoder_name(img, &so);
-    double t0 = timing_now_ms();
-    st = c->hold ? io_save_pending(out, img, &so, c->hold) : io_save(out, img, &so);
-    r->encode_ms = timing_now_ms() - t0;
-    return st;
-}
-
-struct chunks_args { const struct geom *g; int level, threads; const struct gpu_png_chunks *ch; const struct io_meta *meta; };
-
-static int write_chunks(FILE *fp, const char *name, void *arg)
-{
-    const struct chunks_args *a = arg;
-    return pngenc_write_chunks(fp, name, a->g, a->level, a->ch->chunks, a->ch->lens, a->ch->raw, a->ch->raw_lens, a->ch->n,
-                               a->threads, a->meta);
-}
-
-struct bytes_args { const struct gpu_encode_request *q; const struct io_meta *meta; int c; };
-
-/* A JPEG from nvJPEG, with the metadata put in as libjpeg-turbo's files carry it. */
-static int write_bytes(FILE *fp, const char *name, void *arg)
-{
-    const struct bytes_args *a = arg;
-    const struct gpu_encode_request *q = a->q;
-    if (a->meta && meta_jpeg_splice(fp, q->bytes, q->len, a->meta, a->c))
-        return ferror(fp) ? gpuimg_write_error(name, errno)
-                          : gpuimg_fail(GPUIMG_EENCODE, "%s: nvJPEG's file does not start as a JPEG", name);
-    if (!a->meta && fwrite(q->bytes, 1, q->len, fp) != q->len)
-        return gpuimg_write_error(name, errno);
-    return GPUIMG_OK;
-}
-
-/* The file the GPU encoded: a PNG's chunks joined into out, or a JPEG's bytes. */
-static int save_encoded(const struct run_ctx *c, const char *out, const struct image *img, struct gpu_encode_request *q,
-                        struct run_report *r)
-{
-    const struct geom g = image_geom(img);
-    struct chunks_args a = { &g, c->save.png_level, c->save.threads, &q->out, c->save.meta };
-    struct bytes_args b = { q, c->save.meta, g.c };
-    struct io_pending p;
-    r->out = g;
-    if (q->fmt == FMT_PNG)
-        snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvCOMP deflate on the GPU (%s), %d chunks joined", q->method,
-                 q->out.n);
-    else
-        snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvJPEG on the GPU, quality %d, %d", q->quality,
-                 g.c == 1 ? 400 : q->sampling);
-    r->encoder = r->encoder_buf;
-    const double t0 = timing_now_ms();
-    int st = io_write_pending(out, &g, &c->save, c->hold ? c->hold : &p, q->fmt == FMT_PNG ? write_chunks : write_bytes,
-                              q->fmt == FMT_PNG ? (void *)&a : (void *)&b);
-    if (!st && !c->hold)
-        st = io_pending_publish(&p);
-    r->encode_ms = q->ms + timing_now_ms() - t0;
-    return st;
-}
-
-/* Whether the GPU may encode out, and how (q): a PNG at levels 1 to 9 (level 0, stored, is the
- * CPU's); a baseline JPEG of an 8-bit grey or RGB result. */
-static int gpu_encode(const struct run_ctx *c, const char *out, const struct plan *pl, struct gpu_encode_request *q)
-{
-    enum out_format f;
-    if (c->kind != BACKEND_GPU)
-        return 0;
-    if (out_format(c, out, &f)) {   /* said by the save, where it matters */
-        gpuimg_clear_error();
-        return 0;
-    }
-    if (!backend_gpu_encode_available(f))
-        return 0;
-    q->fmt = f;
-    q->level = c->save.png_level;
-    q->quality = c->save.jpeg_quality;
-    q->sampling = io_jpeg_sampling(&c->save);
-    if (f == FMT_PNG)
-        return q->level >= 1;
-    return f == FMT_JPEG && !c->save.jpeg_progressive && pl->out.depth == 8 && (pl->out.c == 1 || pl->out.c == 3);
-}
-
-/* run_file with c->save.meta, which load_header fills */
-static int run_chain(const struct run_ctx *c, const char *in, const char *out, struct io_meta *meta,
-                     struct run_report *r)
-{
-    double t0 = timing_now_ms();
-    struct io_input raw;
-    struct plan pl;
-    int st = load_header(c, in, out, &raw, &pl, meta, r);
-    if (st)
-        return st;
-    pl.abandoned = c->abandoned;
-    struct image img = { 0 };
-    int done = 0;
-    struct gpu_encode_request enc = { 0 };
+    const char *declined = "";
+    int st = GPUIMG_OK;
     struct gpu_run_opts go = c->gpu;
-    go.enc = gpu_encode(c, out, &pl, &enc) ? &enc : NULL;
-    if (c->kind == BACKEND_CPU) {
-        struct save_opts so = c->save;
-        if (!(st = out_format(c, out, &so.fmt)))
-            st = stream_run(&pl, &raw, out, &so, c->hold, r);
-        done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not streamed: the stages in turn below */
-        if (done) {
-            io_input_free(&raw);   /* where it failed before decoding */
-            r->total_ms = timing_now_ms() - t0;
+    go.enc = gpu_encodes(c, pl, so, &o->enc) ? &o->enc : NULL;
+    if (c->kind == BACKEND_CPU && engine_streams()) {
+        st = stream_run(pl, raw, io_display_name(out, 1), so, &o->strips, &declined, r);
+        if (st || o->strips) {
+            io_input_free(raw);
             return st;
         }
-        st = GPUIMG_OK;
     }
-    if (c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&go) && raw.jpeg && raw.shrink == 1 && raw.g.depth == 8 && (raw.g.c == 1 || raw.g.c == 3)) {
-        st = backend_gpu_run_jpeg(&pl, &go, &raw, &img, r);
-        done = !(st == GPUIMG_EUNSUPPORTED && !gpuimg_errmsg());   /* not taken: the CPU's decoder below */
-        if (done)
-            io_input_free(&raw);
-        else
-            st = GPUIMG_OK;
+    if (c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&go) && raw->jpeg && raw->shrink == 1 && raw->g.depth == 8
+        && (raw->g.c == 1 || raw->g.c == 3)) {
+        st = backend_gpu_run_jpeg(pl, &go, raw, &o->img, &declined, r);
+        if (st || !declined) {
+            io_input_free(raw);
+            return st;
+        }
     }
-    if (!done && !(st = decode(&raw, &img, r)))
-        st = c->kind == BACKEND_GPU ? backend_gpu_run(&pl, &go, &img, r) : backend_cpu_run(&pl, &img, r);
-    if (st == GPUIMG_ENODEVMEM && img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */
-        snprintf(r->note, sizeof r->note, "%s: %s; ran on the CPU", in, gpuimg_errmsg() ? gpuimg_errmsg() : "no device memory");
+    if (!(st = decode(raw, &o->img, r)))
+        st = c->kind == BACKEND_GPU ? backend_gpu_run(pl, &go, &o->img, r) : backend_cpu_run(pl, &o->img, r);
+    if (st == GPUIMG_ENODEVMEM && o->img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */
+        snprintf(r->note, sizeof r->note, "%s: %s; ran on the CPU", r->input,
+                 gpuimg_errmsg() ? gpuimg_errmsg() : "no device memory");
         gpuimg_clear_error();
         r->device = NULL;
         r->upload_ms = r->download_ms = -1;
         r->nsteps = 0;
-        st = backend_cpu_run(&pl, &img, r);
+        backend_gpu_encode_free(&o->enc);
+        st = backend_cpu_run(pl, &o->img, r);
     }
-    if (!st)
-        st = enc.out.n || enc.bytes ? save_encoded(c, out, &img, &enc, r) : run_save(c, out, &img, r);
-    backend_gpu_encode_free(&enc);
-    image_free(&img);
-    r->total_ms = timing_now_ms() - t0;
     return st;
+}
+
+/* The outcome as the writer takes it, the encoder named for the report. */
+static void result(struct outcome *o, const struct plan *pl, const struct save_opts *so, struct run_report *r)
+{
+    struct io_result *res = &o->res;
+    res->g = pl->out;
+    r->out = pl->out;
+    r->encoder = io_encoder_name(&pl->out, so);
+    if (o->strips) {
+        res->kind = IO_RESULT_PNG_STRIPS;
+        res->strips = o->strips;
+    } else if (o->enc.out.n) {
+        const struct gpu_png_chunks *ch = &o->enc.out;
+        res->kind = IO_RESULT_PNG_CHUNKS;
+        res->chunks = ch->chunks;
+        res->lens = ch->lens;
+        res->raw = ch->raw;
+        res->raw_lens = ch->raw_lens;
+        res->nchunks = ch->n;
+        snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvCOMP deflate on the GPU (%s), %d chunks joined",
+                 o->enc.method, ch->n);
+        r->encoder = r->encoder_buf;
+    } else if (o->enc.bytes) {
+        res->kind = IO_RESULT_JPEG_BYTES;
+        res->bytes = o->enc.bytes;
+        res->len = o->enc.len;
+        snprintf(r->encoder_buf, sizeof r->encoder_buf, "nvJPEG on the GPU, quality %d, %d", o->enc.quality,
+                 pl->out.c == 1 ? 400 : o->enc.sampling);
+        r->encoder = r->encoder_buf;
+    } else {
+        res->kind = IO_RESULT_PIXELS;
+        res->img = &o->img;
+        res->g = image_geom(&o->img);
+        r->out = res->g;
+    }
+}
+
+/* ---- write ----------------------------------------------------------------------------------- */
+
+static int write(const struct run_ctx *c, const char *out, const struct io_result *res, const struct save_opts *so,
+                 double gpu_encode_ms, struct run_report *r)
+{
+    const double t0 = timing_now_ms();
+    const int st = io_write(out, res, so, c->hold);
+    r->encode_ms += gpu_encode_ms + timing_now_ms() - t0;
+    return st;
+}
+
+/* ---- the chain ------------------------------------------------------------------------------- */
+
+static int begin(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
+                 struct save_opts *so, struct io_meta *meta, struct run_report *r)
+{
+    r->input = in;
+    r->output = out;
+    r->fallback = c->fallback;
+    int st = load(c, in, raw, meta, r);
+    if (!st && (st = plan(c, out, raw, pl, so, meta, r)))
+        io_input_free(raw);
+    return st;
+}
+
+int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
+             struct save_opts *so, struct io_meta *meta, struct run_report *r)
+{
+    struct io_input raw;
+    int st = begin(c, in, out, &raw, pl, so, meta, r);
+    return st ? st : decode(&raw, img, r);
+}
+
+int run_save(const struct run_ctx *c, const char *out, const struct image *img, const struct save_opts *so,
+             struct run_report *r)
+{
+    const struct io_result res = { .kind = IO_RESULT_PIXELS, .g = image_geom(img), .img = img };
+    r->out = res.g;
+    r->encoder = io_encoder_name(&res.g, so);
+    r->encode_ms = 0;
+    return write(c, out, &res, so, 0, r);
 }
 
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
 {
+    const double t0 = timing_now_ms();
     struct io_meta meta = { 0 };
-    struct run_ctx cc = *c;
-    cc.save.meta = &meta;
-    const int st = run_chain(&cc, in, out, &meta, r);
+    struct io_input raw;
+    struct plan pl;
+    struct save_opts so;
+    struct outcome o = { 0 };
+    int st = begin(c, in, out, &raw, &pl, &so, &meta, r);
+    if (!st) {
+        pl.abandoned = c->abandoned;
+        st = run(c, out, &raw, &pl, &so, &o, r);
+    }
+    if (!st) {
+        result(&o, &pl, &so, r);
+        st = write(c, out, &o.res, &so, o.res.kind == IO_RESULT_PNG_CHUNKS || o.res.kind == IO_RESULT_JPEG_BYTES
+                                             ? o.enc.ms : 0, r);
+    }
+    outcome_free(&o);
     meta_free(&meta);
+    r->total_ms = timing_now_ms() - t0;
     return st;
 }

@@ -18,24 +18,28 @@ struct run_ctx {
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
     enum io_decoder load_jpeg, load_png;   /* the decoders chosen (--decoder, --jpeg-decoder, ...) */
     int shrink_on_load;           /* let a JPEG decoder shrink for a resize (--shrink-on-load) */
-    struct io_pending *hold;      /* non-NULL: run_save leaves the encoded output here, unpublished */
+    struct io_pending *hold;      /* non-NULL: the output is left written here, unpublished */
     int no_auto_orient;           /* --no-auto-orient: leave a JPEG as stored, whatever its EXIF says */
     int in_fd;                    /* > 0: the input is this open file (the path names it); with
                                      save.out_fd, the server's run of a client's files */
+    enum encoder_choice png_encoder, jpeg_encoder;   /* where PNG and JPEG outputs are encoded */
     const atomic_int *abandoned;  /* non-NULL: the run stops once it is set (struct plan's) */
 };
 
-/* Decode in and resolve the plan for it (into *pl), timing the decode; its metadata into *meta
- * (zeroed by the caller, who frees it with meta_free, and points save.meta at it to keep it). The input is read whole
+/* run_file's load and plan, then the decode, for --compare: in decoded and the plan resolved for
+ * it (into *pl), the output's settings into *so (its format resolved, its metadata in *meta,
+ * zeroed by the caller, who frees it with meta_free), the decode timed. The input is read whole
  * before anything is written, so with save.force an output may be the input itself (an existing
  * output is refused earlier without it: io_check_output, the batch's checks). */
 int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
-             struct io_meta *meta, struct run_report *r);
-/* Encode img to out (into a temporary file renamed into place, or with c->hold left there for
- * the caller to publish), timing it. */
-int run_save(const struct run_ctx *c, const char *out, const struct image *img, struct run_report *r);
-/* run_load, the selected backend, run_save, the metadata kept (unless save.strip): on success
- * the report is complete. */
+             struct save_opts *so, struct io_meta *meta, struct run_report *r);
+/* Write img to out with so (or with c->hold, left there for the caller to publish), timing it. */
+int run_save(const struct run_ctx *c, const char *out, const struct image *img, const struct save_opts *so,
+             struct run_report *r);
+/* One file: load (its bytes, header and metadata) -> plan (resolved for it, the output's format
+ * once) -> run (decoded and processed where the backend says: streamed, on the GPU's JPEG
+ * engines, or decoded then run) -> write (io_write, the one writer). On success the report is
+ * complete. */
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r);
 
 #endif

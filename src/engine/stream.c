@@ -117,22 +117,22 @@ static void work(struct stream *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-static int write_png(FILE *fp, const char *name, void *arg)
+/* Why pl on raw into so does not stream, or NULL */
+static const char *declined(const struct plan *pl, const struct io_input *raw, const struct save_opts *so)
 {
-    return pngenc_end(arg, fp, name);
-}
-
-static int streams(const struct plan *pl, const struct io_input *raw, const struct save_opts *so)
-{
-    const char *env = getenv("GPUIMG_STREAM"), *which;
-#ifdef _OPENMP
-    const int omp = 1;
-#else
-    const int omp = 0;
+    const char *which;
+#ifndef _OPENMP
+    return "no OpenMP";
 #endif
-    if (!omp || (env && !strcmp(env, "0")) || so->fmt != FMT_PNG || so->threads < 2 || !tile_supported(pl, &which))
-        return 0;
-    return io_can_stream(raw);
+    if (so->fmt != FMT_PNG)
+        return "not a PNG output";
+    if (so->threads < 2)
+        return "one thread";
+    if (!tile_supported(pl, &which))
+        return "a step that cannot run in tiles";
+    if (!io_can_stream(raw))
+        return "a decoder that gives no rows as it goes";
+    return NULL;
 }
 
 /* The input rows each band needs; 0 where the first band needs them all (nothing to overlap). */
@@ -148,16 +148,17 @@ static int plan_bands(struct stream *s, const struct plan *pl)
             return st;
         s->need[k] = tc.src.y + tc.src.h;
     }
-    return s->need[0] < pl->in.h ? GPUIMG_OK : GPUIMG_EUNSUPPORTED;
+    return GPUIMG_OK;
 }
 
-int stream_run(const struct plan *pl, struct io_input *raw, const char *out, const struct save_opts *so,
-               struct io_pending *hold, struct run_report *r)
+int stream_run(const struct plan *pl, struct io_input *raw, const char *name, const struct save_opts *so,
+               struct pngenc **out, const char **why, struct run_report *r)
 {
-    if (!streams(pl, raw, so))
-        return GPUIMG_EUNSUPPORTED;
-    struct stream s = { .pl = pl, .name = io_display_name(out, 1) };
-    int st = pngenc_begin(&s.enc, s.name, &pl->out, so->png_level, so->threads, so->meta);
+    *out = NULL;
+    if ((*why = declined(pl, raw, so)))
+        return GPUIMG_OK;
+    struct stream s = { .pl = pl, .name = name };
+    int st = pngenc_begin(&s.enc, name, &pl->out, so->png_level, so->threads, so->meta);
     if (st)
         return st;
     s.nb = pngenc_strips(s.enc);
@@ -166,16 +167,16 @@ int stream_run(const struct plan *pl, struct io_input *raw, const char *out, con
     if (!s.need || !s.made)
         st = gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory", raw->name);
     else if (s.nb < 2)
-        st = GPUIMG_EUNSUPPORTED;
-    else
-        st = plan_bands(&s, pl);
+        *why = "one strip";
+    else if (!(st = plan_bands(&s, pl)) && s.need[0] >= pl->in.h)
+        *why = "the first band needs the whole input";
     struct image img = { 0 };   /* the decoder's rows: made here, so that a failed decode cannot free
                                    them under a thread still reading */
-    if (!st)
+    if (!st && !*why)
         st = image_alloc(&s.out, &pl->out);
-    if (!st)
+    if (!st && !*why)
         st = image_alloc(&img, &raw->g);
-    if (st) {
+    if (st || *why) {
         image_free(&s.out);
         free(s.need);
         free(s.made);
@@ -205,29 +206,23 @@ int stream_run(const struct plan *pl, struct io_input *raw, const char *out, con
     r->backend = "cpu";
     r->streamed = 1;
     r->process_ms = s.process_ms;
+    r->encode_ms = s.encode_ms;
     for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
         snprintf(r->steps[r->nsteps].label, sizeof r->steps[0].label, "%s", pl->steps[i].text);
         r->steps[r->nsteps++].ms = s.step_ms[i];
     }
-    r->out = pl->out;
-    r->encoder = io_encoder_name(&s.out, so);
     image_free(&img);
     st = s.status;
     if (st && s.msg[0])
         gpuimg_fail(st, "%s", s.msg);   /* on this thread, where main reads it */
-    if (!st) {
-        const double t0 = timing_now_ms();
-        struct io_pending p;
-        st = io_write_pending(out, &pl->out, so, hold ? hold : &p, write_png, s.enc);
-        if (!st && !hold)
-            st = io_pending_publish(&p);
-        r->encode_ms = s.encode_ms + timing_now_ms() - t0;
-    }
     pthread_cond_destroy(&s.cv);
     pthread_mutex_destroy(&s.mu);
     image_free(&s.out);
     free(s.need);
     free(s.made);
-    pngenc_free(s.enc);
+    if (st)
+        pngenc_free(s.enc);
+    else
+        *out = s.enc;
     return st;
 }

@@ -11,11 +11,11 @@
 #include "core/timing.h"
 #include "io/io.h"
 
-/* Run pl on raw (its header read, nothing decoded) into out (a PNG: so's level and threads) and
- * write it, or with hold leave it pending there. GPUIMG_EUNSUPPORTED with no message recorded,
- * raw untouched, where the file does not stream: the threads, the format, the decoder or the
- * pipeline do not allow it, or GPUIMG_STREAM=0 in the environment. */
-int stream_run(const struct plan *pl, struct io_input *raw, const char *out, const struct save_opts *so,
-               struct io_pending *hold, struct run_report *r);
+/* Run pl on raw (its header read, nothing decoded; messages name the output, name) into a PNG of so's level and threads whose
+ * strips are all deflated: *out, for io_write (IO_RESULT_PNG_STRIPS) and then pngenc_free.
+ * Declined where the file does not stream (the threads, the format, the decoder or the pipeline
+ * do not allow it): GPUIMG_OK with *out NULL, *why the reason and raw untouched. */
+int stream_run(const struct plan *pl, struct io_input *raw, const char *name, const struct save_opts *so,
+               struct pngenc **out, const char **why, struct run_report *r);
 
 #endif

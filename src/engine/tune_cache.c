@@ -1,7 +1,7 @@
 /* gpuimg: the tune cache: per GPU model, the kernel variant and launch shape `gpuimg tune` measured
  * fastest (and exact) for each operation and pixel layout, which --kernel=auto reads. The cache
- * lives in $XDG_CACHE_HOME/gpuimg/ (else ~/.cache/gpuimg/), one file per GPU model;
- * GPUIMG_TUNE_CACHE names another file, or "off" for the built-in defaults. */
+ * lives in a directory app names (tune_cache_place), one file per GPU model, or in one file it
+ * names, or nowhere ("off": the built-in defaults). */
 #include <config.h>
 #include <ctype.h>
 #include <pthread.h>
@@ -11,27 +11,30 @@
 #include "core/op.h"
 #include "engine/tune_cache.h"
 
+static const char *cache_file, *cache_dir;
+
+void tune_cache_place(const char *file, const char *dir)
+{
+    cache_file = file && *file ? file : NULL;
+    cache_dir = dir && *dir ? dir : NULL;
+}
+
 int tune_cache_path(const char *device, int cc, char *buf, size_t n)
 {
-    const char *env = getenv("GPUIMG_TUNE_CACHE");
-    if (env && *env) {
-        if (!strcmp(env, "off"))
+    if (cache_file) {
+        if (!strcmp(cache_file, "off"))
             return 0;
-        snprintf(buf, n, "%s", env);
+        snprintf(buf, n, "%s", cache_file);
         return 1;
     }
+    if (!cache_dir)
+        return 0;
     char slug[128];
     size_t k = 0;
     for (const char *p = device; *p && k + 1 < sizeof slug; p++)
         slug[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
     slug[k] = 0;
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-        snprintf(buf, n, "%s/gpuimg/tune-%s-sm%d.txt", xdg, slug, cc);
-    else if (home && *home)
-        snprintf(buf, n, "%s/.cache/gpuimg/tune-%s-sm%d.txt", home, slug, cc);
-    else
-        return 0;
+    snprintf(buf, n, "%s/tune-%s-sm%d.txt", cache_dir, slug, cc);
     return 1;
 }
 

@@ -11,6 +11,9 @@
  * file is read once, on the first call. */
 int tune_lookup(const char *device, int cc, const char *op, int c, int depth, int *variant, struct gpu_shape *shape);
 
+/* Where the cache is: file (a path, or "off" for none), else one file a GPU model in dir (NULL:
+ * none). Set once, before any work. */
+void tune_cache_place(const char *file, const char *dir);
 /* The cache file for a device name and compute capability (for messages and tests). */
 int tune_cache_path(const char *device, int cc, char *buf, size_t n);
 

@@ -27,11 +27,6 @@
 #include "io/tiff.h"
 #include "io/webp.h"
 
-const char *io_display_name(const char *path, int out)
-{
-    return strcmp(path, "-") == 0 ? (out ? "<stdout>" : "<stdin>") : path;
-}
-
 /* ---- reading ------------------------------------------------------------------------------ */
 
 /* The most bytes a file may have: stb_image takes its length as an int. */
@@ -39,6 +34,18 @@ const char *io_display_name(const char *path, int out)
 /* Bytes read before the signature is checked: a stream of anything else (/dev/zero, text) is
  * refused there, not when it ends. */
 #define IO_SNIFF_BYTES 64
+
+/* The formats this build reads, for the message that says a file is none of them. */
+#if defined HAVE_WEBP && defined HAVE_TIFF
+#define IO_READS "PNG, JPEG, WebP, TIFF, BMP, TGA, PSD, GIF, PNM, HDR"
+#elif defined HAVE_WEBP
+#define IO_READS "PNG, JPEG, WebP, BMP, TGA, PSD, GIF, PNM, HDR"
+#elif defined HAVE_TIFF
+#define IO_READS "PNG, JPEG, TIFF, BMP, TGA, PSD, GIF, PNM, HDR"
+#else
+#define IO_READS "PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR"
+#endif
+#define NOT_AN_IMAGE "not an image in a format gpuimg reads (" IO_READS ")"
 
 /* len: the file's size, or 0 for a stream that passed the limit */
 static int too_large(const char *name, unsigned long long len)
@@ -60,8 +67,7 @@ static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, siz
             sniffed = 1;
             if (sniff_kind(b, n) == KIND_UNKNOWN) {
                 free(b);
-                return gpuimg_fail(GPUIMG_EDECODE, "%s: not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, "
-                                   "GIF, PNM, HDR)", name);
+                return gpuimg_fail(GPUIMG_EDECODE, "%s: " NOT_AN_IMAGE, name);
             }
         }
         if (n > IO_MAX_BYTES) {
@@ -145,7 +151,7 @@ static const char *stb_reason(void)
     if (!r)
         return "unknown decoder error";
     if (strcmp(r, "Image not of any known type, or corrupt") == 0 || strcmp(r, "unknown image type") == 0)
-        return "not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR)";
+        return NOT_AN_IMAGE;
     return r;
 }
 
@@ -555,42 +561,59 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
     return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads, o->meta) : write_stb(fp, name, im, o);
 }
 
-int io_write_pending(const char *path, const struct geom *g, const struct save_opts *o, struct io_pending *p,
-                     int (*write)(FILE *fp, const char *name, void *arg), void *arg)
+/* A JPEG encoded elsewhere, with the metadata put in as libjpeg-turbo's files carry it. */
+static int write_jpeg_bytes(FILE *fp, const char *name, const struct io_result *res, const struct io_meta *m)
 {
+    if (m && meta_jpeg_splice(fp, res->bytes, res->len, m, res->g.c))
+        return ferror(fp) ? gpuimg_write_error(name, errno)
+                          : gpuimg_fail(GPUIMG_EENCODE, "%s: the GPU's JPEG does not start as a JPEG", name);
+    if (!m && fwrite(res->bytes, 1, res->len, fp) != res->len)
+        return gpuimg_write_error(name, errno);
+    return GPUIMG_OK;
+}
+
+static int write_result(FILE *fp, const char *name, const struct io_result *res, const struct save_opts *o)
+{
+    switch (res->kind) {
+    case IO_RESULT_PIXELS: return encode_to(fp, name, res->img, o);
+    case IO_RESULT_PNG_STRIPS: return pngenc_end(res->strips, fp, name);
+    case IO_RESULT_PNG_CHUNKS:
+        return pngenc_write_chunks(fp, name, &res->g, o->png_level, res->chunks, res->lens, res->raw, res->raw_lens,
+                                   res->nchunks, o->threads, o->meta);
+    case IO_RESULT_JPEG_BYTES: return write_jpeg_bytes(fp, name, res, o->meta);
+    }
+    return gpuimg_fail(GPUIMG_EINTERNAL, "%s: no such result", name);
+}
+
+int io_write(const char *path, const struct io_result *res, const struct save_opts *o, struct io_pending *hold)
+{
+    struct io_pending local, *p = hold ? hold : &local;
     memset(p, 0, sizeof *p);
     p->slot = -1;
-    int r = io_check_size(path, o->fmt, g);
+    int r = io_check_size(path, o->fmt, &res->g);
     if (!r)
         r = o->out_fd > 0 ? io_pending_fd(o->out_fd, path, p) : io_pending_open(path, o->force, p);
     if (!r)
-        r = write(p->fp, io_display_name(path, 1), arg);
+        r = write_result(p->fp, io_display_name(path, 1), res, o);
     if (!r)
         r = io_pending_close(p);
     if (r)
         io_pending_discard(p);
+    else if (!hold)
+        r = io_pending_publish(p);
     return r;
 }
 
-struct encode_args { const struct image *im; const struct save_opts *o; };
-
-static int encode_cb(FILE *fp, const char *name, void *arg)
+int io_save(const char *path, const struct image *im, const struct save_opts *o)
 {
-    const struct encode_args *a = arg;
-    return encode_to(fp, name, a->im, a->o);
+    const struct io_result res = { .kind = IO_RESULT_PIXELS, .g = image_geom(im), .img = im };
+    return io_write(path, &res, o, NULL);
 }
 
-int io_save_pending(const char *path, const struct image *im, const struct save_opts *o, struct io_pending *p)
-{
-    const struct geom g = image_geom(im);
-    struct encode_args a = { im, o };
-    return io_write_pending(path, &g, o, p, encode_cb, &a);
-}
-
-const char *io_encoder_name(const struct image *im, const struct save_opts *o)
+const char *io_encoder_name(const struct geom *g, const struct save_opts *o)
 {
     switch (o->fmt) {
-    case FMT_PNG: return pngenc_name(im, o->threads);
+    case FMT_PNG: return pngenc_name(g, o->threads);
 #ifdef HAVE_LIBJPEG
     case FMT_JPEG: return jpeg_codec_name();
 #endif
@@ -599,13 +622,6 @@ const char *io_encoder_name(const struct image *im, const struct save_opts *o)
     case FMT_TIFF: return tiff_codec_name();
     default: return "stb_image_write";
     }
-}
-
-int io_save(const char *path, const struct image *im, const struct save_opts *o)
-{
-    struct io_pending p;
-    int r = io_save_pending(path, im, o, &p);
-    return r ? r : io_pending_publish(&p);
 }
 
 void io_codecs(FILE *f)

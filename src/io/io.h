@@ -12,6 +12,9 @@
 #include "core/image.h"
 #include "io/formats.h"
 #include "io/meta.h"
+#include "io/output.h"
+
+struct pngenc;   /* io/pngenc.h */
 
 enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_WEBP, FMT_TIFF, FMT_COUNT };
 /* The output extensions, for messages */
@@ -82,57 +85,34 @@ void io_shrink(struct io_input *in, int f);
 int io_can_stream(const struct io_input *in);
 int io_decode_rows(struct io_input *in, struct image *out, const struct image_rows *rows);
 void io_input_free(struct io_input *in);
-int io_save(const char *path, const struct image *im, const struct save_opts *o);
 /* The JPEG chroma sampling o asks for: 420, 422 or 444 (jpeg_sampling 0: by the quality). */
 int io_jpeg_sampling(const struct save_opts *o);
-/* The encoder io_save uses for im with o, as -v names it ("libdeflate", "zlib, 8 strips", ...). */
-const char *io_encoder_name(const struct image *im, const struct save_opts *o);
+/* The encoder io_write uses for pixels of g with o, as -v names it ("libdeflate", "zlib, 8 strips", ...). */
+const char *io_encoder_name(const struct geom *g, const struct save_opts *o);
 
-/* Checks worth doing before decoding: the output's directory exists, the output does not
- * exist unless force, it is not a directory. */
-int io_check_output(const char *path, const struct save_opts *o);
-
-/* Outputs (output.c): an output is written into a temporary file ".NAME.XXXXXX" beside it
- * (standard output and devices: straight, nothing pending) and put in place by publish: link()
- * without force, so a file that appeared meanwhile is not replaced, rename() with it; a replaced
- * file keeps its permissions. A signal that ends the process removes the temporary files being
- * written (io_install_signal_cleanup); SIGKILL cannot be caught and leaves its file. */
-struct io_pending {
-    const char *path;    /* the destination (not copied) */
-    char *tmp;           /* the temporary file, NULL when written straight */
-    FILE *fp;            /* open for writing until closed */
-    int slot, force;
+/* The one writer. What the engine hands io to write, its format resolved (o->fmt): pixels to
+ * encode, a PNG whose strips are deflated already (pngenc_begin's, from a streamed run), a
+ * PNG's rows deflated elsewhere in chunks (pngenc_write_chunks': nvCOMP on the GPU), or a
+ * JPEG's bytes encoded elsewhere (nvJPEG), into which o->meta is spliced. */
+enum io_result_kind { IO_RESULT_PIXELS, IO_RESULT_PNG_STRIPS, IO_RESULT_PNG_CHUNKS, IO_RESULT_JPEG_BYTES };
+struct io_result {
+    enum io_result_kind kind;
+    struct geom g;                      /* the image's */
+    const struct image *img;            /* PIXELS */
+    struct pngenc *strips;              /* PNG_STRIPS: every strip encoded */
+    uint8_t *const *chunks;             /* PNG_CHUNKS: as pngenc_write_chunks takes them */
+    const size_t *lens, *raw_lens;
+    const uint8_t *const *raw;
+    int nchunks;
+    const unsigned char *bytes;         /* JPEG_BYTES */
+    size_t len;
 };
-int io_pending_open(const char *path, int force, struct io_pending *p);
-/* Writing into fd (a duplicate of it, closed by close/publish/discard): nothing to rename. */
-int io_pending_fd(int fd, const char *path, struct io_pending *p);
-int io_pending_close(struct io_pending *p);      /* flush and close, reporting write errors */
-int io_pending_publish(struct io_pending *p);    /* close, then put in place (or remove) */
-void io_pending_discard(struct io_pending *p);   /* remove the temporary file */
-/* io_save without the publish: the encoded image waits in p for io_pending_publish. */
-int io_save_pending(const char *path, const struct image *im, const struct save_opts *o, struct io_pending *p);
-/* The same for an image of g whose bytes write(fp, name, arg) writes (an encoder driven by its
- * caller, as the streamed run drives pngenc). */
-int io_write_pending(const char *path, const struct geom *g, const struct save_opts *o, struct io_pending *p,
-                     int (*write)(FILE *fp, const char *name, void *arg), void *arg);
-/* "<stdin>" / "<stdout>" for "-", else path. */
-const char *io_display_name(const char *path, int out);
-
-/* What a path names, to tell whether two paths are one file: the absolute name with the part of
- * its directory that exists resolved (symbolic links, ".", "..") and the rest taken as written,
- * and for an existing file its device and inode (after links). Paths are the same file when
- * either agrees. */
-struct io_file_id {
-    char *name;
-    int exists;
-    uint64_t dev, ino;
-};
-int io_file_id(const char *path, struct io_file_id *id);
-void io_file_id_free(struct io_file_id *id);
-int io_same_file(const struct io_file_id *a, const struct io_file_id *b);
-/* GPUIMG_EUSAGE naming what and path if path is the same file as one of files[0..n) (NULL and
- * "-" entries skipped). */
-int io_refuse_same(const char *what, const char *path, const char *const *files, long n);
+/* Write res to path (into a temporary file renamed into place; or into o->out_fd), or with hold
+ * leave it written and closed there, unpublished, for io_pending_publish. Nothing is left
+ * behind on failure. */
+int io_write(const char *path, const struct io_result *res, const struct save_opts *o, struct io_pending *hold);
+/* io_write of an image's pixels, published. */
+int io_save(const char *path, const struct image *im, const struct save_opts *o);
 
 /* Whether f's encoder can write an image of g: JPEG and TGA store each side in 16 bits (at most
  * 65535 pixels; libjpeg takes JPEG to 65500), libpng writes at most 1000000 a side
@@ -146,14 +126,5 @@ int io_format_from_name(const char *name, enum out_format *f);
 const char *io_format_name(enum out_format f);
 /* The codecs of this build, one line ("decoders: ...; encoders: ..."), for --version. */
 void io_codecs(FILE *f);
-
-/* Remove half-written temporary outputs (every writer's) when a signal ends the process (every
- * one that can be caught: SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
- * ...), and turn the file size limit's SIGXFSZ into a write error (EFBIG). Call once before
- * starting threads. */
-void io_install_signal_cleanup(void);
-/* Create the directories above path (mkdir -p of its dirname); created (may be NULL) is told
- * each directory made, parents first. */
-int io_make_dirs(const char *path, void (*created)(const char *dir, void *arg), void *arg);
 
 #endif

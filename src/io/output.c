@@ -1,7 +1,4 @@
-/* gpuimg: writing outputs safely (see io.h): every file is written into a temporary file beside
- * it and renamed into place only when complete; a signal that ends the process removes the
- * temporary files being written; an existing file is replaced only with --force (and keeps its
- * permissions); files are compared by what they are, not by how their names are spelled. */
+/* gpuimg: writing outputs safely (see output.h). */
 #include <config.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/error.h"
-#include "io/io.h"
+#include "io/output.h"
 
 /* ---- temporary files and signals ----------------------------------------------------------- */
 
@@ -132,7 +129,12 @@ int io_make_dirs(const char *path, void (*created)(const char *dir, void *arg), 
     return r;
 }
 
-int io_check_output(const char *path, const struct save_opts *o)
+const char *io_display_name(const char *path, int out)
+{
+    return strcmp(path, "-") == 0 ? (out ? "<stdout>" : "<stdin>") : path;
+}
+
+int io_check_output(const char *path, int force)
 {
     if (strcmp(path, "-") == 0)
         return GPUIMG_OK;
@@ -140,7 +142,7 @@ int io_check_output(const char *path, const struct save_opts *o)
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return gpuimg_fail(GPUIMG_EWRITE, "%s: is a directory", path);
-        if (S_ISREG(st.st_mode) && !o->force)
+        if (S_ISREG(st.st_mode) && !force)
             return gpuimg_fail(GPUIMG_EEXISTS, "%s: output exists (use --force to replace it)", path);
         return GPUIMG_OK;
     }
@@ -179,8 +181,7 @@ int io_pending_open(const char *path, int force, struct io_pending *p)
             return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot open: %s", name, strerror(errno));
         return GPUIMG_OK;
     }
-    const struct save_opts so = { .force = force };
-    int r = io_check_output(path, &so);
+    int r = io_check_output(path, force);
     if (r)
         return r;
     const char *slash = strrchr(path, '/');

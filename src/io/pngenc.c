@@ -139,12 +139,15 @@ static int filter_strip(const struct image *im, int y0, int y1, uint8_t *f, size
     return GPUIMG_OK;
 }
 
-/* libdeflate, unless GPUIMG_PNG_ZLIB=1 (a measuring knob: bench/README.md) */
+static int zlib_only;
+
+void pngenc_use_zlib(int on) { zlib_only = on; }
+
+/* libdeflate, unless pngenc_use_zlib(1) */
 static int use_libdeflate(void)
 {
 #ifdef HAVE_LIBDEFLATE
-    const char *e = getenv("GPUIMG_PNG_ZLIB");
-    return !(e && atoi(e));
+    return !zlib_only;
 #else
     return 0;
 #endif
@@ -381,10 +384,9 @@ static int strip_count(const struct geom *g, int threads)
     return ns < 1 ? 1 : (int)ns;
 }
 
-const char *pngenc_name(const struct image *im, int threads)
+const char *pngenc_name(const struct geom *g, int threads)
 {
-    const struct geom g = image_geom(im);
-    const int one = strip_count(&g, threads) == 1;
+    const int one = strip_count(g, threads) == 1;
     return use_libdeflate() ? one ? "libdeflate" : "libdeflate, strips joined" : one ? "zlib" : "zlib, strips joined";
 }
 

@@ -9,8 +9,11 @@ struct io_meta;   /* io/meta.h: what goes in beside the pixels; NULL: nothing */
 /* Write im as PNG to fp at zlib level 0..9 on up to threads threads, with meta's profile, EXIF
  * and density (meta may be NULL). name is for messages. */
 int pngenc_write(FILE *fp, const char *name, const struct image *im, int level, int threads, const struct io_meta *meta);
-/* The deflater pngenc_write uses for im on threads threads ("libdeflate", "zlib, strips joined"). */
-const char *pngenc_name(const struct image *im, int threads);
+/* Deflate with zlib even where libdeflate is built in (a measuring knob, GPUIMG_PNG_ZLIB); set
+ * once, before any work. */
+void pngenc_use_zlib(int on);
+/* The deflater pngenc_write uses for an image of g on threads threads ("libdeflate", "zlib, strips joined"). */
+const char *pngenc_name(const struct geom *g, int threads);
 
 /* pngenc_write in its parts, for rows that come over time: begin cuts an image of g into the
  * strips pngenc_write would (the file is the same byte for byte); pngenc_strip encodes strip k

@@ -13,6 +13,8 @@ length-prefixed texts in order), requests and replies. Run from anywhere:
 """
 import os
 import struct
+import subprocess
+import tempfile
 import zlib
 
 import cv2
@@ -172,15 +174,22 @@ def text(s):
     return u64(len(s)) + s
 
 
-def request(kind, pipe=b"gray", src=b"in.png", dst=b"out.png", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 1 << 28, 0, 6, 90, 4, 0, 0, 0, 0, 80, 0)):
-    m = b"gpuimgQ\x01" + u64(kind)
-    if kind == 1:
-        m += text(pipe) + text(src) + text(dst) + b"".join(u64(v) for v in ints)
-    return m
+def request(kind, *command):
+    """A request as gpuimg sends it: its options' fields follow the option table
+    (src/app/options.def), so the run requests are written by tests/sockpoke --request from a
+    command line ($SOCKPOKE, default: the build's); status and stop carry nothing more."""
+    if kind != 1:
+        return b"gpuimgQ\x02" + u64(kind)
+    tool = os.environ.get("SOCKPOKE", os.path.join(HERE, "..", "sockpoke"))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "request")
+        subprocess.run([tool, "--request", path, *command], check=True, env={"PATH": os.environ.get("PATH", "")})
+        with open(path, "rb") as f:
+            return f.read()
 
 
 def reply(answer, status, message, nsteps=0):
-    m = b"gpuimgA\x01" + u64(answer) + u64(status) + text(message)
+    m = b"gpuimgA\x02" + u64(answer) + u64(status) + text(message)
     m += text(b"") + text(b"gpu") + text(b"NVIDIA H100") + text(b"") + text(b"nvJPEG") + text(b"libdeflate") + text(b"")
     m += b"".join(u64(v) for v in (64, 48, 3, 8, 32, 24, 1, 8)) + b"".join(u64(v) for v in (1, 6, 0, 0, 0, 0, 16, nsteps))
     m += b"".join(struct.pack("<d", v) for v in (1.5, 0.2, 0.3, -1, 2.0, 4.1, -1, 230.0))
@@ -190,10 +199,14 @@ def reply(answer, status, message, nsteps=0):
 
 
 def requests():
-    for i, m in enumerate([request(1), request(2), request(3),
-                           request(1, b"gray,resize=50%,blur=2,transpose", b"-", b"-",
-                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1, 1, 100, 1)),
-                           request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0, 0, 0, 0)),
+    for i, m in enumerate([request(1, "gray", "in.png", "out.png"), request(2), request(3),
+                           request(1, "--backend=gpu", "--device=1", "--kernel=tiled", "--no-fuse", "--jpeg-decoder=libjpeg",
+                                   "--png-decoder=libpng", "--shrink-on-load", "--png-level=9", "--jpeg-quality=100",
+                                   "--jpeg-sampling=444", "--jpeg-progressive", "--no-auto-orient", "--strip",
+                                   "--webp-quality=100", "--webp-lossless", "--png-encoder=gpu", "--jpeg-encoder=gpu",
+                                   "--format=webp", "--max-pixels=1000", "gray,resize=50%,blur=2,transpose", "-", "-"),
+                           request(1, "--backend=cpu", "--decoder=stb", "--png-level=0", "--jpeg-quality=1",
+                                   "--jpeg-sampling=420", "x" * 300, "in\n", "o.jpg"),
                            reply(0, 0, b"", 2), reply(1, 0, b"the server's queue is full"),
                            reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file")]):
         out("request", f"{i:02d}", m)

@@ -30,19 +30,6 @@ void taps_free(struct taps *t)
     t->w = NULL;
 }
 
-void taps_quantize(const double *wd, uint32_t *wq, int n)
-{
-    uint32_t sum = 0;
-    int big = 0;
-    for (int i = 0; i < n; i++) {
-        wq[i] = (uint32_t)(wd[i] * TAP_ONE + 0.5);
-        sum += wq[i];
-        if (wq[i] > wq[big])
-            big = i;
-    }
-    wq[big] += TAP_ONE - sum;
-}
-
 /* The horizontal tables flattened per output sample for the gather path (read only, shared). */
 struct flat { int32_t *idx; double *w; };
 

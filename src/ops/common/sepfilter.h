@@ -29,10 +29,6 @@ struct taps {
 
 int taps_alloc(struct taps *t, int count, int n);
 void taps_free(struct taps *t);
-/* Quantise n real weights that sum to 1 into Q16 integers that sum to exactly 65536
- * (each rounded to nearest, the rounding error given to the largest). */
-void taps_quantize(const double *wd, uint32_t *wq, int n);
-
 /* out must have in's channels and depth and the tables' sizes (tx->count x ty->count). */
 int sepfilter_run(const struct image *in, struct image *out, const struct taps *tx, const struct taps *ty);
 

@@ -4,6 +4,19 @@
 #include "ops/common/simd.h"
 
 #ifdef HAVE_X86_SIMD
+int simd_allowed = 1;
+#endif
+
+void simd_allow(int on)
+{
+#ifdef HAVE_X86_SIMD
+    simd_allowed = on;
+#else
+    (void)on;
+#endif
+}
+
+#ifdef HAVE_X86_SIMD
 signed char rgb8_split_masks[3][3][16];
 
 void simd_init(void)

@@ -4,17 +4,21 @@
 #define GPUIMG_SIMD_H
 #include "core/hot.h"
 
-#include <stdlib.h>
+/* Whether the hand-written SIMD paths may run (1 by default); set once, before any work. */
+void simd_allow(int on);
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_X86_SIMD 1
 #define AVX2 __attribute__((target("avx2,fma")))
-/* Hand-written AVX2 paths run when the CPU has AVX2 and FMA and GPUIMG_NO_SIMD is not set (the
- * tests run both ways, so the portable loops stay checked on machines that have AVX2). */
+/* Hand-written AVX2 paths run when the CPU has AVX2 and FMA and simd_allow(0) was not called
+ * (GPUIMG_NO_SIMD: the tests run both ways, so the portable loops stay checked on machines that
+ * have AVX2). */
+extern int simd_allowed;
 static inline int simd_ok(void)
 {
     static int cached = -1;
     if (cached < 0)
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !getenv("GPUIMG_NO_SIMD");
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && simd_allowed;
     return cached;
 }
 

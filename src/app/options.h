@@ -1,0 +1,110 @@
+/* gpuimg: every option declared once. src/app/options.def holds a row an option (and a row an
+ * environment variable gpuimg reads): its field in struct cli_opts, name, type, range, default,
+ * help line, man text, and whether it travels to the server. From it come the record itself, the
+ * parser (argv and the environment, read once, here in app), --help's options, the man page's
+ * OPTIONS and ENVIRONMENT, README's table, the completion's words (--list=options), the server's
+ * wire format (proto.c walks the rows marked OPT_WIRE) and the run context both sides build
+ * (options_run_ctx). Adding an option is a row there and its use. */
+#ifndef GPUIMG_OPTIONS_H
+#define GPUIMG_OPTIONS_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "engine/knobs.h"
+#include "engine/run.h"
+
+enum cli_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST, ACT_SERVER, ACT_SERVER_STATUS, ACT_SERVER_STOP };
+
+/* The record: a field a row (OPT) of options.def, and the fields no row declares. */
+struct cli_opts {
+#define OPT(field, ctype, ...) ctype field;
+#define ALSO(field, ...)
+#define DOC(...)
+#include "app/options.def"
+#undef OPT
+#undef ALSO
+#undef DOC
+    int devices[GPU_MAX_DEVICES];   /* --devices=0,1,...: the GPUs a batch spreads over (ndevices) */
+};
+
+enum opt_type {
+    OT_FIELD,    /* no option: a field set by the command (its range, lo to hi, is the wire's) */
+    OT_FLAG,     /* no value: the field becomes 1 */
+    OT_SET,      /* no value: the field becomes lo */
+    OT_INT,      /* a whole number from lo to hi (an int, or a uint64_t field) */
+    OT_BYTES,    /* a size such as 512M or 2G (a uint64_t field; 0 is not a size) */
+    OT_CHOICE,   /* one of choices' words (or, in the environment, its place from 0): lo + its place */
+    OT_TEXT,     /* a string (const char *, not copied) */
+    OT_CUSTOM,   /* set() parses it */
+};
+
+enum {
+    OPT_WIRE = 1,     /* travels to the server with each request */
+    OPT_HERE = 2,     /* a measuring knob: a command whose environment sets it runs in its own process */
+    OPT_BATCH = 4,    /* only with -o TEMPLATE */
+    OPT_STOP = 8,     /* ends the parsing (--help, --version, --list, --server-status, --server-stop) */
+    OPT_OPTARG = 16,  /* its value is optional (--list[=FORMAT]) */
+    OPT_JOIN = 32,    /* listed with the row before it in --help and the man page */
+    OPT_HIDDEN = 64,  /* set by gpuimg itself: in no help (the man page's ENVIRONMENT says what it is) */
+    OPT_README = 128, /* in README's table of the options most used */
+};
+
+struct opt_desc {
+    size_t off, size;          /* its field in struct cli_opts; size 0: none (a variable documented only) */
+    const char *name;          /* --NAME, or NULL */
+    char short_name;           /* -C, or 0 */
+    enum opt_type type;
+    long long lo, hi;          /* the range (OT_INT), the value (OT_SET), the first value (OT_CHOICE) */
+    const char *choices;       /* "auto|cpu|gpu" (OT_CHOICE; for OT_CUSTOM, the words completion offers) */
+    long long init;            /* the field's value before any option (int and uint64_t fields) */
+    const char *dflt;          /* the default as the docs say it, where it is not init's word or number */
+    const char *arg;           /* the value's name in the docs: N, FILE, SIZE */
+    const char *env;           /* an environment variable that sets it too (before the command line) */
+    unsigned flags;
+    int (*set)(struct cli_opts *o, const struct opt_desc *d, const char *arg);   /* OT_CUSTOM */
+    const char *help;          /* --help's words (plain) */
+    const char *man;           /* the man page's (`bold`, *italic*, a blank line a paragraph, "~ term:
+                                  text" lines an indented list); NULL: help's */
+    const char *env_man;       /* the man page's ENVIRONMENT entry, where env is set */
+};
+
+extern const struct opt_desc option_table[];
+extern const int option_count;
+
+/* Every field at its init, then the environment's variables (a bad value is a usage error naming
+ * the variable). */
+int options_init(struct cli_opts *o);
+/* The options in argv (getopt_long's, from the table); the rest (PIPELINE INPUT OUTPUT, or
+ * PIPELINE INPUT... with -o) from *first on. */
+int options_parse(struct cli_opts *o, int argc, char **argv, int *first);
+/* The first option set only for batches, named ("--shard"), or NULL. */
+const char *options_batch_only(const struct cli_opts *o);
+/* The measuring knob set in this process's environment, or NULL (OPT_HERE rows). */
+const char *options_knob_set(void);
+
+/* A row's field. */
+static inline void *option_field(const struct cli_opts *o, const struct opt_desc *d)
+{
+    return (char *)o + d->off;
+}
+/* The values a row's field may hold, for the wire: its range (OT_CHOICE: lo .. lo + words - 1;
+ * OT_FLAG 0 .. 1). */
+void option_range(const struct opt_desc *d, long long *lo, long long *hi);
+
+/* --help's options, the man page's OPTIONS and ENVIRONMENT (roff), README's table of the rows
+ * marked OPT_README (Markdown), and
+ * the words completion offers (--list=completion: "option", its name, its kind (flag, value,
+ * choice, file, optional) and its value's words, tab-separated, a line each). */
+void options_help(FILE *f);
+void options_man(FILE *f);
+void options_man_env(FILE *f);
+void options_markdown(FILE *f);
+void options_complete(FILE *f);
+
+/* The engine's knobs from o (engine_set_knobs takes them before any work). */
+void options_knobs(const struct cli_opts *o, struct engine_knobs *k);
+/* The run context o asks for, for the plan pl and the threads a file has, on the CPU until a
+ * backend is chosen: the command, a batch's workers and the server build it here alike. */
+void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int threads, struct run_ctx *c);
+
+#endif
