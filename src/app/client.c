@@ -22,6 +22,7 @@
 #include "app/server.h"
 #include "core/error.h"
 #include "core/timing.h"
+#include "io/io.h"
 
 struct client {
     int fd;
@@ -303,24 +304,65 @@ static int memory_file(const char *name)
     return hi;
 }
 
-/* standard input, whole, into a memory file */
-static int slurp_stdin(void)
+static int write_all(int fd, const uint8_t *b, size_t n)
 {
+    while (n) {
+        const ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Standard input, whole, into a memory file (*out), with the checks a run here makes as it reads
+ * (io_stream_check): a stream that starts as no image is refused at its first bytes, one past
+ * 2 GiB there; a status and its message. */
+static int slurp_stdin(int *out)
+{
+    const char *name = io_display_name("-", 0);
     const int fd = memory_file("gpuimg-stdin");
     if (fd < 0)
-        return -1;
-    char b[65536];
-    ssize_t n;
-    while ((n = read(STDIN_FILENO, b, sizeof b)) != 0) {
+        return gpuimg_fail(GPUIMG_EOPEN, "%s: cannot keep it: %s", name, strerror(errno));
+    uint8_t b[65536];
+    size_t have = 0;              /* bytes in b not yet in the file */
+    unsigned long long total = 0;
+    int sniffed = 0, st = GPUIMG_OK;
+    for (;;) {
+        const ssize_t n = read(STDIN_FILENO, b + have, sizeof b - have);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 || write(fd, b, (size_t)n) != n) {
-            close(fd);
-            return -1;
+        if (n < 0) {
+            st = gpuimg_fail(GPUIMG_EOPEN, "%s: read error: %s", name, strerror(errno));
+            break;
         }
+        have += (size_t)n;
+        total += (unsigned long long)n;
+        if (!sniffed && n && have < IO_SNIFF_BYTES)
+            continue;   /* the first bytes are judged together, as a run here judges them */
+        st = io_stream_check(name, b, sniffed ? 0 : have, total);
+        sniffed = 1;
+        if (st)
+            break;
+        if ((have == sizeof b || !n) && write_all(fd, b, have)) {
+            st = gpuimg_fail(GPUIMG_EOPEN, "%s: cannot keep it: %s", name, strerror(errno));
+            break;
+        }
+        if (have == sizeof b)
+            have = 0;
+        if (!n)
+            break;
+    }
+    if (st) {
+        close(fd);
+        return st;
     }
     lseek(fd, 0, SEEK_SET);
-    return fd;
+    *out = fd;
+    return GPUIMG_OK;
 }
 
 static int copy_out(int from, FILE *to, const char *name)
@@ -345,10 +387,9 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
 {
     int in_fd = ctx->in_fd, own_in = 0;
     if (in_fd <= 0 && !strcmp(in, "-")) {
-        if (!cl->stdin_fd && (cl->stdin_fd = slurp_stdin()) < 0) {
-            cl->stdin_fd = 0;
-            return gpuimg_fail(GPUIMG_EOPEN, "<stdin>: read error: %s", strerror(errno));
-        }
+        int st = cl->stdin_fd ? GPUIMG_OK : slurp_stdin(&cl->stdin_fd);
+        if (st)
+            return st;
         in_fd = cl->stdin_fd;
         lseek(in_fd, 0, SEEK_SET);
     } else if (in_fd <= 0) {

@@ -36,9 +36,6 @@ const char *io_display_name(const char *path, int out)
 
 /* The most bytes a file may have: stb_image takes its length as an int. */
 #define IO_MAX_BYTES ((size_t)INT_MAX)
-/* Bytes read before the signature is checked: a stream of anything else (/dev/zero, text) is
- * refused there, not when it ends. */
-#define IO_SNIFF_BYTES 64
 
 /* len: the file's size, or 0 for a stream that passed the limit */
 static int too_large(const char *name, unsigned long long len)
@@ -46,6 +43,14 @@ static int too_large(const char *name, unsigned long long len)
     if (!len)
         return gpuimg_fail(GPUIMG_ETOOBIG, "%s: more than 2 GiB, larger than the decoder takes", name);
     return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file of %llu bytes is larger than the decoder takes (2 GiB)", name, len);
+}
+
+int io_stream_check(const char *name, const uint8_t *head, size_t headlen, unsigned long long total)
+{
+    if (headlen >= IO_SNIFF_BYTES && sniff_kind(head, headlen) == KIND_UNKNOWN)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, GIF, "
+                           "PNM, HDR)", name);
+    return total > IO_MAX_BYTES ? too_large(name, 0) : GPUIMG_OK;
 }
 
 static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, size_t hint)
@@ -56,17 +61,12 @@ static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, siz
     if (!b)
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory reading the file", name);
     for (;;) {
-        if (!sniffed && n >= IO_SNIFF_BYTES) {
-            sniffed = 1;
-            if (sniff_kind(b, n) == KIND_UNKNOWN) {
-                free(b);
-                return gpuimg_fail(GPUIMG_EDECODE, "%s: not an image in a format gpuimg reads (PNG, JPEG, BMP, TGA, PSD, "
-                                   "GIF, PNM, HDR)", name);
-            }
-        }
-        if (n > IO_MAX_BYTES) {
+        const int sniff = !sniffed && n >= IO_SNIFF_BYTES;
+        sniffed |= sniff;
+        int st = io_stream_check(name, b, sniff ? n : 0, n);
+        if (st) {
             free(b);
-            return too_large(name, 0);
+            return st;
         }
         if (n == cap) {
             if (cap > SIZE_MAX / 2) {
