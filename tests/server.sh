@@ -266,6 +266,11 @@ chmod 755 "$T/sd"
 run -v $gpu gray "$T/rgb.png" "$T/open.png"
 [ "$RC" -eq 0 ] && grep -q "no server: server: $T/sd may be entered by others (mode 755): refused" "$ERR" \
     && cmp -s "$T/open.png" "$T/ref.png" && [ -z "$(sock)" ] && ok || bad "open directory: $(cat "$ERR")"
+for a in --server-status --server-stop; do   # they say why, too
+    run $a
+    [ "$RC" -eq 1 ] && [ "$(cat "$ERR")" = "gpuimg: server: $T/sd may be entered by others (mode 755): refused" ] && ok \
+        || bad "$a, open directory: exit $RC, '$(cat "$ERR")'"
+done
 chmod 700 "$T/sd"
 if [ "$(id -u)" = 0 ]; then
     chown 65534 "$T/sd"

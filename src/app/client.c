@@ -480,8 +480,10 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
 static int ask(FILE *f, int kind)
 {
     struct server_paths p;
-    if (server_paths(&p))
+    if (server_paths(&p)) {   /* the directory is refused: said, as a command with -v says it */
+        gpuimg_print_line(stderr, gpuimg_errmsg() ? gpuimg_errmsg() : "server: no directory for its socket");
         return gpuimg_exit_code(GPUIMG_EOPEN);
+    }
     struct client cl = { .fd = connect_to(p.sock) };
     struct proto_request q = { .kind = kind };
     if (cl.fd < 0 || exchange(&cl, &q, NULL, 0)) {
