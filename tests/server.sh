@@ -174,6 +174,19 @@ expect_ok -q $gpu gray "$T/rgb.png" "$T/after-poke.png"
 cmp -s "$T/after-poke.png" "$T/first.png" && ok || bad "after the hostile requests"
 wait $hold
 
+# too many clients: with 260 connections held, the server keeps 256; a command is told why it
+# runs itself (the server's word, not "went away")
+"$SOCKPOKE" "$s" hold 60 260 >"$T/held.out" &
+hold=$!
+i=0   # all connected (queued behind them, the command's connection is the server's 261st)
+while ! grep -q '^connected' "$T/held.out" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+run $gpu gray "$T/rgb.png" "$T/full.png"
+[ "$RC" -eq 0 ] && grep -q '^gpuimg: the server has too many clients: ran here$' "$ERR" && cmp -s "$T/full.png" "$T/first.png" \
+    && ok || bad "too many clients: $(cat "$ERR")"
+kill -USR1 $hold
+wait $hold
+grep -q '^held 256$' "$T/held.out" && ok || bad "too many clients: $(cat "$T/held.out")"
+
 # the server killed mid-job (a slow job: twelve blurs on one core): the client runs the file
 # itself and says so
 slow=blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40,blur=40
@@ -230,6 +243,33 @@ held >/dev/null && bad "the server keeps the client's files: $(held)" || ok
 echo "the killed client's job was let go $((i / 10)).$((i % 10)) s after the next command"
 run --server-status
 grep -q "requests served, 1 given up," "$OUT" && ok || bad "the killed client's job was not given up: $(cat "$OUT")"
+
+# a stopped server (SIGSTOP) says nothing, not even that it is alive: the client gives up after
+# 5 s, says so and runs the file itself; a batch waits so once a job, then runs the rest itself;
+# --server-status says it does not answer
+pid=$(server_pid)
+kill -STOP "$pid"
+timeout 60 "$GPUIMG" --server-status >"$T/stopped-status.out" 2>&1 &
+status=$!
+timeout 60 "$GPUIMG" $gpu gray "$T/rgb.png" "$T/stopped.png" 2>"$T/stopped.err"
+rc=$?
+[ $rc -eq 0 ] && cmp -s "$T/stopped.png" "$T/first.png" && grep -q '^gpuimg: the server did not answer for 5 s: ran here$' \
+    "$T/stopped.err" && ok || bad "stopped server: exit $rc, $(cat "$T/stopped.err")"
+timeout 60 "$GPUIMG" -j2 $gpu -o "$T/bstop/%s.png" gray,resize=50%,blur=1 "$T"/b?.png 2>"$T/stopped.err"
+rc=$?
+n=$(grep -c 'the server did not answer for 5 s: ran here' "$T/stopped.err")
+[ $rc -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 2 ] && ok || bad "stopped server, batch: exit $rc, $(cat "$T/stopped.err")"
+for f in "$T"/bh/*.png; do
+    cmp -s "$f" "$T/bstop/$(basename "$f")" || bad "stopped server, batch: $(basename "$f") differs"
+done
+wait $status
+rc=$?
+[ $rc -eq 1 ] && grep -q '^gpuimg: server: not answering for 5 s' "$T/stopped-status.out" && ok \
+    || bad "stopped server, --server-status: exit $rc, $(cat "$T/stopped-status.out")"
+kill -CONT "$pid"
+[ "$(ls -a "$T" | grep -c '^\.stopped')" -eq 0 ] && ok || bad "stopped server: temporary files left: $(ls -a "$T")"
+expect_ok -q $gpu gray "$T/rgb.png" "$T/after-stop.png"
+cmp -s "$T/after-stop.png" "$T/first.png" && ok || bad "after the stop: other bytes"
 
 # --server-stop, then eight clients starting a server at once end with one
 run --server-stop

@@ -2,10 +2,13 @@
  * message CASE names and prints the server's answer on one line ("answer N status S: message",
  * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, rdonly,
  * many (six descriptors), huge (past the largest message), range (a field out of range), hold
- * (connect, send nothing, hold the connection SECONDS). The server must answer or close this
+ * (connect, send nothing, hold the connection SECONDS or until SIGUSR1; with COUNT, that many
+ * connections: "connected N" once they are, "held N" at the end: how many the server kept open). The server must answer or close this
  * connection alone and go on serving others (tests/server.sh). */
 #include <config.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +18,12 @@
 #include "app/client.h"
 #include "app/proto.h"
 
+static void wake(int sig) { (void)sig; }
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: sockpoke SOCKET CASE [SECONDS]\n");
+        fprintf(stderr, "usage: sockpoke SOCKET CASE [SECONDS [COUNT]]\n");
         return 2;
     }
     const int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
@@ -30,8 +35,26 @@ int main(int argc, char **argv)
     }
     const char *c = argv[2];
     if (!strcmp(c, "hold")) {
+        static int held[1024];
+        int n = argc > 4 ? atoi(argv[4]) : 1;
+        n = n < 1 ? 1 : n > 1024 ? 1024 : n;
+        held[0] = s;
+        for (int i = 1; i < n; i++)
+            if ((held[i] = socket(AF_UNIX, SOCK_SEQPACKET, 0)) < 0 || connect(held[i], (struct sockaddr *)&sa, sizeof sa)) {
+                perror("connect");
+                return 1;
+            }
+        printf("connected %d\n", n);
+        fflush(stdout);
+        struct sigaction sw = { .sa_handler = wake };   /* SIGUSR1 ends the wait early */
+        sigaction(SIGUSR1, &sw, NULL);
         sleep(argc > 3 ? (unsigned)atoi(argv[3]) : 2);
-        puts("held");
+        int open = 0;   /* the connections the server has not hung up on */
+        for (int i = 0; i < n; i++) {
+            struct pollfd pf = { held[i], POLLIN, 0 };
+            open += poll(&pf, 1, 0) == 0;
+        }
+        printf("held %d\n", open);
         return 0;
     }
     static uint8_t buf[80000];

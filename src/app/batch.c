@@ -299,6 +299,7 @@ struct shared {
     int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
     const struct cli_opts *o;
     const struct route *rt;       /* rt->server: each worker sends its files to the server */
+    int silent;                   /* the server said nothing for a while: the rest run here */
 };
 
 /* A report's string kept for the batch's summary (a served file's strings live only until the
@@ -325,15 +326,20 @@ static const char *keep_name(const char *s)
 static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, struct item *x, struct run_report *r,
                   char **note)
 {
-    if (!*cl && client_open(cl))
-        snprintf(r->note, sizeof r->note, "the server went away: ran here");
-    int st = *cl ? client_run(*cl, sh->o, ctx, sh->rt, x->in, x->out, r) : CLIENT_AGAIN;
-    if (st != CLIENT_AGAIN)
-        return st;
-    if (r->note[0])
-        *note = strdup(r->note);
-    client_close(*cl);   /* a fresh connection for the next file */
-    *cl = NULL;
+    int st = CLIENT_AGAIN;
+    if (!__atomic_load_n(&sh->silent, __ATOMIC_RELAXED)) {
+        if (!*cl && client_open(cl))
+            snprintf(r->note, sizeof r->note, "the server went away: ran here");
+        st = *cl ? client_run(*cl, sh->o, ctx, sh->rt, x->in, x->out, r) : CLIENT_AGAIN;
+        if (st != CLIENT_AGAIN)
+            return st;
+        if (client_silent(*cl))   /* stopped or wedged: not waited on again for each file */
+            __atomic_store_n(&sh->silent, 1, __ATOMIC_RELAXED);
+        if (r->note[0])
+            *note = strdup(r->note);
+        client_close(*cl);   /* a fresh connection for the next file */
+        *cl = NULL;
+    }
     struct route here;
     struct run_ctx c = *ctx;
     timing_report_init(r);

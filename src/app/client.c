@@ -27,6 +27,8 @@
 struct client {
     int fd;
     int stdin_fd;                 /* standard input read whole into a memory file, or 0 */
+    int rerun_fd;                 /* that file opened again for a run here, or 0 */
+    int silent;                   /* the server said nothing for SERVER_SILENT_MS: hung up on */
     struct proto_reply reply;     /* the last answer: the report's strings point here */
     uint8_t buf[PROTO_MAX_MSG];
 };
@@ -38,6 +40,9 @@ static int connect_to(const char *path)
     const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    /* connecting (to a server whose backlog is full) and sending wait no longer than silence */
+    const struct timeval tv = { SERVER_SILENT_MS / 1000, SERVER_SILENT_MS % 1000 * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
@@ -241,6 +246,8 @@ void client_close(struct client *cl)
     close(cl->fd);
     if (cl->stdin_fd > 0)
         close(cl->stdin_fd);
+    if (cl->rerun_fd > 0)
+        close(cl->rerun_fd);
     free(cl);
 }
 
@@ -249,12 +256,24 @@ const char *client_note(const struct client *cl)
     return cl ? cl->reply.select_note : "";
 }
 
-int client_input_fd(const struct client *cl)
+int client_silent(const struct client *cl)
+{
+    return cl && cl->silent;
+}
+
+int client_input_fd(struct client *cl)
 {
     if (!cl || !cl->stdin_fd)
         return 0;
-    lseek(cl->stdin_fd, 0, SEEK_SET);   /* the server read it, through the same offset */
-    return cl->stdin_fd;
+    if (!cl->rerun_fd) {   /* an offset of its own: a server given up on may still read its copy */
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", cl->stdin_fd);
+        const int fd = open(self, O_RDONLY | O_CLOEXEC);
+        cl->rerun_fd = fd > 0 ? fd : 0;
+    }
+    const int fd = cl->rerun_fd ? cl->rerun_fd : cl->stdin_fd;
+    lseek(fd, 0, SEEK_SET);
+    return fd;
 }
 
 /* ---- a request ---------------------------------------------------------------------------------- */
@@ -282,16 +301,36 @@ int client_send(int fd, const void *buf, size_t n, const int *fds, int nfd)
     return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
 }
 
+/* q sent and its answer in cl->reply: 0; -1: the server went away (or refused the connection
+ * without a word); EXCHANGE_SILENT: it said nothing, not even PROTO_ALIVE, for SERVER_SILENT_MS.
+ * A request that cannot be sent still gets the answer the server left before hanging up (too
+ * many clients). */
+#define EXCHANGE_SILENT (-2)
 static int exchange(struct client *cl, const struct proto_request *q, const int *fds, int nfd)
 {
     const size_t n = proto_write_request(q, cl->buf);
-    if (!n || client_send(cl->fd, cl->buf, n, fds, nfd))
+    if (!n)
         return -1;
-    ssize_t got;
-    while ((got = recv(cl->fd, cl->buf, sizeof cl->buf, 0)) < 0 && errno == EINTR)
-        ;
-    const char *why;
-    return got <= 0 || proto_read_reply(cl->buf, (size_t)got, &cl->reply, &why) ? -1 : 0;
+    const int sent = client_send(cl->fd, cl->buf, n, fds, nfd) == 0;
+    double until = timing_now_ms() + (sent ? SERVER_SILENT_MS : 0);
+    for (;;) {
+        struct pollfd pf = { cl->fd, POLLIN, 0 };
+        const double left = until - timing_now_ms();
+        const int r = poll(&pf, 1, left > 0 ? (int)left + 1 : 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r == 0 && sent ? EXCHANGE_SILENT : -1;
+        const ssize_t got = recv(cl->fd, cl->buf, sizeof cl->buf, MSG_DONTWAIT);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        const char *why;
+        if (got <= 0 || proto_read_reply(cl->buf, (size_t)got, &cl->reply, &why))
+            return -1;
+        if (cl->reply.answer != PROTO_ALIVE)
+            return 0;
+        until = timing_now_ms() + SERVER_SILENT_MS;
+    }
 }
 
 static int memory_file(const char *name)
@@ -441,17 +480,24 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
         q->webp_quality = ctx->save.webp_quality;
         q->webp_lossless = ctx->save.webp_lossless;
     }
-    const int sent = ok && exchange(cl, q, fds, 2) == 0;
+    const int got = ok ? exchange(cl, q, fds, 2) : -1, sent = got == 0;
     free(q);
     if (own_in)
         close(in_fd);
     const struct proto_reply *a = &cl->reply;
     if (!sent || a->answer != PROTO_DONE) {
+        /* the temporary file goes; a server given up on that writes on writes into no name */
         if (mem >= 0)
             close(mem);
         io_pending_discard(p);
-        return again(r, !ok ? "the request does not fit a message" : !sent ? "the server went away before answering"
-                        : a->message);
+        char silent[64];
+        snprintf(silent, sizeof silent, "the server did not answer for %d s", SERVER_SILENT_MS / 1000);
+        if (got == EXCHANGE_SILENT) {
+            shutdown(cl->fd, SHUT_RDWR);   /* it gives the run up when it sees this, if it wakes */
+            cl->silent = 1;
+        }
+        return again(r, !ok ? "the request does not fit a message" : got == EXCHANGE_SILENT ? silent
+                        : !sent ? "the server went away before answering" : a->message);
     }
     proto_reply_to_report(a, r);
     r->input = in;
@@ -486,13 +532,18 @@ static int ask(FILE *f, int kind)
     }
     struct client cl = { .fd = connect_to(p.sock) };
     struct proto_request q = { .kind = kind };
-    if (cl.fd < 0 || exchange(&cl, &q, NULL, 0)) {
-        fprintf(f, "gpuimg: server: not running (%s)\n", p.sock);
-        if (cl.fd >= 0)
-            close(cl.fd);
+    const int got = cl.fd < 0 ? -1 : exchange(&cl, &q, NULL, 0);
+    if (cl.fd >= 0)
+        close(cl.fd);
+    if (got || cl.reply.answer != PROTO_DONE) {
+        if (got == EXCHANGE_SILENT)
+            fprintf(f, "gpuimg: server: not answering for %d s (stopped?) (%s)\n", SERVER_SILENT_MS / 1000, p.sock);
+        else if (!got)
+            fprintf(f, "gpuimg: server: %s (%s)\n", cl.reply.message, p.sock);
+        else
+            fprintf(f, "gpuimg: server: not running (%s)\n", p.sock);
         return 1;
     }
-    close(cl.fd);
     fprintf(f, "gpuimg: server: %s%s; context %.1f ms; %s\n", kind == PROTO_STOP ? "stopping, " : "", cl.reply.message,
             cl.reply.context_ms, p.sock);
     return 0;

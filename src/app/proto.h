@@ -26,7 +26,8 @@ struct proto_request {
     int no_auto_orient, strip, webp_quality, webp_lossless;
 };
 
-enum proto_answer { PROTO_DONE, PROTO_BUSY, PROTO_REFUSED };
+/* ALIVE: not an answer: the server says it is alive while the request waits or runs (server.h) */
+enum proto_answer { PROTO_DONE, PROTO_BUSY, PROTO_REFUSED, PROTO_ALIVE };
 
 /* The outcome, and the run's report with its strings held here. */
 struct proto_reply {

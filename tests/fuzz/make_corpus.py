@@ -195,7 +195,8 @@ def requests():
                                    (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1, 1, 100, 1)),
                            request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0, 0, 0, 0)),
                            reply(0, 0, b"", 2), reply(1, 0, b"the server's queue is full"),
-                           reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file")]):
+                           reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file"),
+                           reply(3, 0, b"")]):   # 09: the server's "alive" while a request runs
         out("request", f"{i:02d}", m)
 
 
