@@ -59,6 +59,25 @@ $T/in/a/two.png -> abs/a/two.png" ] && ok || bad "%d with absolute inputs: $(cat
 expect_ok --dry-run -o 'one/%d/%s.png' gray in/a/one.png in/a/two.png
 [ "$(cat "$OUT")" = "in/a/one.png -> one/one.png
 in/a/two.png -> one/two.png" ] && ok || bad "%d in the common directory: $(cat "$OUT")"
+# what an input's name brings never takes its output out of the template's fixed part (a list
+# cannot direct outputs anywhere else): a usage error naming the input, before any work; a
+# template that starts with %D still writes beside each input
+mkdir -p etc && cp in/a/one.png etc/y.png
+expect_fail 2 '^gpuimg: in/a/\.\./\.\./etc/y\.png: -o o1/o2/o3/%d/%s\.png would write it to o1/o2/o3/\.\./\.\./etc/y\.png, outside o1/o2/o3/$' \
+    -o 'o1/o2/o3/%d/%s.png' copy in/a/one.png in/a/../../etc/y.png
+[ ! -e o1 ] && ok || bad "a refused batch wrote: $(find o1)"
+printf 'in/a/one.png\nin/a/../../../../../../../tmp/x/y.png\n' >evil.txt
+expect_fail 2 '^gpuimg: in/a/(\.\./){7}tmp/x/y\.png: -o o1/o2/%d/%s\.jpg would write it to o1/o2/(\.\./){7}tmp/x/y\.jpg, outside o1/o2/$' \
+    --dry-run -o 'o1/o2/%d/%s.jpg' --from-list=evil.txt copy
+expect_fail 2 '^gpuimg: \.\./x\.png: -o o1/%D/%s\.png would write it to o1/\.\./x\.png, outside o1/$' \
+    --dry-run -o 'o1/%D/%s.png' copy ../x.png
+expect_fail 2 '^gpuimg: \.\.\.png: -o o1/%s/%e\.png would write it to o1/\.\./png\.png, outside o1/$' \
+    --dry-run -o 'o1/%s/%e.png' copy ...png
+expect_fail 2 "^gpuimg: $T/in/a/one\\.png: -o %d/%s\\.jpg would write it to $T/in/a/one\\.jpg, outside the working directory\$" \
+    --dry-run -o '%d/%s.jpg' copy "$T/in/a/one.png" in/b/four.png
+expect_ok --dry-run -o '%D/small/%s.png' copy ../x/one.png in/b/four.png
+[ "$(cat "$OUT")" = "../x/one.png -> ../x/small/one.png
+in/b/four.png -> in/b/small/four.png" ] && ok || bad "%D first: $(cat "$OUT")"
 expect_ok -q -o 'tpl/%3i_%i%%.jpg' flip=h in/a/one.png in/b/four.png
 [ -f tpl/001_1%.jpg ] && [ -f tpl/002_2%.jpg ] && ok || bad "%3i_%i%%: $(find tpl -type f)"
 [ "$(dims tpl/001_1%.jpg)" = "31x17 c3 d8" ] && ok || bad "the .jpg output is not a 31x17 RGB JPEG"

@@ -105,6 +105,23 @@ size_t batch_common_dir(char *const *in, long n)
     return len;
 }
 
+/* Whether name, from byte root on (a directory's start), climbs above root through "..". */
+static int climbs(const char *name, size_t root)
+{
+    long depth = 0;
+    for (const char *c = name + root; *c;) {
+        const char *end = strchr(c, '/');
+        const size_t len = end ? (size_t)(end - c) : strlen(c);
+        if (len == 2 && c[0] == '.' && c[1] == '.') {
+            if (--depth < 0)
+                return 1;
+        } else if (len && !(len == 1 && c[0] == '.'))
+            depth++;
+        c += len + (end != NULL);
+    }
+    return 0;
+}
+
 int batch_expand(const char *tpl, const char *in, size_t common, long index, char *out, size_t n)
 {
     const char *slash = strrchr(in, '/');
@@ -113,11 +130,19 @@ int batch_expand(const char *tpl, const char *in, size_t common, long index, cha
     if (dot == base)
         dot = NULL;   /* ".profile": a name, not an extension */
     const int baselen = dot ? (int)(dot - base) : (int)strlen(base);
-    size_t o = 0;
+    size_t o = 0, root = 0;      /* the output stays below out[0, root) */
+    int fixed = 1, beside = 0;   /* still in the template's fixed part; it starts with %D */
     for (const char *p = tpl; *p; p++) {
         char piece[64];
         const char *s = piece;
         int len = -1;
+        if (*p != '%' || p[1] == '%') {
+            if (fixed && *p == '/')
+                root = o + 1;
+        } else if (fixed) {
+            fixed = 0;
+            beside = p == tpl && p[1] == 'D';
+        }
         if (*p != '%') {
             piece[0] = *p;
             len = 1;
@@ -158,6 +183,12 @@ int batch_expand(const char *tpl, const char *in, size_t common, long index, cha
         o += (size_t)len;
     }
     out[o] = 0;
+    /* what the input's name brings (%d, %D, %s, %e) never takes the output out of the template's
+     * fixed part: neither through ".." nor, where that part is empty, to an absolute path. A
+     * template that starts with %D writes beside each input, wherever the list puts it. */
+    if (!beside && (climbs(out, root) || (!root && out[0] == '/')))
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: -o %s would write it to %s, outside %.*s%s", in, tpl, out, (int)root, out,
+                           root ? "" : "the working directory");
     return GPUIMG_OK;
 }
 
