@@ -303,8 +303,8 @@ int client_send(int fd, const void *buf, size_t n, const int *fds, int nfd)
 
 /* q sent and its answer in cl->reply: 0; -1: the server went away (or refused the connection
  * without a word); EXCHANGE_SILENT: it said nothing, not even PROTO_ALIVE, for SERVER_SILENT_MS.
- * A request that cannot be sent still gets the answer the server left before hanging up (too
- * many clients). */
+ * A request that cannot be sent, or that the server never read, still gets the answer it left
+ * before hanging up (too many clients). */
 #define EXCHANGE_SILENT (-2)
 static int exchange(struct client *cl, const struct proto_request *q, const int *fds, int nfd)
 {
@@ -322,7 +322,9 @@ static int exchange(struct client *cl, const struct proto_request *q, const int 
         if (r <= 0)
             return r == 0 && sent ? EXCHANGE_SILENT : -1;
         const ssize_t got = recv(cl->fd, cl->buf, sizeof cl->buf, MSG_DONTWAIT);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+        /* ECONNRESET, said once: the server closed with our request unread, its answer may
+         * still be queued (too many clients) */
+        if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == ECONNRESET))
             continue;
         const char *why;
         if (got <= 0 || proto_read_reply(cl->buf, (size_t)got, &cl->reply, &why))
