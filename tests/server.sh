@@ -170,6 +170,14 @@ for c in garbage short version nofds dirfd rdonly many huge range; do
     *) bad "sockpoke $c: $r" ;;
     esac
 done
+# --max-pixels's range (1 to 2^40) holds for a request too: 0 (no limit) or 2^64-1 would let a
+# resize build any image; 2^40 is taken (and the run fails on its input, no image)
+for v in 0 -1 1099511627777; do
+    r=$("$SOCKPOKE" "$s" field:9:$v 2>&1)
+    [ "$r" = "answer 2 status 1: a number out of range" ] && ok || bad "sockpoke max_pixels $v: $r"
+done
+r=$("$SOCKPOKE" "$s" field:9:1099511627776 2>&1)
+case $r in "answer 0 status 5: "*) ok ;; *) bad "sockpoke max_pixels 2^40: $r" ;; esac
 expect_ok -q $gpu gray "$T/rgb.png" "$T/after-poke.png"
 cmp -s "$T/after-poke.png" "$T/first.png" && ok || bad "after the hostile requests"
 wait $hold

@@ -1,7 +1,9 @@
 /* gpuimg test helper: hostile and broken requests for the server. Connects to SOCKET, sends the
  * message CASE names and prints the server's answer on one line ("answer N status S: message",
  * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, rdonly,
- * many (six descriptors), huge (past the largest message), range (a field out of range), hold
+ * many (six descriptors), huge (past the largest message), range (a field out of range),
+ * field:I:V (the run request's I-th number after its texts, counting from 0, set to V as 64 bits,
+ * sent with an input and an output: V = -1 is 2^64-1), hold
  * (connect, send nothing, hold the connection SECONDS or until SIGUSR1; with COUNT, that many
  * connections: "connected N" once they are, "held N" at the end: how many the server kept open). The server must answer or close this
  * connection alone and go on serving others (tests/server.sh). */
@@ -66,6 +68,7 @@ int main(int argc, char **argv)
     q.jpeg_quality = 90;
     q.png_level = 6;
     q.threads = 1;
+    q.max_pixels = 1 << 28;
     size_t n = proto_write_request(&q, buf);
     int fds[8], nfd = 0;
     const int tmp = open(".", O_RDWR | O_TMPFILE, 0600);
@@ -91,6 +94,20 @@ int main(int argc, char **argv)
     } else if (!strcmp(c, "huge")) {
         memset(buf + n, 'x', sizeof buf - n);
         n = sizeof buf;
+    } else if (!strncmp(c, "field:", 6)) {
+        /* magic, kind, three strings (8 + length each), then the numbers */
+        const unsigned i = (unsigned)atoi(c + 6);
+        const char *v = strchr(c + 6, ':');
+        const unsigned long long u = v ? strtoull(v + 1, NULL, 0) : 0;
+        const size_t at = 8 + 8 + (8 + 4) + (8 + 1) + (8 + 1) + 8 * (size_t)i;
+        if (!v || at + 8 > n) {
+            fprintf(stderr, "sockpoke: field:I:V with I below %zu\n", (n - (at - 8 * (size_t)i)) / 8);
+            return 2;
+        }
+        for (int k = 0; k < 8; k++)
+            buf[at + (size_t)k] = (uint8_t)(u >> (8 * k));
+        fds[nfd++] = open(argv[0], O_RDONLY);
+        fds[nfd++] = tmp;
     } else if (!strcmp(c, "range")) {
         /* magic, kind, three strings (8 + length each), then nine 8-byte integers, the maximum
          * of pixels and the format: the PNG level */

@@ -190,7 +190,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
             if ((r = parse_bytes("--gpu-mem-limit", optarg, &o->gpu_mem_limit))) return r;
             break;
         case OPT_MAX_PIXELS:
-            if ((r = parse_int("--max-pixels", optarg, 1, (long long)1 << 40, &v))) return r;
+            if ((r = parse_int("--max-pixels", optarg, 1, (long long)PLAN_MAX_PIXELS_HI, &v))) return r;
             o->max_pixels = (uint64_t)v;
             break;
         case OPT_KERNEL:

@@ -5,6 +5,7 @@
 #include "app/proto.h"
 #include "core/error.h"
 #include "core/op.h"
+#include "core/plan.h"
 #include "io/io.h"
 #include "cuda/gpu.h"
 
@@ -140,6 +141,8 @@ static void walk_request(struct wire *x, struct proto_request *q)
     INT(x, 0, 1, q->shrink_on_load);
     INT(x, 0, 1, q->per_file_format);
     u64f(x, &q->max_pixels);
+    if (!x->why && (q->max_pixels < 1 || q->max_pixels > PLAN_MAX_PIXELS_HI))   /* --max-pixels's range */
+        x->why = "a number out of range";
     INT(x, 0, FMT_COUNT - 1, q->fmt);   /* enum out_format */
     INT(x, 0, 9, q->png_level);
     INT(x, 1, 100, q->jpeg_quality);

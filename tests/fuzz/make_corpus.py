@@ -192,11 +192,14 @@ def reply(answer, status, message, nsteps=0):
 def requests():
     for i, m in enumerate([request(1), request(2), request(3),
                            request(1, b"gray,resize=50%,blur=2,transpose", b"-", b"-",
-                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 0, 1, 9, 100, 16, 444, 1, 1, 1, 100, 1)),
+                                   (2, 1, 3, 1, 2, 1, 2, 1, 1, 1 << 40, 1, 9, 100, 16, 444, 1, 1, 1, 100, 1)),
                            request(1, b"x" * 300, b"\xff\n", b"o.jpg", (1, 0, -1, 0, 0, 0, 0, 0, 0, 1000, 1, 0, 1, 1, 420, 0, 0, 0, 0, 0)),
                            reply(0, 0, b"", 2), reply(1, 0, b"the server's queue is full"),
                            reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file"),
-                           reply(3, 0, b"")]):   # 09: the server's "alive" while a request runs
+                           reply(3, 0, b""),   # 09: the server's "alive" while a request runs
+                           # 10, 11: max_pixels 0 (no limit) and 2^64-1, outside --max-pixels's range: refused
+                           request(1, b"resize=30000x30000", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 0, 6, 90, 4, 0, 0, 0, 0, 80, 0)),
+                           request(1, b"resize=30000x30000", ints=(0, 0, -1, 0, 1, 0, 0, 0, 0, -1, 0, 6, 90, 4, 0, 0, 0, 0, 80, 0))]):
         out("request", f"{i:02d}", m)
 
 
