@@ -252,6 +252,30 @@ echo "the killed client's job was let go $((i / 10)).$((i % 10)) s after the nex
 run --server-status
 grep -q "requests served, 1 given up," "$OUT" && ok || bad "the killed client's job was not given up: $(cat "$OUT")"
 
+# a client killed with SIGKILL, which leaves its temporary file: the server gives the run up
+# before its next stage, or finishes the encode it is in and then empties that file; either
+# way the run counts as given up (a slow PNG encode of 16-bit noise, killed as it likely runs)
+"$MKIMG" 2000 2000 4 16 "$T/noise.png" 1 0 || exit 99
+given() { "$GPUIMG" --server-status | sed -n 's/.* \([0-9]*\) given up,.*/\1/p'; }
+running() { "$GPUIMG" --server-status | grep -q ', 1 running,'; }
+g0=$(given)
+"$GPUIMG" -q --threads=1 --backend=cpu --png-level=9 copy "$T/noise.png" "$T/killed9.png" &
+client=$!
+i=0
+while ! running && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.8
+kill -KILL $client
+wait $client
+i=0
+while running && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+orphan=$(ls -a "$T" | grep '^\.killed9\.png\.')
+if [ -e "$T/killed9.png" ]; then
+    echo "the SIGKILLed client's job ended before the kill: not checked"
+else
+    [ "$(given)" -eq $((g0 + 1)) ] && [ -n "$orphan" ] && [ ! -s "$T/$orphan" ] && ok \
+        || bad "SIGKILLed client: $(given) given up (was $g0); its file '$orphan' of $(stat -c %s "$T/$orphan" 2>&1) bytes"
+fi
+rm -f "$T"/.killed9.png.*
 # a stopped server (SIGSTOP) says nothing, not even that it is alive: the client gives up after
 # 5 s, says so and runs the file itself; a batch waits so once a job, then runs the rest itself;
 # --server-status says it does not answer

@@ -284,17 +284,22 @@ static void *worker(void *arg)
             a.context_ms = S.context_ms;
             a.jobs_before = before;
         }
-        close(j->in_fd);
-        close(j->out_fd);   /* before the answer: the client renames the file it wrote */
         pthread_mutex_lock(&S.mu);
         const int answer = !gone && !j->c->gone;
         pthread_mutex_unlock(&S.mu);
+        /* a client gone never renames the file; one killed (SIGKILL) leaves it: it holds nothing */
+        if (!answer) {
+            int t = ftruncate(j->out_fd, 0);
+            (void)t;
+        }
+        close(j->in_fd);
+        close(j->out_fd);   /* before the answer: the client renames the file it wrote */
         if (answer)   /* busy still set: the poller leaves the connection alone meanwhile */
             send_reply(j->c->fd, &a, SERVER_SEND_MS);
         pthread_mutex_lock(&S.mu);
         S.running -= !gone;
         S.jobs += answer;
-        S.dropped += gone || a.status == GPUIMG_ECANCELED;   /* never started, or stopped midway */
+        S.dropped += !answer;   /* never started, stopped midway, or finished for no one */
         j->c->busy = 0;
         S.last = timing_now_ms();
         pthread_mutex_unlock(&S.mu);
