@@ -276,6 +276,26 @@ else
         || bad "SIGKILLed client: $(given) given up (was $g0); its file '$orphan' of $(stat -c %s "$T/$orphan" 2>&1) bytes"
 fi
 rm -f "$T"/.killed9.png.*
+# a client killed during the last (only) step: that step ends, and the result is not encoded for
+# no one (the server writes next to nothing more: /proc's count of its bytes written)
+spid=$(server_pid)
+wrote() { sed -n 's/^wchar: //p' /proc/"$spid"/io; }
+w0=$(wrote)
+"$GPUIMG" -q --threads=1 --backend=cpu --png-level=1 blur=4 "$T/noise.png" "$T/killed-step.png" &
+client=$!
+i=0
+while ! running && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 1.5
+kill -TERM $client
+wait $client
+i=0
+while running && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+if [ -e "$T/killed-step.png" ]; then
+    echo "the job killed in its step ended before the kill: not checked"
+else
+    [ $(($(wrote) - w0)) -lt 1000000 ] && ok || bad "a job given up in its step was encoded: the server wrote $(($(wrote) - w0)) bytes"
+fi
+
 # a stopped server (SIGSTOP) says nothing, not even that it is alive: the client gives up after
 # 5 s, says so and runs the file itself; a batch waits so once a job, then runs the rest itself;
 # --server-status says it does not answer

@@ -252,6 +252,8 @@ static int run_chain(const struct run_ctx *c, const char *in, const char *out, s
         st = backend_cpu_run(&pl, &img, r);
     }
     if (!st)
+        st = plan_abandoned(&pl);   /* not encoded (a large result's longest stage) for no one */
+    if (!st)
         st = enc.out.n || enc.bytes ? save_encoded(c, out, &img, &enc, r) : run_save(c, out, &img, r);
     backend_gpu_encode_free(&enc);
     image_free(&img);
