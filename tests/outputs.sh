@@ -74,6 +74,18 @@ run -o 'made/deep/%s.png' gray empty.png
 run -o 'made2/%s/x.png' gray empty.png in.png
 [ "$RC" -eq 1 ] && [ -f made2/in/x.png ] && [ ! -e made2/empty ] && ok || bad "mixed batch left: $(find made2)"
 
+# an output's name as long as a name may be (255 bytes, in ASCII or two-byte characters): the
+# temporary name beside it is cut to fit, a file and a batch alike
+long=$(printf 'x%.0s' $(seq 251)).png
+wide=$(printf '\303\251%.0s' $(seq 125)).png
+for n in "$long" "$wide"; do
+    expect_ok -q gray in.png "$n" && [ -f "$n" ] && ok || bad "a name of $(printf %s "$n" | wc -c) bytes"
+done
+cp in.png "lb/$long" 2>/dev/null || { mkdir lb && cp in.png "lb/$long"; }
+expect_ok -q -o 'lo/%s.%e' gray "lb/$long" && [ -f "lo/$long" ] && ok || bad "a batch's name of 255 bytes"
+[ -z "$(ls -A | grep '^\.')" ] && [ -z "$(ls -A lo | grep '^\.')" ] && ok || bad "long names left temporary files"
+rm -rf "$long" "$wide" lb lo
+
 # the file size limit: a clear error, no output and no temporary file (not a silent SIGXFSZ)
 "$MKIMG" 600 400 3 16 big.png 3 0 || exit 99
 (ulimit -f 100; "$GPUIMG" --png-level=0 gray big.png fsz.png) 2>fsz.err

@@ -99,8 +99,9 @@ const char *io_encoder_name(const struct image *im, const struct save_opts *o);
  * exist unless force, it is not a directory. */
 int io_check_output(const char *path, const struct save_opts *o);
 
-/* Outputs (output.c): an output is written into a temporary file ".NAME.XXXXXX" beside it
- * (standard output and devices: straight, nothing pending) and put in place by publish: link()
+/* Outputs (output.c): an output is written into a temporary file ".NAME.XXXXXX" beside it, NAME
+ * cut to fit the directory's longest name (standard output and devices: straight, nothing
+ * pending), and put in place by publish: link()
  * without force, so a file that appeared meanwhile is not replaced, rename() with it; a replaced
  * file keeps its permissions. A signal that ends the process removes the temporary files being
  * written (io_install_signal_cleanup); SIGKILL cannot be caught and leaves its file. */

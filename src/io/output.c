@@ -189,7 +189,19 @@ int io_pending_open(const char *path, int force, struct io_pending *p)
         return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", name);
     if (!(p->tmp = malloc(TMPNAME_MAX)))
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory", name);
-    snprintf(p->tmp, TMPNAME_MAX, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+    /* ".NAME.XXXXXX", NAME cut at a character so that it fits where NAME itself fits (a name
+     * of up to the directory's longest) */
+    snprintf(p->tmp, TMPNAME_MAX, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? path : ".");
+    const long name_max = pathconf(p->tmp, _PC_NAME_MAX);
+    const char *base = path + dirlen;
+    size_t keep = strlen(base);
+    const size_t room = (name_max > 16 ? (size_t)name_max : NAME_MAX) - 8;
+    if (keep > room) {
+        keep = room;
+        while (keep && ((unsigned char)base[keep] & 0xC0) == 0x80)   /* not inside a UTF-8 character */
+            keep--;
+    }
+    snprintf(p->tmp, TMPNAME_MAX, "%.*s.%.*s.XXXXXX", (int)dirlen, path, (int)keep, base);
     const int fd = mkstemp(p->tmp);
     if (fd < 0) {
         r = gpuimg_fail(GPUIMG_EWRITE, "%s: cannot create a temporary file beside it: %s", name, strerror(errno));
