@@ -325,7 +325,6 @@ struct shared {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     long *finished, nfinished;    /* item indices in the order they finished */
-    struct list made;             /* directories the workers created, in order (under mu) */
     const char *device;
     int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
     const struct cli_opts *o;
@@ -381,17 +380,12 @@ static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, st
 }
 
 /* io_make_dirs's report of a directory it made, kept so that those left empty by failed files
- * are removed at the end */
+ * are removed at the end, or by a signal that ends the batch */
 static void dir_made(const char *dir, void *arg)
 {
-    struct shared *sh = arg;
-    char *copy = strdup(dir);
-    pthread_mutex_lock(&sh->mu);
-    if (!copy || list_add(&sh->made, copy)) {
-        free(copy);   /* not recorded: left in place, as mkdir -p would */
-        gpuimg_clear_error();
-    }
-    pthread_mutex_unlock(&sh->mu);
+    (void)arg;
+    if (io_track_dir(dir))
+        gpuimg_clear_error();   /* not recorded: left in place, as mkdir -p would */
 }
 
 static void *worker(void *arg)
@@ -672,12 +666,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         }
         for (int j = 0; j < started; j++)
             pthread_join(tid[j], NULL);
-        /* the directories made for files that failed: removed where empty, deepest first */
-        for (long i = sh.made.n - 1; i >= 0; i--) {
-            rmdir(sh.made.v[i]);
-            free(sh.made.v[i]);
-        }
-        free(sh.made.v);
+        io_remove_made_dirs();   /* those made for files that failed: removed where empty */
         pthread_mutex_destroy(&sh.mu);
         pthread_cond_destroy(&sh.cv);
     }

@@ -163,5 +163,9 @@ void io_install_signal_cleanup(void);
 /* Create the directories above path (mkdir -p of its dirname); created (may be NULL) is told
  * each directory made, parents first. */
 int io_make_dirs(const char *path, void (*created)(const char *dir, void *arg), void *arg);
+/* A directory made for outputs (as io_make_dirs tells it), removed where empty, newest first, by
+ * io_remove_made_dirs or by a signal that ends the process (after its temporary files). */
+int io_track_dir(const char *dir);
+void io_remove_made_dirs(void);   /* and forgets them */
 
 #endif
