@@ -113,14 +113,15 @@ expect_fail 2 '--devices: 0 is listed twice' --devices=0,0 -o 'x/%s.png' gray in
 expect_fail 2 '--devices: expected all or a list' --devices=0, -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--devices: expected a whole number from 0 to 15' --devices=16 -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--shard: expected K/N' --shard=1 -o 'x/%s.png' gray in/a/one.png
-expect_fail 2 '--shard K: expected a whole number from 0 to 3' --shard=4/3 -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--shard K: expected a whole number from 0 to 2' --shard=4/3 -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--shard K: expected a whole number from 0 to 2' --shard=3/3 -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--shard N: expected a whole number' --shard=0/0 -o 'x/%s.png' gray in/a/one.png
 [ ! -e x ] && ok || bad "a refused batch wrote something"
 expect_fail 1 'nolist.txt: cannot open' -o 'x/%s.png' --from-list=nolist.txt gray
 printf '\n\n' >empty.txt
 expect_fail 2 'empty.txt: no input files' -o 'x/%s.png' --from-list=empty.txt gray
 
-# --from-list (a file, stdin), --shard: every input exactly once over the shards, K = N is 0
+# --from-list (a file, stdin), --shard: every input exactly once over the shards
 rm -f in/b/one.png
 i=0
 : >list.txt
@@ -140,9 +141,9 @@ done
 [ "$(ls sh | wc -l)" -eq 7 ] && ok || bad "3 shards wrote $(ls sh | wc -l) files, want 7"
 [ "$(json_field shard0.json selected)" -eq 3 ] && [ "$(json_field shard2.json selected)" -eq 2 ] && ok ||
     bad "shard sizes: $(cat shard0.json shard2.json)"
-expect_ok -q --shard=3/3 --json=shard3.json -o "sh3/%s.png" --from-list=- gray <list.txt
+expect_ok -q --shard=0/3 --json=shard3.json -o "sh3/%s.png" --from-list=- gray <list.txt
 [ "$(json_field shard3.json done)" -eq 3 ] && [ -f sh3/s0.png ] && [ -f sh3/s3.png ] && [ -f sh3/s6.png ] && ok ||
-    bad "--shard=3/3 is not slice 0: $(ls sh3)"
+    bad "--shard=0/3 from stdin: $(ls sh3)"
 grep -q '"busy_ms": {"decode": [0-9.]*, "upload": [0-9.]*, "process": [0-9.]*, "download": [0-9.]*, "encode": [0-9.]*}' \
     shard3.json && ok || bad "JSON lacks busy_ms: $(cat shard3.json)"
 grep -Eq '"decoders": \{"(libdeflate|libpng|stb_image)": 3\}' shard3.json && ok || bad "JSON lacks decoders: $(cat shard3.json)"

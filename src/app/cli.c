@@ -231,10 +231,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
                 return gpuimg_fail(GPUIMG_EUSAGE, "--shard: expected K/N such as 0/4, not '%s'", optarg);
             memcpy(kbuf, optarg, (size_t)(slash - optarg));
             kbuf[slash - optarg] = 0;
-            if ((r = parse_int("--shard N", slash + 1, 1, 1000000, &n)) || (r = parse_int("--shard K", kbuf, 0, n, &k)))
+            if ((r = parse_int("--shard N", slash + 1, 1, 1000000, &n)) || (r = parse_int("--shard K", kbuf, 0, n - 1, &k)))
                 return r;
             o->shard_n = (int)n;
-            o->shard_k = (int)(k % n);   /* N/N is slice 0: numbering from 1 (Slurm --array=1-N) works too */
+            o->shard_k = (int)k;   /* N/N is refused: N+1 shards would do slice 0 twice */
             break;
         }
         case OPT_PROGRESS: o->progress = 1; break;
