@@ -1,8 +1,8 @@
 # gpuimg tests: no file is replaced or lost by any path. --json is an output like the image; a
 # batch compares files by what they are, not by their spelling; a replaced file keeps its mode; a
-# failed batch, or one ended by a signal, leaves no directory it made empty; names up to 255 bytes
-# work; every signal that can be caught, and the file size
-# limit, leave no temporary file; the peak memory reported is the process's own.
+# failed batch, or one ended by a signal, leaves no directory it made empty; names of 255 bytes
+# work; every signal that can be caught, and the file size limit, leave no temporary file; the
+# peak memory reported is the process's own.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 cd "$T" || exit 99
 

@@ -11,11 +11,15 @@
 # - A stale socket (server killed with SIGKILL) is replaced; eight clients starting at once end
 #   with one server; sixteen clients at once all get their bytes.
 # - Hostile requests (tests/sockpoke): garbage, cut, another version, wrong or missing
-#   descriptors, too long, a field out of range, a client that says nothing: each is answered or
-#   closed alone, and the server goes on serving.
+#   descriptors, too long, a field out of range (a pixel limit outside --max-pixels's), a client
+#   that says nothing: each is answered or closed alone, and the server goes on serving. With
+#   more connections than it takes, a command says so in the server's words and runs itself.
 # - The server killed mid-job: the client runs the file itself, says so, and writes the right
 #   bytes. A client killed mid-job: nothing left behind, the server goes on and frees the
-#   request's descriptors.
+#   request's descriptors; killed with SIGKILL in the encode, its file is left empty; killed in
+#   the last step, the result is not encoded; each counts as given up.
+# - A stopped server (SIGSTOP): a command, a batch and --server-status give up after 5 s of
+#   silence and say so; the files are run here with the right bytes.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 export GPUIMG_SERVER=1 GPUIMG_SERVER_DIR="$T/sd" GPUIMG_SERVER_IDLE=30
