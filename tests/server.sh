@@ -314,7 +314,8 @@ rc=$?
 timeout 60 "$GPUIMG" -j2 $gpu -o "$T/bstop/%s.png" gray,resize=50%,blur=1 "$T"/b?.png 2>"$T/stopped.err"
 rc=$?
 n=$(grep -c 'the server did not answer for 5 s: ran here' "$T/stopped.err")
-[ $rc -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 2 ] && ok || bad "stopped server, batch: exit $rc, $(cat "$T/stopped.err")"
+[ $rc -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 2 ] && grep -q 'the server stopped answering: the rest ran here\]$' "$T/stopped.err" \
+    && ok || bad "stopped server, batch: exit $rc, $(cat "$T/stopped.err")"
 for f in "$T"/bh/*.png; do
     cmp -s "$f" "$T/bstop/$(basename "$f")" || bad "stopped server, batch: $(basename "$f") differs"
 done

@@ -675,7 +675,8 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         rep.jobs = jobs;
         rep.threads_per_job = sh.inner;
         rep.backend = rt.server ? (sh.device ? "gpu" : "cpu") : ctx->kind == BACKEND_GPU ? "gpu" : "cpu";
-        rep.server = !rt.server ? NULL : rt.started ? "served by the server this command started" : "served by the server";
+        rep.server = !rt.server ? NULL : sh.silent ? "the server stopped answering: the rest ran here"
+                   : rt.started ? "served by the server this command started" : "served by the server";
         rep.device = sh.device;
         rep.ndevices = sh.ndevices;
         rep.fallback = ctx->fallback;
