@@ -166,7 +166,7 @@ ok
 s=$(sock)
 "$SOCKPOKE" "$s" hold 3 >/dev/null &
 hold=$!
-for c in garbage short version nofds dirfd rdonly many huge range; do
+for c in garbage short version nofds dirfd opath rdonly many huge range; do
     r=$("$SOCKPOKE" "$s" $c 2>&1)
     case $c:$r in
     *:"answer 2 status 1: "*) ok ;;    # refused, with a reason

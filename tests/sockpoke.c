@@ -1,12 +1,13 @@
 /* gpuimg test helper: hostile and broken requests for the server. Connects to SOCKET, sends the
  * message CASE names and prints the server's answer on one line ("answer N status S: message",
- * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, rdonly,
- * many (six descriptors), huge (past the largest message), range (a field out of range),
- * field:I:V (the run request's I-th number after its texts, counting from 0, set to V as 64 bits,
- * sent with an input and an output: V = -1 is 2^64-1), hold
- * (connect, send nothing, hold the connection SECONDS or until SIGUSR1; with COUNT, that many
- * connections: "connected N" once they are, "held N" at the end: how many the server kept open). The server must answer or close this
- * connection alone and go on serving others (tests/server.sh). */
+ * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, opath (an
+ * input not open for reading), rdonly, many (six descriptors), huge (past the largest message),
+ * range (a field out of range), field:I:V (the run request's I-th number after its texts,
+ * counting from 0, set to V as 64 bits, sent with an input and an output: V = -1 is 2^64-1),
+ * hold (connect, send nothing, hold the connection SECONDS or until SIGUSR1; with COUNT, that
+ * many connections: "connected N" once they are, "held N" at the end, how many the server kept
+ * open). The server must answer or close this connection alone and go on serving others
+ * (tests/server.sh). */
 #include <config.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -84,6 +85,9 @@ int main(int argc, char **argv)
         ;
     else if (!strcmp(c, "dirfd")) {
         fds[nfd++] = open(".", O_RDONLY | O_DIRECTORY);
+        fds[nfd++] = tmp;
+    } else if (!strcmp(c, "opath")) {
+        fds[nfd++] = open(argv[0], O_PATH);
         fds[nfd++] = tmp;
     } else if (!strcmp(c, "rdonly")) {
         fds[nfd++] = open(argv[0], O_RDONLY);

@@ -321,7 +321,8 @@ static void close_conn(struct conn *c)
 }
 
 /* Why a run's descriptors are refused, or NULL: it needs its input and output, both regular
- * files (the client's own, or its memory files), the output open for writing. */
+ * files (the client's own, or its memory files), the input open for reading and the output for
+ * writing. */
 static const char *files_refused(const int *fds, int nfd)
 {
     struct stat a, b;
@@ -329,8 +330,11 @@ static const char *files_refused(const int *fds, int nfd)
         return "a run request carries two descriptors";
     if (fstat(fds[0], &a) || fstat(fds[1], &b) || !S_ISREG(a.st_mode) || !S_ISREG(b.st_mode))
         return "the descriptors must be regular files";
-    const int flags = fcntl(fds[1], F_GETFL);
-    return flags < 0 || (flags & O_ACCMODE) == O_RDONLY ? "the output descriptor is not open for writing" : NULL;
+    const int in = fcntl(fds[0], F_GETFL), out = fcntl(fds[1], F_GETFL);
+    if (in < 0 || (in & O_PATH) || (in & O_ACCMODE) == O_WRONLY)
+        return "the input descriptor is not open for reading";
+    return out < 0 || (out & O_PATH) || (out & O_ACCMODE) == O_RDONLY ? "the output descriptor is not open for writing"
+                                                                      : NULL;
 }
 
 /* One message from c: a status, a stop, or a run queued with its two files. */
