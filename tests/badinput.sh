@@ -145,6 +145,18 @@ vlimit "$GPUIMG" gray /dev/zero "$T/out/o.png" 2>"$T/err"
 [ $? -eq 1 ] && grep -q "^gpuimg: /dev/zero: not an image" "$T/err" && ok || bad "/dev/zero: $(cat "$T/err")"
 head -c 3000000000 /dev/zero 2>/dev/null | vlimit "$GPUIMG" gray - "$T/out/o.png" 2>"$T/err"
 grep -q "^gpuimg: <stdin>: not an image" "$T/err" && ok || bad "endless stdin: $(cat "$T/err")"
+# and through the server (GPUIMG_SERVER=1, whose client reads standard input into a memory file
+# before sending it): refused at its first bytes as well, the rest of the stream left unread
+for s in 0 1; do
+    head -c 200000000 /dev/zero 2>/dev/null | {
+        GPUIMG_SERVER=$s GPUIMG_SERVER_DIR="$T/sd" "$GPUIMG" -q gray - "$T/out/o.png" 2>"$T/err"
+        echo $? >"$T/rc"
+        wc -c >"$T/left"
+    }
+    [ "$(cat "$T/rc")" -eq 1 ] && grep -q "^gpuimg: <stdin>: not an image" "$T/err" && [ "$(cat "$T/left")" -gt 190000000 ] \
+        && ok || bad "GPUIMG_SERVER=$s, stdin of zeros: exit $(cat "$T/rc"), $(cat "$T/left") bytes left unread, $(cat "$T/err")"
+done
+GPUIMG_SERVER_DIR="$T/sd" "$GPUIMG" --server-stop >/dev/null 2>&1
 if truncate -s 3G "$T/sparse.png" 2>/dev/null; then
     vlimit "$GPUIMG" gray "$T/sparse.png" "$T/out/o.png" 2>"$T/err"
     [ $? -eq 1 ] && grep -q "sparse.png: file of 3221225472 bytes is larger than the decoder takes" "$T/err" && ok \

@@ -59,6 +59,25 @@ $T/in/a/two.png -> abs/a/two.png" ] && ok || bad "%d with absolute inputs: $(cat
 expect_ok --dry-run -o 'one/%d/%s.png' gray in/a/one.png in/a/two.png
 [ "$(cat "$OUT")" = "in/a/one.png -> one/one.png
 in/a/two.png -> one/two.png" ] && ok || bad "%d in the common directory: $(cat "$OUT")"
+# what an input's name brings never takes its output out of the template's fixed part (a list
+# cannot direct outputs anywhere else): a usage error naming the input, before any work; a
+# template that starts with %D still writes beside each input
+mkdir -p etc && cp in/a/one.png etc/y.png
+expect_fail 2 '^gpuimg: in/a/\.\./\.\./etc/y\.png: -o o1/o2/o3/%d/%s\.png would write it to o1/o2/o3/\.\./\.\./etc/y\.png, outside o1/o2/o3/$' \
+    -o 'o1/o2/o3/%d/%s.png' copy in/a/one.png in/a/../../etc/y.png
+[ ! -e o1 ] && ok || bad "a refused batch wrote: $(find o1)"
+printf 'in/a/one.png\nin/a/../../../../../../../tmp/x/y.png\n' >evil.txt
+expect_fail 2 '^gpuimg: in/a/(\.\./){7}tmp/x/y\.png: -o o1/o2/%d/%s\.jpg would write it to o1/o2/(\.\./){7}tmp/x/y\.jpg, outside o1/o2/$' \
+    --dry-run -o 'o1/o2/%d/%s.jpg' --from-list=evil.txt copy
+expect_fail 2 '^gpuimg: \.\./x\.png: -o o1/%D/%s\.png would write it to o1/\.\./x\.png, outside o1/$' \
+    --dry-run -o 'o1/%D/%s.png' copy ../x.png
+expect_fail 2 '^gpuimg: \.\.\.png: -o o1/%s/%e\.png would write it to o1/\.\./png\.png, outside o1/$' \
+    --dry-run -o 'o1/%s/%e.png' copy ...png
+expect_fail 2 "^gpuimg: $T/in/a/one\\.png: -o %d/%s\\.jpg would write it to $T/in/a/one\\.jpg, outside the working directory\$" \
+    --dry-run -o '%d/%s.jpg' copy "$T/in/a/one.png" in/b/four.png
+expect_ok --dry-run -o '%D/small/%s.png' copy ../x/one.png in/b/four.png
+[ "$(cat "$OUT")" = "../x/one.png -> ../x/small/one.png
+in/b/four.png -> in/b/small/four.png" ] && ok || bad "%D first: $(cat "$OUT")"
 expect_ok -q -o 'tpl/%3i_%i%%.jpg' flip=h in/a/one.png in/b/four.png
 [ -f tpl/001_1%.jpg ] && [ -f tpl/002_2%.jpg ] && ok || bad "%3i_%i%%: $(find tpl -type f)"
 [ "$(dims tpl/001_1%.jpg)" = "31x17 c3 d8" ] && ok || bad "the .jpg output is not a 31x17 RGB JPEG"
@@ -94,14 +113,15 @@ expect_fail 2 '--devices: 0 is listed twice' --devices=0,0 -o 'x/%s.png' gray in
 expect_fail 2 '--devices: expected all or a list' --devices=0, -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--devices: expected a whole number from 0 to 15' --devices=16 -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--shard: expected K/N' --shard=1 -o 'x/%s.png' gray in/a/one.png
-expect_fail 2 '--shard K: expected a whole number from 0 to 3' --shard=4/3 -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--shard K: expected a whole number from 0 to 2' --shard=4/3 -o 'x/%s.png' gray in/a/one.png
+expect_fail 2 '--shard K: expected a whole number from 0 to 2' --shard=3/3 -o 'x/%s.png' gray in/a/one.png
 expect_fail 2 '--shard N: expected a whole number' --shard=0/0 -o 'x/%s.png' gray in/a/one.png
 [ ! -e x ] && ok || bad "a refused batch wrote something"
 expect_fail 1 'nolist.txt: cannot open' -o 'x/%s.png' --from-list=nolist.txt gray
 printf '\n\n' >empty.txt
 expect_fail 2 'empty.txt: no input files' -o 'x/%s.png' --from-list=empty.txt gray
 
-# --from-list (a file, stdin), --shard: every input exactly once over the shards, K = N is 0
+# --from-list (a file, stdin), --shard: every input exactly once over the shards
 rm -f in/b/one.png
 i=0
 : >list.txt
@@ -121,9 +141,9 @@ done
 [ "$(ls sh | wc -l)" -eq 7 ] && ok || bad "3 shards wrote $(ls sh | wc -l) files, want 7"
 [ "$(json_field shard0.json selected)" -eq 3 ] && [ "$(json_field shard2.json selected)" -eq 2 ] && ok ||
     bad "shard sizes: $(cat shard0.json shard2.json)"
-expect_ok -q --shard=3/3 --json=shard3.json -o "sh3/%s.png" --from-list=- gray <list.txt
+expect_ok -q --shard=0/3 --json=shard3.json -o "sh3/%s.png" --from-list=- gray <list.txt
 [ "$(json_field shard3.json done)" -eq 3 ] && [ -f sh3/s0.png ] && [ -f sh3/s3.png ] && [ -f sh3/s6.png ] && ok ||
-    bad "--shard=3/3 is not slice 0: $(ls sh3)"
+    bad "--shard=0/3 from stdin: $(ls sh3)"
 grep -q '"busy_ms": {"decode": [0-9.]*, "upload": [0-9.]*, "process": [0-9.]*, "download": [0-9.]*, "encode": [0-9.]*}' \
     shard3.json && ok || bad "JSON lacks busy_ms: $(cat shard3.json)"
 grep -Eq '"decoders": \{"(libdeflate|libpng|stb_image)": 3\}' shard3.json && ok || bad "JSON lacks decoders: $(cat shard3.json)"

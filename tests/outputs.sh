@@ -1,7 +1,8 @@
 # gpuimg tests: no file is replaced or lost by any path. --json is an output like the image; a
 # batch compares files by what they are, not by their spelling; a replaced file keeps its mode; a
-# failed batch leaves no directory it made; every signal that can be caught, and the file size
-# limit, leave no temporary file; the peak memory reported is the process's own.
+# failed batch, or one ended by a signal, leaves no directory it made empty; names of 255 bytes
+# work; every signal that can be caught, and the file size limit, leave no temporary file; the
+# peak memory reported is the process's own.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 cd "$T" || exit 99
 
@@ -74,6 +75,18 @@ run -o 'made/deep/%s.png' gray empty.png
 run -o 'made2/%s/x.png' gray empty.png in.png
 [ "$RC" -eq 1 ] && [ -f made2/in/x.png ] && [ ! -e made2/empty ] && ok || bad "mixed batch left: $(find made2)"
 
+# an output's name as long as a name may be (255 bytes, in ASCII or two-byte characters): the
+# temporary name beside it is cut to fit, a file and a batch alike
+long=$(printf 'x%.0s' $(seq 251)).png
+wide=$(printf '\303\251%.0s' $(seq 125)).png
+for n in "$long" "$wide"; do
+    expect_ok -q gray in.png "$n" && [ -f "$n" ] && ok || bad "a name of $(printf %s "$n" | wc -c) bytes"
+done
+cp in.png "lb/$long" 2>/dev/null || { mkdir lb && cp in.png "lb/$long"; }
+expect_ok -q -o 'lo/%s.%e' gray "lb/$long" && [ -f "lo/$long" ] && ok || bad "a batch's name of 255 bytes"
+[ -z "$(ls -A | grep '^\.')" ] && [ -z "$(ls -A lo | grep '^\.')" ] && ok || bad "long names left temporary files"
+rm -rf "$long" "$wide" lb lo
+
 # the file size limit: a clear error, no output and no temporary file (not a silent SIGXFSZ)
 "$MKIMG" 600 400 3 16 big.png 3 0 || exit 99
 (ulimit -f 100; "$GPUIMG" --png-level=0 gray big.png fsz.png) 2>fsz.err
@@ -85,6 +98,23 @@ rc=$?
 # every signal that ends the process and can be caught removes the temporary file: each sent
 # while the encoder writes (the temporary file exists)
 "$MKIMG" 1200 1200 4 16 sig.png 9 0 || exit 99
+# a batch ended by SIGTERM removes the directories it made that its unfinished files leave empty
+# (one job, each file in a directory of its own: sent once the first is made)
+mkdir -p st/d1 st/d2 st/d3
+for d in d1 d2 d3; do cp sig.png st/$d/x.png; done
+"$GPUIMG" -q -j1 --threads=1 --png-level=9 -o 'stout/deep/%d/%s.png' blur=6 st/d1/x.png st/d2/x.png st/d3/x.png 2>/dev/null &
+pid=$!
+n=0
+while [ $n -lt 400 ] && [ ! -d stout/deep/d1 ]; do sleep 0.05; n=$((n + 1)); done
+kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ $rc -eq 0 ]; then
+    echo "note: SIGTERM came after the batch finished; not exercised"
+else
+    [ -z "$(find stout -type d -empty 2>/dev/null)" ] && [ -z "$(find stout -name '.*' 2>/dev/null)" ] && ok \
+        || bad "a batch ended by SIGTERM left: $(find stout)"
+fi
 for s in INT TERM HUP QUIT USR1 USR2 ALRM; do
     "$GPUIMG" -q --force --threads=1 --png-level=9 blur=6 sig.png "s$s.png" 2>/dev/null &
     pid=$!

@@ -50,7 +50,7 @@ else
 fi
 : >"$T/slog"
 for task in 1 2; do
-    SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_COUNT=2 SLURM_CPUS_PER_TASK=1 GPUIMG="$GPUIMG" \
+    SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=2 SLURM_CPUS_PER_TASK=1 GPUIMG="$GPUIMG" \
         sh "$TOP_SRCDIR/samples/batch-slurm.sbatch" gray "$T/list.txt" "$T/slurm/%d/%s.png" >>"$T/slog" 2>&1 ||
         bad "batch-slurm.sbatch task $task failed"
 done

@@ -11,11 +11,15 @@
 # - A stale socket (server killed with SIGKILL) is replaced; eight clients starting at once end
 #   with one server; sixteen clients at once all get their bytes.
 # - Hostile requests (tests/sockpoke): garbage, cut, another version, wrong or missing
-#   descriptors, too long, a field out of range, a client that says nothing: each is answered or
-#   closed alone, and the server goes on serving.
+#   descriptors, too long, a field out of range (a pixel limit outside --max-pixels's), a client
+#   that says nothing: each is answered or closed alone, and the server goes on serving. With
+#   more connections than it takes, a command says so in the server's words and runs itself.
 # - The server killed mid-job: the client runs the file itself, says so, and writes the right
 #   bytes. A client killed mid-job: nothing left behind, the server goes on and frees the
-#   request's descriptors.
+#   request's descriptors; killed with SIGKILL in the encode, its file is left empty; killed in
+#   the last step, the result is not encoded; each counts as given up.
+# - A stopped server (SIGSTOP): a command, a batch and --server-status give up after 5 s of
+#   silence and say so; the files are run here with the right bytes.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 export GPUIMG_SERVER=1 GPUIMG_SERVER_DIR="$T/sd" GPUIMG_SERVER_IDLE=30
@@ -162,7 +166,7 @@ ok
 s=$(sock)
 "$SOCKPOKE" "$s" hold 3 >/dev/null &
 hold=$!
-for c in garbage short version nofds dirfd rdonly many huge range; do
+for c in garbage short version nofds dirfd opath rdonly many huge range; do
     r=$("$SOCKPOKE" "$s" $c 2>&1)
     case $c:$r in
     *:"answer 2 status 1: "*) ok ;;    # refused, with a reason
@@ -170,9 +174,30 @@ for c in garbage short version nofds dirfd rdonly many huge range; do
     *) bad "sockpoke $c: $r" ;;
     esac
 done
+# --max-pixels's range (1 to 2^40) holds for a request too: 0 (no limit) or 2^64-1 would let a
+# resize build any image; 2^40 is taken (and the run fails on its input, no image)
+for v in 0 -1 1099511627777; do
+    r=$("$SOCKPOKE" "$s" field:max-pixels:$v 2>&1)
+    [ "$r" = "answer 2 status 1: a number out of range" ] && ok || bad "sockpoke max_pixels $v: $r"
+done
+r=$("$SOCKPOKE" "$s" field:max-pixels:1099511627776 2>&1)
+case $r in "answer 0 status 5: "*) ok ;; *) bad "sockpoke max_pixels 2^40: $r" ;; esac
 expect_ok -q $gpu gray "$T/rgb.png" "$T/after-poke.png"
 cmp -s "$T/after-poke.png" "$T/first.png" && ok || bad "after the hostile requests"
 wait $hold
+
+# too many clients: with 260 connections held, the server keeps 256; a command is told why it
+# runs itself (the server's word, not "went away")
+"$SOCKPOKE" "$s" hold 60 260 >"$T/held.out" &
+hold=$!
+i=0   # all connected (queued behind them, the command's connection is the server's 261st)
+while ! grep -q '^connected' "$T/held.out" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+run $gpu gray "$T/rgb.png" "$T/full.png"
+[ "$RC" -eq 0 ] && grep -q '^gpuimg: the server has too many clients: ran here$' "$ERR" && cmp -s "$T/full.png" "$T/first.png" \
+    && ok || bad "too many clients: $(cat "$ERR")"
+kill -USR1 $hold
+wait $hold
+grep -q '^held 256$' "$T/held.out" && ok || bad "too many clients: $(cat "$T/held.out")"
 
 # the server killed mid-job (a slow job: twelve blurs on one core): the client runs the file
 # itself and says so
@@ -231,6 +256,78 @@ echo "the killed client's job was let go $((i / 10)).$((i % 10)) s after the nex
 run --server-status
 grep -q "requests served, 1 given up," "$OUT" && ok || bad "the killed client's job was not given up: $(cat "$OUT")"
 
+# a client killed with SIGKILL, which leaves its temporary file: the server gives the run up
+# before its next stage, or finishes the encode it is in and then empties that file; either
+# way the run counts as given up (a slow PNG encode of 16-bit noise, killed as it likely runs)
+"$MKIMG" 2000 2000 4 16 "$T/noise.png" 1 0 || exit 99
+given() { "$GPUIMG" --server-status | sed -n 's/.* \([0-9]*\) given up,.*/\1/p'; }
+running() { "$GPUIMG" --server-status | grep -q ', 1 running,'; }
+g0=$(given)
+"$GPUIMG" -q --threads=1 --backend=cpu --png-level=9 copy "$T/noise.png" "$T/killed9.png" &
+client=$!
+i=0
+while ! running && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.8
+kill -KILL $client
+wait $client
+i=0
+while running && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+orphan=$(ls -a "$T" | grep '^\.killed9\.png\.')
+if [ -e "$T/killed9.png" ]; then
+    echo "the SIGKILLed client's job ended before the kill: not checked"
+else
+    [ "$(given)" -eq $((g0 + 1)) ] && [ -n "$orphan" ] && [ ! -s "$T/$orphan" ] && ok \
+        || bad "SIGKILLed client: $(given) given up (was $g0); its file '$orphan' of $(stat -c %s "$T/$orphan" 2>&1) bytes"
+fi
+rm -f "$T"/.killed9.png.*
+# a client killed during the last (only) step: that step ends, and the result is not encoded for
+# no one (the server writes next to nothing more: /proc's count of its bytes written)
+spid=$(server_pid)
+wrote() { sed -n 's/^wchar: //p' /proc/"$spid"/io; }
+w0=$(wrote)
+"$GPUIMG" -q --threads=1 --backend=cpu --png-level=1 blur=4 "$T/noise.png" "$T/killed-step.png" &
+client=$!
+i=0
+while ! running && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 1.5
+kill -TERM $client
+wait $client
+i=0
+while running && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+if [ -e "$T/killed-step.png" ]; then
+    echo "the job killed in its step ended before the kill: not checked"
+else
+    [ $(($(wrote) - w0)) -lt 1000000 ] && ok || bad "a job given up in its step was encoded: the server wrote $(($(wrote) - w0)) bytes"
+fi
+
+# a stopped server (SIGSTOP) says nothing, not even that it is alive: the client gives up after
+# 5 s, says so and runs the file itself; a batch waits so once a job, then runs the rest itself;
+# --server-status says it does not answer
+pid=$(server_pid)
+kill -STOP "$pid"
+timeout 60 "$GPUIMG" --server-status >"$T/stopped-status.out" 2>&1 &
+status=$!
+timeout 60 "$GPUIMG" $gpu gray "$T/rgb.png" "$T/stopped.png" 2>"$T/stopped.err"
+rc=$?
+[ $rc -eq 0 ] && cmp -s "$T/stopped.png" "$T/first.png" && grep -q '^gpuimg: the server did not answer for 5 s: ran here$' \
+    "$T/stopped.err" && ok || bad "stopped server: exit $rc, $(cat "$T/stopped.err")"
+timeout 60 "$GPUIMG" -j2 $gpu -o "$T/bstop/%s.png" gray,resize=50%,blur=1 "$T"/b?.png 2>"$T/stopped.err"
+rc=$?
+n=$(grep -c 'the server did not answer for 5 s: ran here' "$T/stopped.err")
+[ $rc -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 2 ] && grep -q 'the server stopped answering: the rest ran here\]$' "$T/stopped.err" \
+    && ok || bad "stopped server, batch: exit $rc, $(cat "$T/stopped.err")"
+for f in "$T"/bh/*.png; do
+    cmp -s "$f" "$T/bstop/$(basename "$f")" || bad "stopped server, batch: $(basename "$f") differs"
+done
+wait $status
+rc=$?
+[ $rc -eq 1 ] && grep -q '^gpuimg: server: not answering for 5 s' "$T/stopped-status.out" && ok \
+    || bad "stopped server, --server-status: exit $rc, $(cat "$T/stopped-status.out")"
+kill -CONT "$pid"
+[ "$(ls -a "$T" | grep -c '^\.stopped')" -eq 0 ] && ok || bad "stopped server: temporary files left: $(ls -a "$T")"
+expect_ok -q $gpu gray "$T/rgb.png" "$T/after-stop.png"
+cmp -s "$T/after-stop.png" "$T/first.png" && ok || bad "after the stop: other bytes"
+
 # --server-stop, then eight clients starting a server at once end with one
 run --server-stop
 [ "$RC" -eq 0 ] && grep -q '^gpuimg: server: stopping' "$OUT" && ok || bad "--server-stop: $(cat "$OUT")"
@@ -266,6 +363,11 @@ chmod 755 "$T/sd"
 run -v $gpu gray "$T/rgb.png" "$T/open.png"
 [ "$RC" -eq 0 ] && grep -q "no server: server: $T/sd may be entered by others (mode 755): refused" "$ERR" \
     && cmp -s "$T/open.png" "$T/ref.png" && [ -z "$(sock)" ] && ok || bad "open directory: $(cat "$ERR")"
+for a in --server-status --server-stop; do   # they say why, too
+    run $a
+    [ "$RC" -eq 1 ] && [ "$(cat "$ERR")" = "gpuimg: server: $T/sd may be entered by others (mode 755): refused" ] && ok \
+        || bad "$a, open directory: exit $RC, '$(cat "$ERR")'"
+done
 chmod 700 "$T/sd"
 if [ "$(id -u)" = 0 ]; then
     chown 65534 "$T/sd"

@@ -1,13 +1,19 @@
 /* gpuimg test helper: hostile and broken requests for the server. Connects to SOCKET, sends the
  * message CASE names and prints the server's answer on one line ("answer N status S: message",
- * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, rdonly,
- * many (six descriptors), huge (past the largest message), range (a field out of range), hold
- * (connect, send nothing, hold the connection SECONDS). The server must answer or close this
- * connection alone and go on serving others (tests/server.sh).
+ * or "closed" when the server hung up). Cases: garbage, short, version, nofds, dirfd, opath (an
+ * input not open for reading), rdonly, many (six descriptors), huge (past the largest message),
+ * range (a field out of range), field:NAME:V (the run request's number for the option NAME, e.g.
+ * max-pixels, set to V as 64 bits, sent with an input and an output: V = -1 is 2^64-1),
+ * hold (connect, send nothing, hold the connection SECONDS or until SIGUSR1; with COUNT, that
+ * many connections: "connected N" once they are, "held N" at the end, how many the server kept
+ * open). The server must answer or close this connection alone and go on serving others
+ * (tests/server.sh).
  *   sockpoke --request FILE [OPTION]... PIPELINE INPUT OUTPUT
  * writes the request that command sends into FILE (the fuzz corpus's seeds: make_corpus.py). */
 #include <config.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +47,14 @@ static int dump(int argc, char **argv)
     return 0;
 }
 
+static void wake(int sig) { (void)sig; }
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "--request"))
         return dump(argc - 2, argv + 2);
     if (argc < 3) {
-        fprintf(stderr, "usage: sockpoke SOCKET CASE [SECONDS]\n");
+        fprintf(stderr, "usage: sockpoke SOCKET CASE [SECONDS [COUNT]]\n");
         return 2;
     }
     const int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
@@ -58,8 +66,26 @@ int main(int argc, char **argv)
     }
     const char *c = argv[2];
     if (!strcmp(c, "hold")) {
+        static int held[1024];
+        int n = argc > 4 ? atoi(argv[4]) : 1;
+        n = n < 1 ? 1 : n > 1024 ? 1024 : n;
+        held[0] = s;
+        for (int i = 1; i < n; i++)
+            if ((held[i] = socket(AF_UNIX, SOCK_SEQPACKET, 0)) < 0 || connect(held[i], (struct sockaddr *)&sa, sizeof sa)) {
+                perror("connect");
+                return 1;
+            }
+        printf("connected %d\n", n);
+        fflush(stdout);
+        struct sigaction sw = { .sa_handler = wake };   /* SIGUSR1 ends the wait early */
+        sigaction(SIGUSR1, &sw, NULL);
         sleep(argc > 3 ? (unsigned)atoi(argv[3]) : 2);
-        puts("held");
+        int open = 0;   /* the connections the server has not hung up on */
+        for (int i = 0; i < n; i++) {
+            struct pollfd pf = { held[i], POLLIN, 0 };
+            open += poll(&pf, 1, 0) == 0;
+        }
+        printf("held %d\n", open);
         return 0;
     }
     static uint8_t buf[80000];
@@ -88,6 +114,9 @@ int main(int argc, char **argv)
     else if (!strcmp(c, "dirfd")) {
         fds[nfd++] = open(".", O_RDONLY | O_DIRECTORY);
         fds[nfd++] = tmp;
+    } else if (!strcmp(c, "opath")) {
+        fds[nfd++] = open(argv[0], O_PATH);
+        fds[nfd++] = tmp;
     } else if (!strcmp(c, "rdonly")) {
         fds[nfd++] = open(argv[0], O_RDONLY);
         fds[nfd++] = open(argv[0], O_RDONLY);
@@ -97,6 +126,27 @@ int main(int argc, char **argv)
     } else if (!strcmp(c, "huge")) {
         memset(buf + n, 'x', sizeof buf - n);
         n = sizeof buf;
+    } else if (!strncmp(c, "field:", 6)) {
+        /* magic, kind, three strings (8 + length each), then the options' numbers in the table's
+         * order: the one NAME names */
+        const char *v = strchr(c + 6, ':');
+        const unsigned long long u = v ? strtoull(v + 1, NULL, 0) : 0;
+        size_t at = 8 + 8 + (8 + 4) + (8 + 1) + (8 + 1);
+        int found = 0;
+        for (int i = 0; v && !found && i < option_count; i++)
+            if (option_table[i].flags & OPT_WIRE) {
+                const char *name = option_table[i].name;
+                found = name && strlen(name) == (size_t)(v - c - 6) && !strncmp(name, c + 6, (size_t)(v - c - 6));
+                at += found ? 0 : 8;
+            }
+        if (!found) {
+            fprintf(stderr, "sockpoke: field:NAME:V with NAME an option the request carries\n");
+            return 2;
+        }
+        for (int k = 0; k < 8; k++)
+            buf[at + (size_t)k] = (uint8_t)(u >> (8 * k));
+        fds[nfd++] = open(argv[0], O_RDONLY);
+        fds[nfd++] = tmp;
     } else if (!strcmp(c, "range")) {
         /* magic, kind, three strings (8 + length each), then the options' 8-byte integers in the
          * table's order: the PNG level's */

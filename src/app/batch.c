@@ -106,6 +106,23 @@ size_t batch_common_dir(char *const *in, long n)
     return len;
 }
 
+/* Whether name, from byte root on (a directory's start), climbs above root through "..". */
+static int climbs(const char *name, size_t root)
+{
+    long depth = 0;
+    for (const char *c = name + root; *c;) {
+        const char *end = strchr(c, '/');
+        const size_t len = end ? (size_t)(end - c) : strlen(c);
+        if (len == 2 && c[0] == '.' && c[1] == '.') {
+            if (--depth < 0)
+                return 1;
+        } else if (len && !(len == 1 && c[0] == '.'))
+            depth++;
+        c += len + (end != NULL);
+    }
+    return 0;
+}
+
 int batch_expand(const char *tpl, const char *in, size_t common, long index, char *out, size_t n)
 {
     const char *slash = strrchr(in, '/');
@@ -114,11 +131,19 @@ int batch_expand(const char *tpl, const char *in, size_t common, long index, cha
     if (dot == base)
         dot = NULL;   /* ".profile": a name, not an extension */
     const int baselen = dot ? (int)(dot - base) : (int)strlen(base);
-    size_t o = 0;
+    size_t o = 0, root = 0;      /* the output stays below out[0, root) */
+    int fixed = 1, beside = 0;   /* still in the template's fixed part; it starts with %D */
     for (const char *p = tpl; *p; p++) {
         char piece[64];
         const char *s = piece;
         int len = -1;
+        if (*p != '%' || p[1] == '%') {
+            if (fixed && *p == '/')
+                root = o + 1;
+        } else if (fixed) {
+            fixed = 0;
+            beside = p == tpl && p[1] == 'D';
+        }
         if (*p != '%') {
             piece[0] = *p;
             len = 1;
@@ -159,6 +184,12 @@ int batch_expand(const char *tpl, const char *in, size_t common, long index, cha
         o += (size_t)len;
     }
     out[o] = 0;
+    /* what the input's name brings (%d, %D, %s, %e) never takes the output out of the template's
+     * fixed part: neither through ".." nor, where that part is empty, to an absolute path. A
+     * template that starts with %D writes beside each input, wherever the list puts it. */
+    if (!beside && (climbs(out, root) || (!root && out[0] == '/')))
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: -o %s would write it to %s, outside %.*s%s", in, tpl, out, (int)root, out,
+                           root ? "" : "the working directory");
     return GPUIMG_OK;
 }
 
@@ -295,11 +326,11 @@ struct shared {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     long *finished, nfinished;    /* item indices in the order they finished */
-    struct list made;             /* directories the workers created, in order (under mu) */
     const char *device;
     int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
     const struct cli_opts *o;
     const struct route *rt;       /* rt->server: each worker sends its files to the server */
+    int silent;                   /* the server said nothing for a while: the rest run here */
 };
 
 /* A report's string kept for the batch's summary (a served file's strings live only until the
@@ -326,15 +357,20 @@ static const char *keep_name(const char *s)
 static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, struct item *x, struct run_report *r,
                   char **note)
 {
-    if (!*cl && client_open(cl))
-        snprintf(r->note, sizeof r->note, "the server went away: ran here");
-    int st = *cl ? client_run(*cl, sh->o, ctx, sh->rt, x->in, x->out, r) : CLIENT_AGAIN;
-    if (st != CLIENT_AGAIN)
-        return st;
-    if (r->note[0])
-        *note = strdup(r->note);
-    client_close(*cl);   /* a fresh connection for the next file */
-    *cl = NULL;
+    int st = CLIENT_AGAIN;
+    if (!__atomic_load_n(&sh->silent, __ATOMIC_RELAXED)) {
+        if (!*cl && client_open(cl))
+            snprintf(r->note, sizeof r->note, "the server went away: ran here");
+        st = *cl ? client_run(*cl, sh->o, ctx, sh->rt, x->in, x->out, r) : CLIENT_AGAIN;
+        if (st != CLIENT_AGAIN)
+            return st;
+        if (client_silent(*cl))   /* stopped or wedged: not waited on again for each file */
+            __atomic_store_n(&sh->silent, 1, __ATOMIC_RELAXED);
+        if (r->note[0])
+            *note = strdup(r->note);
+        client_close(*cl);   /* a fresh connection for the next file */
+        *cl = NULL;
+    }
     struct route here;
     struct run_ctx c = *ctx;
     timing_report_init(r);
@@ -345,17 +381,12 @@ static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, st
 }
 
 /* io_make_dirs's report of a directory it made, kept so that those left empty by failed files
- * are removed at the end */
+ * are removed at the end, or by a signal that ends the batch */
 static void dir_made(const char *dir, void *arg)
 {
-    struct shared *sh = arg;
-    char *copy = strdup(dir);
-    pthread_mutex_lock(&sh->mu);
-    if (!copy || list_add(&sh->made, copy)) {
-        free(copy);   /* not recorded: left in place, as mkdir -p would */
-        gpuimg_clear_error();
-    }
-    pthread_mutex_unlock(&sh->mu);
+    (void)arg;
+    if (io_track_dir(dir))
+        gpuimg_clear_error();   /* not recorded: left in place, as mkdir -p would */
 }
 
 static void *worker(void *arg)
@@ -635,12 +666,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         }
         for (int j = 0; j < started; j++)
             pthread_join(tid[j], NULL);
-        /* the directories made for files that failed: removed where empty, deepest first */
-        for (long i = sh.made.n - 1; i >= 0; i--) {
-            rmdir(sh.made.v[i]);
-            free(sh.made.v[i]);
-        }
-        free(sh.made.v);
+        io_remove_made_dirs();   /* those made for files that failed: removed where empty */
         pthread_mutex_destroy(&sh.mu);
         pthread_cond_destroy(&sh.cv);
     }
@@ -649,7 +675,8 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         rep.jobs = jobs;
         rep.threads_per_job = sh.inner;
         rep.backend = rt.server ? (sh.device ? "gpu" : "cpu") : ctx->kind == BACKEND_GPU ? "gpu" : "cpu";
-        rep.server = !rt.server ? NULL : rt.started ? "served by the server this command started" : "served by the server";
+        rep.server = !rt.server ? NULL : sh.silent ? "the server stopped answering: the rest ran here"
+                   : rt.started ? "served by the server this command started" : "served by the server";
         rep.device = sh.device;
         rep.ndevices = sh.ndevices;
         rep.fallback = ctx->fallback;

@@ -15,7 +15,9 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
 size_t batch_common_dir(char *const *in, long n);
 /* TEMPLATE's name for input number index (1-based) of the list: %s the name without its
  * extension, %e the extension, %d the directory below common (the common directory's length), %D
- * the directory as written, %i / %Ni the index, %% a percent sign. */
+ * the directory as written, %i / %Ni the index, %% a percent sign. GPUIMG_EUSAGE, naming the
+ * input, where the input's name takes the output out of the template's fixed part (through ".."
+ * or, that part being empty, to an absolute path), unless the template starts with %D. */
 int batch_expand(const char *tpl, const char *in, size_t common, long index, char *out, size_t n);
 
 #endif

@@ -22,11 +22,14 @@
 #include "app/server.h"
 #include "core/error.h"
 #include "core/timing.h"
+#include "io/io.h"
 
 struct client {
     int fd;
     char served[128];             /* "served by the server ...": the last run's, said in its line */
     int stdin_fd;                 /* standard input read whole into a memory file, or 0 */
+    int rerun_fd;                 /* that file opened again for a run here, or 0 */
+    int silent;                   /* the server said nothing for SERVER_SILENT_MS: hung up on */
     struct proto_reply reply;     /* the last answer: the report's strings point here */
     uint8_t buf[PROTO_MAX_MSG];
 };
@@ -38,6 +41,9 @@ static int connect_to(const char *path)
     const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    /* connecting (to a server whose backlog is full) and sending wait no longer than silence */
+    const struct timeval tv = { SERVER_SILENT_MS / 1000, SERVER_SILENT_MS % 1000 * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
@@ -224,6 +230,8 @@ void client_close(struct client *cl)
     close(cl->fd);
     if (cl->stdin_fd > 0)
         close(cl->stdin_fd);
+    if (cl->rerun_fd > 0)
+        close(cl->rerun_fd);
     free(cl);
 }
 
@@ -237,12 +245,24 @@ const char *client_note(const struct client *cl)
     return cl ? cl->reply.select_note : "";
 }
 
-int client_input_fd(const struct client *cl)
+int client_silent(const struct client *cl)
+{
+    return cl && cl->silent;
+}
+
+int client_input_fd(struct client *cl)
 {
     if (!cl || !cl->stdin_fd)
         return 0;
-    lseek(cl->stdin_fd, 0, SEEK_SET);   /* the server read it, through the same offset */
-    return cl->stdin_fd;
+    if (!cl->rerun_fd) {   /* an offset of its own: a server given up on may still read its copy */
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", cl->stdin_fd);
+        const int fd = open(self, O_RDONLY | O_CLOEXEC);
+        cl->rerun_fd = fd > 0 ? fd : 0;
+    }
+    const int fd = cl->rerun_fd ? cl->rerun_fd : cl->stdin_fd;
+    lseek(fd, 0, SEEK_SET);
+    return fd;
 }
 
 /* ---- a request ---------------------------------------------------------------------------------- */
@@ -270,16 +290,38 @@ int client_send(int fd, const void *buf, size_t n, const int *fds, int nfd)
     return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
 }
 
+/* q sent and its answer in cl->reply: 0; -1: the server went away (or refused the connection
+ * without a word); EXCHANGE_SILENT: it said nothing, not even PROTO_ALIVE, for SERVER_SILENT_MS.
+ * A request that cannot be sent, or that the server never read, still gets the answer it left
+ * before hanging up (too many clients). */
+#define EXCHANGE_SILENT (-2)
 static int exchange(struct client *cl, const struct proto_request *q, const int *fds, int nfd)
 {
     const size_t n = proto_write_request(q, cl->buf);
-    if (!n || client_send(cl->fd, cl->buf, n, fds, nfd))
+    if (!n)
         return -1;
-    ssize_t got;
-    while ((got = recv(cl->fd, cl->buf, sizeof cl->buf, 0)) < 0 && errno == EINTR)
-        ;
-    const char *why;
-    return got <= 0 || proto_read_reply(cl->buf, (size_t)got, &cl->reply, &why) ? -1 : 0;
+    const int sent = client_send(cl->fd, cl->buf, n, fds, nfd) == 0;
+    double until = timing_now_ms() + (sent ? SERVER_SILENT_MS : 0);
+    for (;;) {
+        struct pollfd pf = { cl->fd, POLLIN, 0 };
+        const double left = until - timing_now_ms();
+        const int r = poll(&pf, 1, left > 0 ? (int)left + 1 : 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r == 0 && sent ? EXCHANGE_SILENT : -1;
+        const ssize_t got = recv(cl->fd, cl->buf, sizeof cl->buf, MSG_DONTWAIT);
+        /* ECONNRESET, said once: the server closed with our request unread, its answer may
+         * still be queued (too many clients) */
+        if (got < 0 && (errno == EINTR || errno == EAGAIN || errno == ECONNRESET))
+            continue;
+        const char *why;
+        if (got <= 0 || proto_read_reply(cl->buf, (size_t)got, &cl->reply, &why))
+            return -1;
+        if (cl->reply.answer != PROTO_ALIVE)
+            return 0;
+        until = timing_now_ms() + SERVER_SILENT_MS;
+    }
 }
 
 static int memory_file(const char *name)
@@ -292,24 +334,65 @@ static int memory_file(const char *name)
     return hi;
 }
 
-/* standard input, whole, into a memory file */
-static int slurp_stdin(void)
+static int write_all(int fd, const uint8_t *b, size_t n)
 {
+    while (n) {
+        const ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Standard input, whole, into a memory file (*out), with the checks a run here makes as it reads
+ * (io_stream_check): a stream that starts as no image is refused at its first bytes, one past
+ * 2 GiB there; a status and its message. */
+static int slurp_stdin(int *out)
+{
+    const char *name = io_display_name("-", 0);
     const int fd = memory_file("gpuimg-stdin");
     if (fd < 0)
-        return -1;
-    char b[65536];
-    ssize_t n;
-    while ((n = read(STDIN_FILENO, b, sizeof b)) != 0) {
+        return gpuimg_fail(GPUIMG_EOPEN, "%s: cannot keep it: %s", name, strerror(errno));
+    uint8_t b[65536];
+    size_t have = 0;              /* bytes in b not yet in the file */
+    unsigned long long total = 0;
+    int sniffed = 0, st = GPUIMG_OK;
+    for (;;) {
+        const ssize_t n = read(STDIN_FILENO, b + have, sizeof b - have);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 || write(fd, b, (size_t)n) != n) {
-            close(fd);
-            return -1;
+        if (n < 0) {
+            st = gpuimg_fail(GPUIMG_EOPEN, "%s: read error: %s", name, strerror(errno));
+            break;
         }
+        have += (size_t)n;
+        total += (unsigned long long)n;
+        if (!sniffed && n && have < IO_SNIFF_BYTES)
+            continue;   /* the first bytes are judged together, as a run here judges them */
+        st = io_stream_check(name, b, sniffed ? 0 : have, total);
+        sniffed = 1;
+        if (st)
+            break;
+        if ((have == sizeof b || !n) && write_all(fd, b, have)) {
+            st = gpuimg_fail(GPUIMG_EOPEN, "%s: cannot keep it: %s", name, strerror(errno));
+            break;
+        }
+        if (have == sizeof b)
+            have = 0;
+        if (!n)
+            break;
+    }
+    if (st) {
+        close(fd);
+        return st;
     }
     lseek(fd, 0, SEEK_SET);
-    return fd;
+    *out = fd;
+    return GPUIMG_OK;
 }
 
 static int copy_out(int from, FILE *to, const char *name)
@@ -334,10 +417,9 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
 {
     int in_fd = ctx->in_fd, own_in = 0;
     if (in_fd <= 0 && !strcmp(in, "-")) {
-        if (!cl->stdin_fd && (cl->stdin_fd = slurp_stdin()) < 0) {
-            cl->stdin_fd = 0;
-            return gpuimg_fail(GPUIMG_EOPEN, "<stdin>: read error: %s", strerror(errno));
-        }
+        int st = cl->stdin_fd ? GPUIMG_OK : slurp_stdin(&cl->stdin_fd);
+        if (st)
+            return st;
         in_fd = cl->stdin_fd;
         lseek(in_fd, 0, SEEK_SET);
     } else if (in_fd <= 0) {
@@ -372,17 +454,24 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
         q->opts.per_file_format = ctx->per_file_format;
         q->opts.run_threads = ctx->save.threads < 1 ? 1 : ctx->save.threads > 1024 ? 1024 : ctx->save.threads;
     }
-    const int sent = ok && exchange(cl, q, fds, 2) == 0;
+    const int got = ok ? exchange(cl, q, fds, 2) : -1, sent = got == 0;
     free(q);
     if (own_in)
         close(in_fd);
     const struct proto_reply *a = &cl->reply;
     if (!sent || a->answer != PROTO_DONE) {
+        /* the temporary file goes; a server given up on that writes on writes into no name */
         if (mem >= 0)
             close(mem);
         io_pending_discard(p);
-        return again(r, !ok ? "the request does not fit a message" : !sent ? "the server went away before answering"
-                        : a->message);
+        char silent[64];
+        snprintf(silent, sizeof silent, "the server did not answer for %d s", SERVER_SILENT_MS / 1000);
+        if (got == EXCHANGE_SILENT) {
+            shutdown(cl->fd, SHUT_RDWR);   /* it gives the run up when it sees this, if it wakes */
+            cl->silent = 1;
+        }
+        return again(r, !ok ? "the request does not fit a message" : got == EXCHANGE_SILENT ? silent
+                        : !sent ? "the server went away before answering" : a->message);
     }
     proto_reply_to_report(a, r);
     r->input = in;
@@ -411,17 +500,24 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
 static int ask(FILE *f, int kind)
 {
     struct server_paths p;
-    if (server_paths(&p))
+    if (server_paths(&p)) {   /* the directory is refused: said, as a command with -v says it */
+        gpuimg_print_line(stderr, gpuimg_errmsg() ? gpuimg_errmsg() : "server: no directory for its socket");
         return gpuimg_exit_code(GPUIMG_EOPEN);
+    }
     struct client cl = { .fd = connect_to(p.sock) };
     struct proto_request q = { .kind = kind };
-    if (cl.fd < 0 || exchange(&cl, &q, NULL, 0)) {
-        fprintf(f, "gpuimg: server: not running (%s)\n", p.sock);
-        if (cl.fd >= 0)
-            close(cl.fd);
+    const int got = cl.fd < 0 ? -1 : exchange(&cl, &q, NULL, 0);
+    if (cl.fd >= 0)
+        close(cl.fd);
+    if (got || cl.reply.answer != PROTO_DONE) {
+        if (got == EXCHANGE_SILENT)
+            fprintf(f, "gpuimg: server: not answering for %d s (stopped?) (%s)\n", SERVER_SILENT_MS / 1000, p.sock);
+        else if (!got)
+            fprintf(f, "gpuimg: server: %s (%s)\n", cl.reply.message, p.sock);
+        else
+            fprintf(f, "gpuimg: server: not running (%s)\n", p.sock);
         return 1;
     }
-    close(cl.fd);
     fprintf(f, "gpuimg: server: %s%s; context %.1f ms; %s\n", kind == PROTO_STOP ? "stopping, " : "", cl.reply.message,
             cl.reply.context_ms, p.sock);
     return 0;

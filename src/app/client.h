@@ -36,9 +36,9 @@ void client_close(struct client *cl);
 
 /* run_file through the server: the same status, message and report (its strings held by cl
  * until the next call; rt says who started the server). CLIENT_AGAIN: the server could not run
- * it (its queue was full, it went away before answering, it refused the request): nothing was
- * written, the reason is in r->note, and the caller runs it in this process, with the input
- * client_input_fd gives. */
+ * it (its queue was full, it went away before answering or said nothing for SERVER_SILENT_MS,
+ * it refused the request): nothing was written, the reason is in r->note, and the caller runs it
+ * in this process, with the input client_input_fd gives. */
 #define CLIENT_AGAIN (-1)
 int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx *ctx, const struct route *rt,
                const char *in, const char *out, struct run_report *r);
@@ -47,9 +47,12 @@ int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx
 const char *client_served(const struct client *cl);
 /* The server's note on its choice of backend for the last request (said with -v), or "". */
 const char *client_note(const struct client *cl);
-/* The descriptor a rerun here reads "-" from (standard input, read whole by client_run, rewound),
- * or 0. */
-int client_input_fd(const struct client *cl);
+/* The descriptor a rerun here reads "-" from (standard input, read whole by client_run, opened
+ * again at its start: the server's copy shares no offset with it), or 0; cl keeps it. */
+int client_input_fd(struct client *cl);
+/* Whether the last client_run gave up on a server that said nothing for SERVER_SILENT_MS (not
+ * even that it is alive): a stopped or wedged server, not worth asking again. */
+int client_silent(const struct client *cl);
 
 /* One message of n bytes on the socket fd, with nfd descriptors (at most CLIENT_MAX_FDS) beside
  * it; 0, or -1 (errno). */

@@ -187,10 +187,10 @@ static int opt_set_shard(struct cli_opts *o, const struct opt_desc *d, const cha
     memcpy(kbuf, s, (size_t)(slash - s));
     kbuf[slash - s] = 0;
     int st;
-    if ((st = parse_int("--shard N", slash + 1, 1, 1000000, &n)) || (st = parse_int("--shard K", kbuf, 0, n, &k)))
+    if ((st = parse_int("--shard N", slash + 1, 1, 1000000, &n)) || (st = parse_int("--shard K", kbuf, 0, n - 1, &k)))
         return st;
     o->shard_n = (int)n;
-    o->shard_k = (int)(k % n);   /* N/N is slice 0: numbering from 1 (Slurm --array=1-N) works too */
+    o->shard_k = (int)k;   /* N/N is refused: N+1 shards would do slice 0 twice */
     return GPUIMG_OK;
 }
 

@@ -150,7 +150,7 @@ static void walk_request(struct wire *x, struct proto_request *q)
 static void walk_reply(struct wire *x, struct proto_reply *a)
 {
     head(x, magic_reply);
-    INT(x, PROTO_DONE, PROTO_REFUSED, a->answer);
+    INT(x, PROTO_DONE, PROTO_ALIVE, a->answer);
     INT(x, 0, GPUIMG_NSTATUS - 1, a->status);
     STR(x, a->message);
     STR(x, a->select_note);

@@ -1,8 +1,8 @@
 /* gpuimg: the server's wire format (server.h). One request and one reply are each one
  * SOCK_SEQPACKET message: an 8-byte magic that carries the version, then fixed fields in order,
- * integers little-endian, strings as a 64-bit length and their bytes (no NUL inside). A run
- * request carries two descriptors beside it (SCM_RIGHTS): the input and the output, open by the
- * client. Parsing checks every length and range and rejects trailing bytes; it never trusts a
+ * integers little-endian in 64 bits, strings as a 64-bit length and their bytes (no NUL inside).
+ * A run request carries two descriptors beside it (SCM_RIGHTS): the input and the output, open by
+ * the client. Parsing checks every length and range and rejects trailing bytes; it never trusts a
  * byte. These functions do no I/O: the fuzz target calls them directly. */
 #ifndef GPUIMG_PROTO_H
 #define GPUIMG_PROTO_H
@@ -26,7 +26,8 @@ struct proto_request {
     struct cli_opts opts;
 };
 
-enum proto_answer { PROTO_DONE, PROTO_BUSY, PROTO_REFUSED };
+/* ALIVE: not an answer: the server says it is alive while the request waits or runs (server.h) */
+enum proto_answer { PROTO_DONE, PROTO_BUSY, PROTO_REFUSED, PROTO_ALIVE };
 
 /* The outcome, and the run's report with its strings held here. */
 struct proto_reply {

@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -148,12 +150,39 @@ static void wake_poller(void)
 
 /* ---- answering -------------------------------------------------------------------------------- */
 
-static void send_reply(int fd, const struct proto_reply *a)
+/* a on fd, waiting at most wait_ms for room in the client's queue (the sockets are non-blocking);
+ * an answer that finds none by then, or a client that went away, is dropped */
+static void send_reply(int fd, const struct proto_reply *a, int wait_ms)
 {
     static __thread uint8_t buf[PROTO_MAX_MSG];
     const size_t n = proto_write_reply(a, buf);
-    if (n)
-        send(fd, buf, n, MSG_NOSIGNAL);   /* a client that went away: nothing to do */
+    const double end = timing_now_ms() + wait_ms;
+    while (n && send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && (errno == EAGAIN || errno == EINTR)) {
+        const double left = end - timing_now_ms();
+        if (left <= 0)
+            break;
+        poll(&(struct pollfd){ fd, POLLOUT, 0 }, 1, (int)left + 1);
+    }
+}
+
+/* PROTO_ALIVE to each client whose request waits or runs, unless it has not read the last one */
+static void send_alive(void)
+{
+    static uint8_t buf[PROTO_MAX_MSG];
+    static size_t n;
+    if (!n) {
+        static struct proto_reply a;
+        a.answer = PROTO_ALIVE;
+        n = proto_write_reply(&a, buf);
+    }
+    pthread_mutex_lock(&S.mu);
+    for (int i = 0; i < SERVER_MAX_CLIENTS; i++) {
+        const struct conn *c = &S.conns[i];
+        int unread = 0;
+        if (c->fd >= 0 && c->busy && !c->gone && ioctl(c->fd, SIOCOUTQ, &unread) == 0 && !unread)
+            send(c->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    pthread_mutex_unlock(&S.mu);
 }
 
 static void refuse(int fd, int answer, const char *why)
@@ -164,7 +193,7 @@ static void refuse(int fd, int answer, const char *why)
     a->answer = answer;
     a->status = answer == PROTO_BUSY ? GPUIMG_OK : GPUIMG_EUSAGE;
     snprintf(a->message, sizeof a->message, "%s", why);
-    send_reply(fd, a);
+    send_reply(fd, a, 0);
     free(a);
 }
 
@@ -184,7 +213,7 @@ static void status_reply(int fd)
     a->context_ms = S.context_ms;
     a->jobs_before = S.jobs;
     pthread_mutex_unlock(&S.mu);
-    send_reply(fd, a);
+    send_reply(fd, a, 0);
     free(a);
 }
 
@@ -260,17 +289,22 @@ static void *worker(void *arg)
             a.context_ms = S.context_ms;
             a.jobs_before = before;
         }
-        close(j->in_fd);
-        close(j->out_fd);   /* before the answer: the client renames the file it wrote */
         pthread_mutex_lock(&S.mu);
         const int answer = !gone && !j->c->gone;
         pthread_mutex_unlock(&S.mu);
+        /* a client gone never renames the file; one killed (SIGKILL) leaves it: it holds nothing */
+        if (!answer) {
+            int t = ftruncate(j->out_fd, 0);
+            (void)t;
+        }
+        close(j->in_fd);
+        close(j->out_fd);   /* before the answer: the client renames the file it wrote */
         if (answer)   /* busy still set: the poller leaves the connection alone meanwhile */
-            send_reply(j->c->fd, &a);
+            send_reply(j->c->fd, &a, SERVER_SEND_MS);
         pthread_mutex_lock(&S.mu);
         S.running -= !gone;
         S.jobs += answer;
-        S.dropped += gone || a.status == GPUIMG_ECANCELED;   /* never started, or stopped midway */
+        S.dropped += !answer;   /* never started, stopped midway, or finished for no one */
         j->c->busy = 0;
         S.last = timing_now_ms();
         pthread_mutex_unlock(&S.mu);
@@ -292,7 +326,8 @@ static void close_conn(struct conn *c)
 }
 
 /* Why a run's descriptors are refused, or NULL: it needs its input and output, both regular
- * files (the client's own, or its memory files), the output open for writing. */
+ * files (the client's own, or its memory files), the input open for reading and the output for
+ * writing. */
 static const char *files_refused(const int *fds, int nfd)
 {
     struct stat a, b;
@@ -300,8 +335,11 @@ static const char *files_refused(const int *fds, int nfd)
         return "a run request carries two descriptors";
     if (fstat(fds[0], &a) || fstat(fds[1], &b) || !S_ISREG(a.st_mode) || !S_ISREG(b.st_mode))
         return "the descriptors must be regular files";
-    const int flags = fcntl(fds[1], F_GETFL);
-    return flags < 0 || (flags & O_ACCMODE) == O_RDONLY ? "the output descriptor is not open for writing" : NULL;
+    const int in = fcntl(fds[0], F_GETFL), out = fcntl(fds[1], F_GETFL);
+    if (in < 0 || (in & O_PATH) || (in & O_ACCMODE) == O_WRONLY)
+        return "the input descriptor is not open for reading";
+    return out < 0 || (out & O_PATH) || (out & O_ACCMODE) == O_RDONLY ? "the output descriptor is not open for writing"
+                                                                      : NULL;
 }
 
 /* One message from c: a status, a stop, or a run queued with its two files. */
@@ -384,8 +422,6 @@ static int take_client(int lfd)
         close(fd);   /* another user: not a word */
         return 1;
     }
-    const struct timeval tv = { 5, 0 };   /* an answer that cannot be sent in 5 s is dropped */
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     pthread_mutex_lock(&S.mu);
     for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
         if (S.conns[i].fd < 0) {
@@ -483,6 +519,7 @@ int server_main(const struct cli_opts *o)
                 idle_s);
     struct pollfd pf[SERVER_MAX_CLIENTS + 2];
     int slot[SERVER_MAX_CLIENTS + 2];
+    double alive_at = timing_now_ms();
     while (S.nworkers) {
         int n = 0;
         pf[n++] = (struct pollfd){ S.wake[0], POLLIN, 0 };
@@ -511,8 +548,13 @@ int server_main(const struct cli_opts *o)
         const int lslot = n;
         if (!stopping)
             pf[n++] = (struct pollfd){ lfd, POLLIN, 0 };
-        if (poll(pf, (nfds_t)n, 1000) < 0 && errno != EINTR)
+        const double until_alive = alive_at + SERVER_ALIVE_MS - timing_now_ms();
+        if (poll(pf, (nfds_t)n, until_alive > 0 ? (int)until_alive + 1 : 0) < 0 && errno != EINTR)
             break;
+        if (timing_now_ms() >= alive_at + SERVER_ALIVE_MS) {
+            alive_at = timing_now_ms();
+            send_alive();
+        }
         if (pf[0].revents) {
             char drain[64];
             while (read(S.wake[0], drain, sizeof drain) > 0)

@@ -15,7 +15,14 @@
  * client alone. At most SERVER_MAX_CLIENTS connections, SERVER_MAX_QUEUE requests waiting: past
  * that a request is answered "busy" at once and the client runs it itself. Requests run on
  * one worker a core, as a batch's files do, so concurrent clients' JPEG decodes and PNG deflates
- * share the GPU's batched calls. A client that hangs up has its waiting requests dropped. */
+ * share the GPU's batched calls. A client that hangs up has its waiting requests dropped.
+ *
+ * Liveness: while a client's request waits or runs, the server sends it a PROTO_ALIVE message
+ * every SERVER_ALIVE_MS (one at a time: none while the last is unread); a client that hears
+ * nothing for SERVER_SILENT_MS (a stopped or wedged server) gives up, hangs up and runs the file
+ * itself. A long run is never cut off while the server lives. The server waits at most
+ * SERVER_SEND_MS for room to send a run's answer to a client that does not read; its own
+ * answers (status, refusals) are sent only when there is room at once. */
 #ifndef GPUIMG_SERVER_H
 #define GPUIMG_SERVER_H
 #include <limits.h>
@@ -24,6 +31,9 @@
 
 #define SERVER_MAX_CLIENTS 256
 #define SERVER_MAX_QUEUE 256
+#define SERVER_ALIVE_MS 1000
+#define SERVER_SILENT_MS 5000
+#define SERVER_SEND_MS 5000
 
 struct server_paths {
     char dir[PATH_MAX], sock[108], lock[108];   /* the lock's name is as long as the socket's */

@@ -29,7 +29,9 @@ int plan_parse(const char *text, struct plan *pl);
 /* GPUIMG_EUSAGE, naming the step and the kernels it has, where --kernel=KV_* (kernel; -1: auto)
  * asks for one that a step of pl lacks. */
 int plan_check_kernel(const struct plan *pl, int kernel);
-/* max_pixels (0: none) also bounds every intermediate and the output. */
+/* max_pixels (0: none) also bounds every intermediate and the output. A command's limit is 1 to
+ * PLAN_MAX_PIXELS_HI (--max-pixels; the server holds its requests to the same). */
+#define PLAN_MAX_PIXELS_HI ((uint64_t)1 << 40)
 int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels);
 /* GPUIMG_ECANCELED once the run's asker has given it up, else GPUIMG_OK: the backends call it
  * before each step and band, so an abandoned run stops within one. */

@@ -285,6 +285,8 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         pl.abandoned = c->abandoned;
         st = run(c, out, &raw, &pl, &so, &o, r);
     }
+    if (!st)
+        st = plan_abandoned(&pl);   /* not written (a large result's longest stage) for no one */
     if (!st) {
         result(&o, &pl, &so, r);
         st = write(c, out, &o.res, &so, o.res.kind == IO_RESULT_PNG_CHUNKS || o.res.kind == IO_RESULT_JPEG_BYTES

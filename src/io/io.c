@@ -31,9 +31,6 @@
 
 /* The most bytes a file may have: stb_image takes its length as an int. */
 #define IO_MAX_BYTES ((size_t)INT_MAX)
-/* Bytes read before the signature is checked: a stream of anything else (/dev/zero, text) is
- * refused there, not when it ends. */
-#define IO_SNIFF_BYTES 64
 
 /* The formats this build reads, for the message that says a file is none of them. */
 #if defined HAVE_WEBP && defined HAVE_TIFF
@@ -55,6 +52,13 @@ static int too_large(const char *name, unsigned long long len)
     return gpuimg_fail(GPUIMG_ETOOBIG, "%s: file of %llu bytes is larger than the decoder takes (2 GiB)", name, len);
 }
 
+int io_stream_check(const char *name, const uint8_t *head, size_t headlen, unsigned long long total)
+{
+    if (headlen >= IO_SNIFF_BYTES && sniff_kind(head, headlen) == KIND_UNKNOWN)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: " NOT_AN_IMAGE, name);
+    return total > IO_MAX_BYTES ? too_large(name, 0) : GPUIMG_OK;
+}
+
 static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, size_t hint)
 {
     size_t cap = hint ? hint + 1 : 1 << 16, n = 0;
@@ -63,16 +67,12 @@ static int read_stream(int fd, const char *name, uint8_t **buf, size_t *len, siz
     if (!b)
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory reading the file", name);
     for (;;) {
-        if (!sniffed && n >= IO_SNIFF_BYTES) {
-            sniffed = 1;
-            if (sniff_kind(b, n) == KIND_UNKNOWN) {
-                free(b);
-                return gpuimg_fail(GPUIMG_EDECODE, "%s: " NOT_AN_IMAGE, name);
-            }
-        }
-        if (n > IO_MAX_BYTES) {
+        const int sniff = !sniffed && n >= IO_SNIFF_BYTES;
+        sniffed |= sniff;
+        int st = io_stream_check(name, b, sniff ? n : 0, n);
+        if (st) {
             free(b);
-            return too_large(name, 0);
+            return st;
         }
         if (n == cap) {
             if (cap > SIZE_MAX / 2) {

@@ -66,6 +66,13 @@ struct io_input {
     const char *codec;   /* the decoder that ran ("libdeflate", "stb_image", ...), set by io_decode */
 };
 int io_read(const char *path, const struct load_opts *o, struct io_input *in);
+/* What io_read refuses in a stream (standard input, a pipe) as it reads it, for a reader of its
+ * own (the server's client reads standard input whole before sending it): the stream's first
+ * bytes (head, headlen: all read so far once that is IO_SNIFF_BYTES or more, else 0) starting as
+ * no format gpuimg reads (GPUIMG_EDECODE: /dev/zero, text), or more than the 2 GiB a decoder
+ * takes read in total (GPUIMG_ETOOBIG). Each names name; GPUIMG_OK: read on. */
+#define IO_SNIFF_BYTES 64
+int io_stream_check(const char *name, const uint8_t *head, size_t headlen, unsigned long long total);
 /* io_read's checks on bytes already in memory (buf: malloc'ed, owned by in from now on, freed
  * on failure); name is for messages and must outlive in. The fuzz targets start here. */
 int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts *o, struct io_input *in);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,15 @@ static char tmp_path[TMP_SLOTS][TMPNAME_MAX];
 static volatile sig_atomic_t tmp_armed[TMP_SLOTS];
 static int tmp_used[TMP_SLOTS];
 static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The directories io_track_dir was told of, newest first (a child after its parent): pushed under
+ * tmp_lock, each whole before it is published; a signal's cleanup walks them (counted in
+ * dirs_walking, so that io_remove_made_dirs frees none under it). */
+struct made_dir {
+    struct made_dir *next;
+    char path[];
+};
+static struct made_dir *made_dirs;
+static int dirs_walking;
 static mode_t io_umask;
 static int io_umask_known;
 
@@ -58,6 +68,10 @@ static void on_signal(int sig)
     for (int i = 0; i < TMP_SLOTS; i++)
         if (tmp_armed[i])
             unlink(tmp_path[i]);
+    __atomic_add_fetch(&dirs_walking, 1, __ATOMIC_SEQ_CST);
+    for (const struct made_dir *d = __atomic_load_n(&made_dirs, __ATOMIC_SEQ_CST); d; d = d->next)
+        rmdir(d->path);   /* those left empty: their files unfinished */
+    __atomic_sub_fetch(&dirs_walking, 1, __ATOMIC_SEQ_CST);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -92,6 +106,35 @@ void io_install_signal_cleanup(void)
 }
 
 /* ---- directories ----------------------------------------------------------------------------- */
+
+int io_track_dir(const char *dir)
+{
+    const size_t n = strlen(dir) + 1;
+    struct made_dir *d = malloc(sizeof *d + n);
+    if (!d)
+        return gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    memcpy(d->path, dir, n);
+    pthread_mutex_lock(&tmp_lock);
+    d->next = made_dirs;
+    __atomic_store_n(&made_dirs, d, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&tmp_lock);
+    return GPUIMG_OK;
+}
+
+void io_remove_made_dirs(void)
+{
+    pthread_mutex_lock(&tmp_lock);
+    struct made_dir *d = __atomic_exchange_n(&made_dirs, NULL, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&tmp_lock);
+    while (__atomic_load_n(&dirs_walking, __ATOMIC_SEQ_CST))   /* a signal's cleanup: it ends the process */
+        sched_yield();
+    while (d) {
+        struct made_dir *next = d->next;
+        rmdir(d->path);   /* fails where a file stays in it */
+        free(d);
+        d = next;
+    }
+}
 
 /* The directory part of path: "." without a slash, "/" for a file in the root. */
 static int dir_of(const char *path, char *dir, size_t n)
@@ -190,7 +233,19 @@ int io_pending_open(const char *path, int force, struct io_pending *p)
         return gpuimg_fail(GPUIMG_EWRITE, "%s: path too long", name);
     if (!(p->tmp = malloc(TMPNAME_MAX)))
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory", name);
-    snprintf(p->tmp, TMPNAME_MAX, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+    /* ".NAME.XXXXXX", NAME cut at a character so that it fits where NAME itself fits (a name
+     * of up to the directory's longest) */
+    snprintf(p->tmp, TMPNAME_MAX, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? path : ".");
+    const long name_max = pathconf(p->tmp, _PC_NAME_MAX);
+    const char *base = path + dirlen;
+    size_t keep = strlen(base);
+    const size_t room = (name_max > 16 ? (size_t)name_max : NAME_MAX) - 8;
+    if (keep > room) {
+        keep = room;
+        while (keep && ((unsigned char)base[keep] & 0xC0) == 0x80)   /* not inside a UTF-8 character */
+            keep--;
+    }
+    snprintf(p->tmp, TMPNAME_MAX, "%.*s.%.*s.XXXXXX", (int)dirlen, path, (int)keep, base);
     const int fd = mkstemp(p->tmp);
     if (fd < 0) {
         r = gpuimg_fail(GPUIMG_EWRITE, "%s: cannot create a temporary file beside it: %s", name, strerror(errno));

@@ -1,5 +1,6 @@
-/* gpuimg: where outputs go, safely. An output is written into a temporary file beside it
- * (standard output and devices: straight, nothing pending) and put in place by publish: link()
+/* gpuimg: where outputs go, safely. An output is written into a temporary file ".NAME.XXXXXX"
+ * beside it, NAME cut to fit the directory's longest name (standard output and devices: straight,
+ * nothing pending), and put in place by publish: link()
  * without force, so a file that appeared meanwhile is not replaced, rename() with it; a replaced
  * file keeps its permissions. A signal that ends the process removes the temporary files being
  * written (io_install_signal_cleanup); SIGKILL cannot be caught and leaves its file. Files are
@@ -53,5 +54,9 @@ void io_install_signal_cleanup(void);
 /* Create the directories above path (mkdir -p of its dirname); created (may be NULL) is told
  * each directory made, parents first. */
 int io_make_dirs(const char *path, void (*created)(const char *dir, void *arg), void *arg);
+/* A directory made for outputs (as io_make_dirs tells it), removed where empty, newest first, by
+ * io_remove_made_dirs or by a signal that ends the process (after its temporary files). */
+int io_track_dir(const char *dir);
+void io_remove_made_dirs(void);   /* and forgets them */
 
 #endif

@@ -198,6 +198,14 @@ def reply(answer, status, message, nsteps=0):
     return m + u64(7)
 
 
+def max_pixels_as(v):
+    """A run request whose pixel limit is v, which no command line sends: the limit's 8 bytes,
+    found by the odd value a command gave them, replaced."""
+    m = request(1, "--max-pixels=1234567", "resize=30000x30000", "in.png", "out.png")
+    at = m.index(u64(1234567))
+    return m[:at] + struct.pack("<Q", v) + m[at + 8:]
+
+
 def requests():
     for i, m in enumerate([request(1, "gray", "in.png", "out.png"), request(2), request(3),
                            request(1, "--backend=gpu", "--device=1", "--kernel=tiled", "--no-fuse", "--jpeg-decoder=libjpeg",
@@ -208,7 +216,10 @@ def requests():
                            request(1, "--backend=cpu", "--decoder=stb", "--png-level=0", "--jpeg-quality=1",
                                    "--jpeg-sampling=420", "x" * 300, "in\n", "o.jpg"),
                            reply(0, 0, b"", 2), reply(1, 0, b"the server's queue is full"),
-                           reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file")]):
+                           reply(2, 1, b"a number out of range"), reply(0, 4, b"in.png: cannot open: No such file"),
+                           reply(3, 0, b""),   # 09: the server's "alive" while a request runs
+                           # 10, 11: max_pixels 0 (no limit) and 2^64-1, outside --max-pixels's range: refused
+                           max_pixels_as(0), max_pixels_as(2 ** 64 - 1)]):
         out("request", f"{i:02d}", m)
 
 
