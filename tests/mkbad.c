@@ -11,7 +11,13 @@
  *   mkbad shortdata IN OUT    ... recompressed without its last row (a valid, short stream)
  *   mkbad badfilter IN OUT    ... with row 1's filter type 7 (0 to 4 exist)
  *   mkbad extradata IN OUT    ... with 100 zero bytes after the last row
- *   (IN: a PNG of at most 4 MiB whose image data inflates to at most 16 MiB; CRCs right) */
+ *   (IN: a PNG of at most 4 MiB whose image data inflates to at most 16 MiB; CRCs right)
+ *   mkbad tiff KIND W H OUT   a little-endian RGBA TIFF of WxH whose strips do not hold its
+ *                             pixels: shared (Deflate, 8 bits, 16 rows a strip, every strip the
+ *                             same deflated zero rows), rawshared (uncompressed, 16 bits, a row a
+ *                             strip, every strip the same bytes), past (uncompressed, 16 bits,
+ *                             one strip past the end of the file: a header alone), thin (Deflate,
+ *                             8 bits, 16 rows a strip, the strips apart but 8 bytes each) */
 #include <config.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +41,79 @@ static void chunk(FILE *f, const char *type, const unsigned char *data, uint32_t
     if (len) /* crc32(crc, NULL, 0) would return the initial value, not crc */
         crc = crc32(crc, data, len);
     put32(f, (uint32_t)crc);
+}
+
+/* A TIFF entry: tag, type (3 SHORT, 4 LONG), count, the value or the offset of the values */
+static void tiff_entry(unsigned char *p, unsigned tag, unsigned type, uint32_t count, uint32_t v)
+{
+    const unsigned char e[12] = { (unsigned char)tag, (unsigned char)(tag >> 8), (unsigned char)type, 0,
+                                  (unsigned char)count, (unsigned char)(count >> 8), (unsigned char)(count >> 16),
+                                  (unsigned char)(count >> 24), (unsigned char)v, (unsigned char)(v >> 8),
+                                  (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
+    memcpy(p, e, 12);
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> 8 * i);
+}
+
+/* mkbad tiff KIND W H OUT (see the top) */
+static int bad_tiff(const char *kind, uint32_t w, uint32_t h, const char *out)
+{
+    const int deflate = !strcmp(kind, "shared") || !strcmp(kind, "thin"), depth = deflate ? 8 : 16;
+    const uint32_t rows = deflate ? 16 : !strcmp(kind, "past") ? h : 1, n = (h + rows - 1) / rows;
+    const size_t strip = (size_t)w * rows * 4 * (depth / 8);
+    static unsigned char data[1 << 22];
+    uLongf dn = sizeof data;
+    if (deflate) {
+        unsigned char *zero = calloc(1, strip);
+        if (!zero || compress2(data, &dn, zero, (uLong)strip, 9) != Z_OK)
+            return 1;
+        free(zero);
+        if (!strcmp(kind, "thin"))
+            dn = 8;
+    } else {
+        dn = !strcmp(kind, "past") ? 0 : strip;
+        if (dn > sizeof data)
+            return 1;
+        memset(data, 0, dn);
+    }
+    enum { NE = 10 };
+    const size_t ifd = 8, arrays = ifd + 2 + NE * 12 + 4, bps_at = arrays, offs_at = bps_at + 8,
+                 counts_at = offs_at + 4 * (size_t)n, data_at = counts_at + 4 * (size_t)n;
+    const int thin = !strcmp(kind, "thin");
+    const size_t total = data_at + (thin ? (size_t)n * dn : dn);
+    unsigned char *f = calloc(1, total + 4);
+    if (!f)
+        return 1;
+    memcpy(f, "II*\0", 4);
+    le32(f + 4, (uint32_t)ifd);
+    f[ifd] = NE;
+    unsigned char *e = f + ifd + 2;
+    tiff_entry(e, 256, 4, 1, w);
+    tiff_entry(e + 12, 257, 4, 1, h);
+    tiff_entry(e + 24, 258, 3, 4, (uint32_t)bps_at);
+    tiff_entry(e + 36, 259, 3, 1, deflate ? 8 : 1);
+    tiff_entry(e + 48, 262, 3, 1, 2);
+    tiff_entry(e + 60, 273, 4, n, n == 1 ? (uint32_t)data_at : (uint32_t)offs_at);
+    tiff_entry(e + 72, 277, 3, 1, 4);
+    tiff_entry(e + 84, 278, 4, 1, rows);
+    tiff_entry(e + 96, 279, 4, n, n == 1 ? (uint32_t)strip : (uint32_t)counts_at);
+    tiff_entry(e + 108, 338, 3, 1, 2);   /* extra sample: unassociated alpha */
+    for (int k = 0; k < 4; k++)
+        f[bps_at + 2 * k] = (unsigned char)depth;
+    for (uint32_t i = 0; i < n; i++) {
+        le32(f + offs_at + 4 * i, (uint32_t)(data_at + (thin ? i * dn : 0)));
+        le32(f + counts_at + 4 * i, (uint32_t)dn);
+    }
+    for (uint32_t i = 0; i < (thin ? n : 1); i++)
+        memcpy(f + data_at + i * dn, data, dn);
+    FILE *o = fopen(out, "wb");
+    const int bad = !o || fwrite(f, 1, total, o) != total || fclose(o) != 0;
+    free(f);
+    return bad;
 }
 
 /* The whole of a file (at most 4 MiB), or NULL. */
@@ -173,7 +252,10 @@ int main(int argc, char **argv)
             }
         return 1;
     }
+    if (argc == 6 && !strcmp(argv[1], "tiff"))
+        return bad_tiff(argv[2], (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10), argv[5]);
     fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc|badzlib|emptyidat|ihdrlen IN OUT | "
-                    "mkbad jpegsize W H IN OUT | mkbad badadler|shortdata|badfilter|extradata IN OUT\n");
+                    "mkbad jpegsize W H IN OUT | mkbad badadler|shortdata|badfilter|extradata IN OUT | "
+                    "mkbad tiff shared|rawshared|past|thin W H OUT\n");
     return 2;
 }

@@ -52,9 +52,9 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
  * run-length TGA and PSD 128 pixels a 2-byte packet (a grey plane); HDR 127 a 2-byte run of each
  * of 4 planes; GIF's 12-bit LZW codes at most 4096 pixels each; PNM one sample a byte (stb_image
  * reads P5 and P6 only); JPEG at least one Huffman-coded bit for each 8x8 block's DC, 512 (stb_image
- * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). WebP
- * and TIFF: 0, their libraries check their data against what the header says, and the pixel
- * limit bounds what is allocated. */
+ * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). WebP:
+ * 0, libwebp checks its data against what the header says, and the pixel limit bounds what is
+ * allocated. TIFF: 0, tiff.c checks its strips against the file and its compression. */
 const char *kind_name(enum file_kind k)
 {
     static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA", "WebP", "TIFF" };

@@ -122,6 +122,93 @@ static int fail_tiff(enum gpuimg_status s, const char *name, const struct mem *m
     return gpuimg_fail(s, "%s: %s%s%s", name, what, m->msg[0] ? ": " : "", m->msg);
 }
 
+/* The most bytes of samples a stored byte can decode to under compression c, or 0 for JPEG
+ * (counted in pixels instead: at least a bit for each 8x8 block, 512 pixels a byte, as
+ * formats.c's JPEG files): none 1; PackBits 64 (a 2-byte run stands for 128); LZW 1364 (after a
+ * clear, each 9- to 12-bit code at most one byte longer than the one before, up to the 4096th);
+ * Deflate 1032 (a 258-byte match in two bits); any other 32768 (Zstandard's densest block, 4
+ * bytes for 128 KiB; more than LZMA or CCITT fax make of a blank page). */
+static uint64_t tiff_max_ratio(unsigned c)
+{
+    switch (c) {
+    case COMPRESSION_NONE: return 1;
+    case COMPRESSION_PACKBITS: return 64;
+    case COMPRESSION_LZW: return 1364;
+    case COMPRESSION_ADOBE_DEFLATE: case COMPRESSION_DEFLATE: return 1032;
+    case COMPRESSION_JPEG: case COMPRESSION_OJPEG: return 0;
+    default: return 32768;
+    }
+}
+
+struct span { uint64_t off, end; uint32_t i; };
+static int span_cmp(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The strips (or tiles) against the file's bytes, before anything the image's size is allocated
+ * (strips that share their bytes or lie past the end would have a small file decode to, or
+ * allocate, an image of any size): each holds at least one byte, lies inside the file and
+ * shares none with another, and together they hold what the compression needs for the image's
+ * samples (tiff_max_ratio). */
+static int strips_check(TIFF *t, const char *name, const struct mem *m, uint16_t compression, uint32_t w, uint32_t h,
+                        int planes)
+{
+    const int tiled = TIFFIsTiled(t);
+    const char *what = tiled ? "tile" : "strip";
+    const uint32_t n = tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
+    if (!n)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: no %ss", name, what);
+    if (n > m->len)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated TIFF: %u %ss, more than its %zu bytes can hold", name, n, what,
+                           m->len);
+    uint64_t sum = 0, last_end = 0;
+    int ordered = 1;   /* each range after the one before: none overlaps */
+    for (uint32_t i = 0; i < n; i++) {
+        int err = 0;
+        const uint64_t off = TIFFGetStrileOffsetWithErr(t, i, &err), len = TIFFGetStrileByteCountWithErr(t, i, &err);
+        if (err || !len)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: %s %u holds no bytes", name, what, i);
+        if (off > m->len || len > m->len - off)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated TIFF: %s %u is bytes %llu to %llu, past the end of the "
+                               "file (%zu bytes)", name, what, i, (unsigned long long)off,
+                               (unsigned long long)(off + len - 1), m->len);
+        ordered &= off >= last_end;
+        last_end = off + len;
+        sum += len;
+    }
+    if (!ordered) {   /* the ranges in order of offset, each after the one before */
+        struct span *s = malloc((size_t)n * sizeof *s);
+        if (!s)
+            return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF's %ss", name, what);
+        for (uint32_t i = 0; i < n; i++) {
+            int err = 0;
+            const uint64_t off = TIFFGetStrileOffsetWithErr(t, i, &err);
+            s[i] = (struct span){ off, off + TIFFGetStrileByteCountWithErr(t, i, &err), i };
+        }
+        qsort(s, n, sizeof *s, span_cmp);
+        int st = GPUIMG_OK;
+        for (uint32_t i = 1; !st && i < n; i++)
+            if (s[i].off < s[i - 1].end) {
+                const uint32_t a = s[i - 1].i < s[i].i ? s[i - 1].i : s[i].i, b = s[i - 1].i ^ s[i].i ^ a;
+                st = gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: %ss %u and %u share bytes (from byte %llu)", name,
+                                 what, a, b, (unsigned long long)s[i].off);
+            }
+        free(s);
+        if (st)
+            return st;
+    }
+    const uint64_t ratio = tiff_max_ratio(compression), row = ratio ? TIFFScanlineSize64(t) : 1;
+    if (!row)
+        return fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF");
+    const uint64_t need = ratio ? row * h * (uint64_t)planes : ((uint64_t)w * h + 511) / 512;
+    if (sum * (ratio ? ratio : 1) < need)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated TIFF: the header says %ux%u, more than its %ss' %llu bytes can "
+                           "hold", name, w, h, what, (unsigned long long)sum);
+    return GPUIMG_OK;
+}
+
 /* How the first image is read: straight from its samples (direct), or through the RGBA reader. */
 struct layout {
     struct geom g;
@@ -155,16 +242,19 @@ static int layout_of(TIFF *t, const char *name, struct mem *m, struct layout *l)
                 && (planar == PLANARCONFIG_CONTIG || planar == PLANARCONFIG_SEPARATE)
                 && (spp == colour || (spp == colour + 1 && l->alpha));
     l->planes = planar == PLANARCONFIG_SEPARATE ? spp : 1;
+    /* images have a few samples a pixel (CMYK and alpha: 5); thousands would only make libtiff's
+     * reader allocate and walk them */
+    if (!l->direct && spp > TIFF_SAMPLES_MAX)
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF of %u samples a pixel (gpuimg reads up to %d)", name, spp,
+                           TIFF_SAMPLES_MAX);
+    const int st = strips_check(t, name, m, compression, w, h, l->planes);
+    if (st)
+        return st;
     if (l->direct) {
         l->g = (struct geom){ (int)w, (int)h, spp, bps };
         return GPUIMG_OK;
     }
     char why[1024] = "";
-    /* images have a few samples a pixel (CMYK and alpha: 5); thousands would only make libtiff's
-     * reader allocate and walk them */
-    if (spp > TIFF_SAMPLES_MAX)
-        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF of %u samples a pixel (gpuimg reads up to %d)", name, spp,
-                           TIFF_SAMPLES_MAX);
     if (!TIFFRGBAImageOK(t, why))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF gpuimg cannot read (libtiff: %s)", name, why);
     l->g = (struct geom){ (int)w, (int)h, l->alpha ? 4 : 3, 8 };
