@@ -148,6 +148,16 @@ vbad() {
     [ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -Eq "^gpuimg: .*$1: $2" "$T/err" && [ ! -e "$T/out/o.png" ] \
         && ok || bad "$1: exit $rc, $(cat "$T/err")"
 }
+# scans are bounded (each one is a pass over the whole image, whatever its size): a valid 930 KB
+# 16384x16384 progressive JPEG of 883 scans, mostly end-of-band runs, is refused before decoding
+# by every JPEG decoder; 100 scans decode, to the image one scan makes
+"$MKBAD" progressive 16384 16384 883 "$T/scans.jpg" && "$MKBAD" progressive 64 48 101 "$T/scans101.jpg" \
+    && "$MKBAD" progressive 64 48 100 "$T/scans100.jpg" && "$MKBAD" progressive 64 48 1 "$T/scans1.jpg" || exit 99
+vbad scans.jpg "a JPEG of more than 100 scans \(gpuimg decodes up to 100\)$"
+check_bad 1 "scans101.jpg: a JPEG of more than 100 scans" "$T/scans101.jpg" "$T/out/o.png" --jpeg-decoder=stb
+expect_ok -q gray "$T/scans100.jpg" "$T/out/s100.png" && expect_ok -q gray "$T/scans1.jpg" "$T/out/s1.png" \
+    && cmp -s "$T/out/s100.png" "$T/out/s1.png" && ok || bad "100 scans: not the image one scan makes"
+rm -f "$T/out/s100.png" "$T/out/s1.png"
 # a TIFF's strips must hold its pixels, checked before they are allocated: strips sharing their
 # bytes (9 KB of Deflate for 16384x16384 RGBA, 66 KB uncompressed for 4096x4096 at 16 bits), a
 # 150-byte header whose strip lies past its end, strips apart but too small for what Deflate

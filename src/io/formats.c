@@ -197,11 +197,14 @@ static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, in
 }
 
 /* Walk JPEG markers from SOI to EOI, skipping entropy-coded data after each SOS. A file without
- * EOI was cut short: stb would fill the missing rows with grey and report success. */
+ * EOI was cut short: stb would fill the missing rows with grey and report success. Each scan is
+ * a pass over every block of its components, however few bytes it holds (a progressive scan of
+ * end-of-band runs skips 32767 blocks in two bytes), so scans past JPEG_SCANS_MAX are refused
+ * here, before any decoder (libjpeg-turbo, stb_image, nvJPEG) starts on them. */
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
 {
     size_t pos = 1;
-    int st, progressive = 0;
+    int st, progressive = 0, scans = 0;
     unsigned defined[2] = { 0, 0 };   /* Huffman tables seen: DC, AC (bit = table id) */
     while (pos < len && buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
         pos++;
@@ -241,6 +244,9 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             return st;
         if (m == 0xDA && (st = sos_check(name, buf + pos + 2, seg - 2, pos - 2, progressive, defined)))
             return st;
+        if (m == 0xDA && ++scans > JPEG_SCANS_MAX)
+            return gpuimg_fail(GPUIMG_ETOOBIG, "%s: a JPEG of more than %d scans (gpuimg decodes up to %d)", name,
+                               JPEG_SCANS_MAX, JPEG_SCANS_MAX);
         pos += seg;
         if (m == 0xDA) { /* entropy-coded data runs to the next marker that is not RSTn or a stuffed 0 */
             while (pos + 1 < len) {
