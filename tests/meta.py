@@ -8,6 +8,8 @@ handling (independent of gpuimg's parser).
           bytes) and pHYs put in
   meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY dims           the same, the EXIF with a make and
           an Exif IFD (exif(dims=True))
+  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY fill           the same as without, with 0xFF fill
+          bytes before every marker after SOI up to the scan (JPEG allows any number)
   meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none (a TIFF:
           exif=none, orient its own tag's)
   meta.py dims FILE    one line: pixels=WxH (EXIF's PixelX/YDimension, or none) image=WxH (a JPEG's
@@ -81,7 +83,29 @@ def segment(marker, payload):
     return b"\xff" + bytes([marker]) + struct.pack(">H", len(payload) + 2) + payload
 
 
-def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False):
+def segments(data):
+    """(marker, payload) of each segment of a JPEG from SOI to the scan, fill bytes skipped"""
+    pos = 2
+    while pos + 4 <= len(data) and data[pos] == 0xFF:
+        while data[pos + 1] == 0xFF:
+            pos += 1
+        m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
+        if m in (0xDA, 0xD9):
+            return
+        yield m, data[pos + 4:pos + 2 + n]
+        pos += 2 + n
+
+
+def with_fill(data):
+    """The JPEG data with two fill bytes before each marker from SOI's next to the scan's"""
+    out, pos = data[:2], 2
+    for m, p in segments(data):
+        out += b"\xff\xff" + segment(m, p)
+        pos += 4 + len(p)
+    return out + b"\xff\xff" + data[pos:]
+
+
+def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False, fill=False):
     data = open(src, "rb").read()
     assert data[:2] == b"\xff\xd8"
     rest = data[2:]
@@ -94,7 +118,7 @@ def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False):
     if not broken:
         pieces.append(segment(0xE2, b"ICC_PROFILE\0" + bytes([2, 2]) + p[half:]))
     out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient, dims=dims)) + b"".join(pieces) + rest
-    open(dst, "wb").write(out)
+    open(dst, "wb").write(with_fill(out) if fill else out)
 
 
 def chunk(kind, payload):
@@ -162,15 +186,11 @@ def dims(path):
     data = open(path, "rb").read()
     size, ex = None, None
     if data[:2] == b"\xff\xd8":
-        pos = 2
-        while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xDA, 0xD9):
-            m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
-            p = data[pos + 4:pos + 2 + n]
+        for m, p in segments(data):
             if m == 0xE1 and p[:6] == b"Exif\0\0":
                 ex = p[6:]
             elif m in (0xC0, 0xC1, 0xC2):
                 size = struct.unpack(">HH", p[1:5])[::-1]
-            pos += 2 + n
     elif data[:4] in (b"II*\0", b"MM\0*"):   # a TIFF file is itself the structure EXIF is made of
         ex = data
         e = "<" if data[:2] == b"II" else ">"
@@ -194,17 +214,14 @@ def show(path):
     data = open(path, "rb").read()
     prof, ex, dens, tiff_orient = None, None, None, None
     if data[:2] == b"\xff\xd8":
-        pos, pieces = 2, {}
-        while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xDA, 0xD9):
-            m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
-            p = data[pos + 4:pos + 2 + n]
+        pieces = {}
+        for m, p in segments(data):
             if m == 0xE0 and p[:5] == b"JFIF\0" and p[7] == 1:
                 dens = struct.unpack(">HH", p[8:12])
             elif m == 0xE1 and p[:6] == b"Exif\0\0":
                 ex = p[6:]
             elif m == 0xE2 and p[:12] == b"ICC_PROFILE\0":
                 pieces[p[12]] = p[14:]
-            pos += 2 + n
         if pieces:
             prof = b"".join(pieces[k] for k in sorted(pieces))
     elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
@@ -256,7 +273,7 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if a[0] == "jpeg":
         make_jpeg(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), len(a) > 6 and a[6] == "broken",
-                  len(a) > 6 and a[6] == "dims")
+                  len(a) > 6 and a[6] == "dims", len(a) > 6 and a[6] == "fill")
     elif a[0] == "png":
         make_png(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]) if len(a) > 6 else 0)
     elif a[0] == "dims":
