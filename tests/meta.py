@@ -8,6 +8,9 @@ handling (independent of gpuimg's parser).
           bytes) and pHYs put in
   meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY dims           the same, the EXIF with a make and
           an Exif IFD (exif(dims=True))
+  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY notiff-KIND   the EXIF with a make and an Exif IFD
+          of nothing a TIFF's EXIF directory carries: KIND makernote, interop (an interoperability
+          pointer), unknown (a tag EXIF does not define) or mismatch (ISO as text)
   meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY fill           the same as without, with 0xFF fill
           bytes before every marker after SOI up to the scan (JPEG allows any number)
   meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none (a TIFF:
@@ -65,11 +68,17 @@ def ifds(e, ifd0, sub):
             + struct.pack(e + "I", 0) + struct.pack(e + "H", n1) + t1 + struct.pack(e + "I", 0) + extra)
 
 
-def exif(orient, pad=0, dims=False):
+NOT_TIFF = {"makernote": [(0x927C, 7, list(b"maker note"))], "interop": [(0xA005, 4, [0])],
+            "unknown": [(0xEEEE, 3, [7])], "mismatch": [(0x8827, 2, list(b"200\0"))]}
+
+
+def exif(orient, pad=0, dims=False, notiff=None):
     """Big-endian TIFF: IFD0 with the orientation, then pad bytes of a maker note's worth; with
     dims, little-endian: IFD0 with the orientation and a make, an Exif IFD with the pixel
     dimensions 4000x3000 (a SHORT and a LONG), an exposure of 1/60, the EXIF version, ISO 200 and
     a maker note."""
+    if notiff:
+        return ifds("<", [(0x010F, 2, list(b"gpuimg-test\0")), (0x0112, 3, [orient])], NOT_TIFF[notiff])
     if dims:
         return ifds("<", [(0x010F, 2, list(b"gpuimg-test\0")), (0x0112, 3, [orient])],
                     [(0x829A, 5, [(1, 60)]), (0x8827, 3, [200]), (0x9000, 7, list(b"0231")),
@@ -105,7 +114,7 @@ def with_fill(data):
     return out + b"\xff\xff" + data[pos:]
 
 
-def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False, fill=False):
+def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False, fill=False, notiff=None):
     data = open(src, "rb").read()
     assert data[:2] == b"\xff\xd8"
     rest = data[2:]
@@ -117,7 +126,7 @@ def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False, fill=False):
     pieces = [segment(0xE2, b"ICC_PROFILE\0" + bytes([1, 2]) + p[:half])]
     if not broken:
         pieces.append(segment(0xE2, b"ICC_PROFILE\0" + bytes([2, 2]) + p[half:]))
-    out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient, dims=dims)) + b"".join(pieces) + rest
+    out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient, dims=dims, notiff=notiff)) + b"".join(pieces) + rest
     open(dst, "wb").write(with_fill(out) if fill else out)
 
 
@@ -273,7 +282,8 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if a[0] == "jpeg":
         make_jpeg(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), len(a) > 6 and a[6] == "broken",
-                  len(a) > 6 and a[6] == "dims", len(a) > 6 and a[6] == "fill")
+                  len(a) > 6 and a[6] == "dims", len(a) > 6 and a[6] == "fill",
+                  a[6][7:] if len(a) > 6 and a[6].startswith("notiff-") else None)
     elif a[0] == "png":
         make_png(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]) if len(a) > 6 else 0)
     elif a[0] == "dims":

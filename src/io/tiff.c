@@ -442,24 +442,32 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     return st ? gpuimg_fail(st, "out of memory for the image's metadata") : GPUIMG_OK;
 }
 
-/* A text entry set as a C string (EXIF's need not end in a NUL) */
-static void put_text_field(TIFF *t, const struct exif_entry *e)
+/* A text entry set as a C string (EXIF's need not end in a NUL); whether libtiff took it */
+static int put_text_field(TIFF *t, const struct exif_entry *e)
 {
     char *v = malloc(e->count + 1);
+    int took = 0;
     if (v) {
         memcpy(v, e->val, e->count);
         v[e->count] = 0;
-        TIFFSetField(t, e->tag, v);
+        took = TIFFSetField(t, e->tag, v) == 1;
         free(v);
     }
+    return took;
 }
 
 /* IFD0's text entries a TIFF's own IFD0 holds too (exif_ifd0_text), set on the output's. */
 static void put_text(void *arg, const struct exif_entry *e)
 {
     if (e->type == 2 && exif_ifd0_text(e->tag))
-        put_text_field(arg, e);
+        (void)put_text_field(arg, e);
 }
+
+/* A TIFF's EXIF directory being set, and how many entries libtiff took */
+struct exif_put {
+    TIFF *t;
+    int took;
+};
 
 /* v as a 64-bit integer, saturated (NaN: 0): EXIF's numbers may lie outside any type's range */
 static int64_t whole(double v)
@@ -474,7 +482,8 @@ static int64_t whole(double v)
  * interoperability IFD. */
 static void put_exif(void *arg, const struct exif_entry *e)
 {
-    TIFF *t = arg;
+    struct exif_put *p = arg;
+    TIFF *t = p->t;
     const TIFFField *f = TIFFFindField(t, e->tag, TIFF_ANY);
     if (!f || e->tag == EXIFTAG_MAKERNOTE || e->tag == 0xA005 || e->count > 65535)
         return;
@@ -482,7 +491,7 @@ static void put_exif(void *arg, const struct exif_entry *e)
     const int pass = TIFFFieldPassCount(f), wc = TIFFFieldWriteCount(f), size = TIFFFieldSetGetSize(f);
     if (dt == TIFF_ASCII || e->type == 2) {
         if (dt == TIFF_ASCII && e->type == 2 && !pass)
-            put_text_field(t, e);
+            p->took += put_text_field(t, e);
         return;
     }
     const int real = dt == TIFF_RATIONAL || dt == TIFF_SRATIONAL || dt == TIFF_FLOAT || dt == TIFF_DOUBLE;
@@ -493,13 +502,13 @@ static void put_exif(void *arg, const struct exif_entry *e)
         if (e->count != 1)
             return;
         if (real)
-            TIFFSetField(t, e->tag, v);
+            p->took += TIFFSetField(t, e->tag, v) == 1;
         else if (size <= 2)
-            TIFFSetField(t, e->tag, (int)(uint16_t)whole(v));
+            p->took += TIFFSetField(t, e->tag, (int)(uint16_t)whole(v)) == 1;
         else if (size == 4)
-            TIFFSetField(t, e->tag, (uint32_t)whole(v));
+            p->took += TIFFSetField(t, e->tag, (uint32_t)whole(v)) == 1;
         else
-            TIFFSetField(t, e->tag, (uint64_t)whole(v));
+            p->took += TIFFSetField(t, e->tag, (uint64_t)whole(v)) == 1;
         return;
     }
     if (!pass && (wc < 0 || (uint32_t)wc != e->count))
@@ -527,12 +536,26 @@ static void put_exif(void *arg, const struct exif_entry *e)
         }
     }
     if (buf && !pass)
-        TIFFSetField(t, e->tag, buf);
+        p->took += TIFFSetField(t, e->tag, buf) == 1;
     else if (buf && TIFFFieldSetGetCountSize(f) == 4)
-        TIFFSetField(t, e->tag, e->count, buf);
+        p->took += TIFFSetField(t, e->tag, e->count, buf) == 1;
     else if (buf)
-        TIFFSetField(t, e->tag, (int)e->count, buf);
+        p->took += TIFFSetField(t, e->tag, (int)e->count, buf) == 1;
     free(buf);
+}
+
+/* How many of m's Exif IFD entries libtiff takes, set on a TIFF of their own: an EXIF directory
+ * with none is written only as libtiff's "Out of memory", failing the file. */
+static int exif_taken(const struct io_meta *meta)
+{
+    struct mem m = { 0 };
+    struct exif_put p = { open_mem("exif", &m, "w"), 0 };
+    if (p.t && !TIFFCreateEXIFDirectory(p.t))   /* 0: made */
+        meta_exif_each(meta, 1, put_exif, &p);
+    if (p.t)
+        TIFFClose(p.t);
+    free(m.out);
+    return p.took;
 }
 
 int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta)
@@ -566,9 +589,11 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
         TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)meta->yres);
         TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
     }
-    /* EXIF: IFD0's text in the TIFF's IFD0, the Exif IFD as its EXIF directory, written after
-     * the image; the pointer to it is set (0 for now) so that the IFD has its room */
-    const int exif = meta && meta_exif_each(meta, 1, NULL, NULL) > 0;
+    /* EXIF: IFD0's text in the TIFF's IFD0, the Exif IFD as its EXIF directory where libtiff
+     * takes any of its entries, written after the image; the pointer to it is set (0 for now)
+     * so that the IFD has its room */
+    const int exif = meta && meta_exif_each(meta, 1, NULL, NULL) > 0 && exif_taken(meta) > 0;
+    struct exif_put put = { t, 0 };
     if (meta)
         meta_exif_each(meta, 0, put_text, t);
     if (exif)
@@ -583,7 +608,7 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
     }
     uint64_t at = 0;
     if (!st && exif
-        && (!TIFFWriteDirectory(t) || TIFFCreateEXIFDirectory(t) /* 0: made */ || (meta_exif_each(meta, 1, put_exif, t), 0)
+        && (!TIFFWriteDirectory(t) || TIFFCreateEXIFDirectory(t) /* 0: made */ || (meta_exif_each(meta, 1, put_exif, &put), 0)
             || !TIFFWriteCustomDirectory(t, &at) || !TIFFSetDirectory(t, 0) || !TIFFSetField(t, TIFFTAG_EXIFIFD, at)
             || !TIFFWriteDirectory(t)))
         st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff), EXIF");
