@@ -202,7 +202,8 @@ static int strips_check(TIFF *t, const char *name, const struct mem *m, uint16_t
     const uint64_t ratio = tiff_max_ratio(compression), row = ratio ? TIFFScanlineSize64(t) : 1;
     if (!row)
         return fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF");
-    const uint64_t need = ratio ? row * h * (uint64_t)planes : ((uint64_t)w * h + 511) / 512;
+    const uint64_t rows = (uint64_t)h * (uint64_t)planes;   /* rows of samples (a plane's apart) */
+    const uint64_t need = !ratio ? ((uint64_t)w * h + 511) / 512 : row > UINT64_MAX / rows ? UINT64_MAX : row * rows;
     if (sum * (ratio ? ratio : 1) < need)
         return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated TIFF: the header says %ux%u, more than its %ss' %llu bytes can "
                            "hold", name, w, h, what, (unsigned long long)sum);
