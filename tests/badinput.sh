@@ -139,6 +139,37 @@ for f in big.tga big.psd big.jpg; do
     [ $rc -eq 1 ] && grep -q "^gpuimg: .*$f: truncated .*: the header says .*, more than its [0-9]* bytes can hold" "$T/err" \
         && ok || bad "$f: exit $rc, $(cat "$T/err")"
 done
+# vbad FILE REGEX: FILE refused within the address-space limit: exit 1, one line matching REGEX,
+# no output
+vbad() {
+    rm -f "$T/out/o.png"
+    vlimit "$GPUIMG" gray "$T/$1" "$T/out/o.png" 2>"$T/err"
+    rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -Eq "^gpuimg: .*$1: $2" "$T/err" && [ ! -e "$T/out/o.png" ] \
+        && ok || bad "$1: exit $rc, $(cat "$T/err")"
+}
+# scans are bounded (each one is a pass over the whole image, whatever its size): a valid 930 KB
+# 16384x16384 progressive JPEG of 883 scans, mostly end-of-band runs, is refused before decoding
+# by every JPEG decoder; 100 scans decode, to the image one scan makes
+"$MKBAD" progressive 16384 16384 883 "$T/scans.jpg" && "$MKBAD" progressive 64 48 101 "$T/scans101.jpg" \
+    && "$MKBAD" progressive 64 48 100 "$T/scans100.jpg" && "$MKBAD" progressive 64 48 1 "$T/scans1.jpg" || exit 99
+vbad scans.jpg "a JPEG of more than 100 scans \(gpuimg decodes up to 100\)$"
+check_bad 1 "scans101.jpg: a JPEG of more than 100 scans" "$T/scans101.jpg" "$T/out/o.png" --jpeg-decoder=stb
+expect_ok -q gray "$T/scans100.jpg" "$T/out/s100.png" && expect_ok -q gray "$T/scans1.jpg" "$T/out/s1.png" \
+    && cmp -s "$T/out/s100.png" "$T/out/s1.png" && ok || bad "100 scans: not the image one scan makes"
+rm -f "$T/out/s100.png" "$T/out/s1.png"
+# a TIFF's strips must hold its pixels, checked before they are allocated: strips sharing their
+# bytes (9 KB of Deflate for 16384x16384 RGBA, 66 KB uncompressed for 4096x4096 at 16 bits), a
+# 150-byte header whose strip lies past its end, strips apart but too small for what Deflate
+# makes of a byte
+if grep -q 'libtiff [0-9.]* (TIFF)' "$T/version"; then
+    "$MKBAD" tiff shared 16384 16384 "$T/shared.tif" && "$MKBAD" tiff rawshared 4096 4096 "$T/rawshared.tif" \
+        && "$MKBAD" tiff past 16384 16384 "$T/past.tif" && "$MKBAD" tiff thin 16384 16384 "$T/thin.tif" || exit 99
+    vbad shared.tif "invalid TIFF: strips 0 and 1 share bytes \(from byte [0-9]+\)$"
+    vbad rawshared.tif "invalid TIFF: strips 0 and 1 share bytes"
+    vbad past.tif "truncated TIFF: 16384 strips, more than its 150 bytes can hold$"
+    vbad thin.tif "truncated TIFF: the header says 16384x16384, more than its strips' 8192 bytes can hold$"
+fi
 # reads are bounded: /dev/zero, an endless stdin, a file past 2 GiB and a list of /dev/zero are
 # refused without reading them whole (the limits below are far under what reading would take)
 vlimit "$GPUIMG" gray /dev/zero "$T/out/o.png" 2>"$T/err"

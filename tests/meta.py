@@ -8,6 +8,11 @@ handling (independent of gpuimg's parser).
           bytes) and pHYs put in
   meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY dims           the same, the EXIF with a make and
           an Exif IFD (exif(dims=True))
+  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY notiff-KIND   the EXIF with a make and an Exif IFD
+          of nothing a TIFF's EXIF directory carries: KIND makernote, interop (an interoperability
+          pointer), unknown (a tag EXIF does not define) or mismatch (ISO as text)
+  meta.py jpeg IN.jpg OUT.jpg ORIENT DPIX DPIY fill           the same as without, with 0xFF fill
+          bytes before every marker after SOI up to the scan (JPEG allows any number)
   meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none (a TIFF:
           exif=none, orient its own tag's)
   meta.py dims FILE    one line: pixels=WxH (EXIF's PixelX/YDimension, or none) image=WxH (a JPEG's
@@ -63,11 +68,17 @@ def ifds(e, ifd0, sub):
             + struct.pack(e + "I", 0) + struct.pack(e + "H", n1) + t1 + struct.pack(e + "I", 0) + extra)
 
 
-def exif(orient, pad=0, dims=False):
+NOT_TIFF = {"makernote": [(0x927C, 7, list(b"maker note"))], "interop": [(0xA005, 4, [0])],
+            "unknown": [(0xEEEE, 3, [7])], "mismatch": [(0x8827, 2, list(b"200\0"))]}
+
+
+def exif(orient, pad=0, dims=False, notiff=None):
     """Big-endian TIFF: IFD0 with the orientation, then pad bytes of a maker note's worth; with
     dims, little-endian: IFD0 with the orientation and a make, an Exif IFD with the pixel
     dimensions 4000x3000 (a SHORT and a LONG), an exposure of 1/60, the EXIF version, ISO 200 and
     a maker note."""
+    if notiff:
+        return ifds("<", [(0x010F, 2, list(b"gpuimg-test\0")), (0x0112, 3, [orient])], NOT_TIFF[notiff])
     if dims:
         return ifds("<", [(0x010F, 2, list(b"gpuimg-test\0")), (0x0112, 3, [orient])],
                     [(0x829A, 5, [(1, 60)]), (0x8827, 3, [200]), (0x9000, 7, list(b"0231")),
@@ -81,7 +92,29 @@ def segment(marker, payload):
     return b"\xff" + bytes([marker]) + struct.pack(">H", len(payload) + 2) + payload
 
 
-def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False):
+def segments(data):
+    """(marker, payload) of each segment of a JPEG from SOI to the scan, fill bytes skipped"""
+    pos = 2
+    while pos + 4 <= len(data) and data[pos] == 0xFF:
+        while data[pos + 1] == 0xFF:
+            pos += 1
+        m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
+        if m in (0xDA, 0xD9):
+            return
+        yield m, data[pos + 4:pos + 2 + n]
+        pos += 2 + n
+
+
+def with_fill(data):
+    """The JPEG data with two fill bytes before each marker from SOI's next to the scan's"""
+    out, pos = data[:2], 2
+    for m, p in segments(data):
+        out += b"\xff\xff" + segment(m, p)
+        pos += 4 + len(p)
+    return out + b"\xff\xff" + data[pos:]
+
+
+def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False, fill=False, notiff=None):
     data = open(src, "rb").read()
     assert data[:2] == b"\xff\xd8"
     rest = data[2:]
@@ -93,8 +126,8 @@ def make_jpeg(src, dst, orient, dx, dy, broken=False, dims=False):
     pieces = [segment(0xE2, b"ICC_PROFILE\0" + bytes([1, 2]) + p[:half])]
     if not broken:
         pieces.append(segment(0xE2, b"ICC_PROFILE\0" + bytes([2, 2]) + p[half:]))
-    out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient, dims=dims)) + b"".join(pieces) + rest
-    open(dst, "wb").write(out)
+    out = b"\xff\xd8" + segment(0xE0, jfif) + segment(0xE1, b"Exif\0\0" + exif(orient, dims=dims, notiff=notiff)) + b"".join(pieces) + rest
+    open(dst, "wb").write(with_fill(out) if fill else out)
 
 
 def chunk(kind, payload):
@@ -162,15 +195,11 @@ def dims(path):
     data = open(path, "rb").read()
     size, ex = None, None
     if data[:2] == b"\xff\xd8":
-        pos = 2
-        while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xDA, 0xD9):
-            m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
-            p = data[pos + 4:pos + 2 + n]
+        for m, p in segments(data):
             if m == 0xE1 and p[:6] == b"Exif\0\0":
                 ex = p[6:]
             elif m in (0xC0, 0xC1, 0xC2):
                 size = struct.unpack(">HH", p[1:5])[::-1]
-            pos += 2 + n
     elif data[:4] in (b"II*\0", b"MM\0*"):   # a TIFF file is itself the structure EXIF is made of
         ex = data
         e = "<" if data[:2] == b"II" else ">"
@@ -194,17 +223,14 @@ def show(path):
     data = open(path, "rb").read()
     prof, ex, dens, tiff_orient = None, None, None, None
     if data[:2] == b"\xff\xd8":
-        pos, pieces = 2, {}
-        while pos + 4 <= len(data) and data[pos] == 0xFF and data[pos + 1] not in (0xDA, 0xD9):
-            m, n = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
-            p = data[pos + 4:pos + 2 + n]
+        pieces = {}
+        for m, p in segments(data):
             if m == 0xE0 and p[:5] == b"JFIF\0" and p[7] == 1:
                 dens = struct.unpack(">HH", p[8:12])
             elif m == 0xE1 and p[:6] == b"Exif\0\0":
                 ex = p[6:]
             elif m == 0xE2 and p[:12] == b"ICC_PROFILE\0":
                 pieces[p[12]] = p[14:]
-            pos += 2 + n
         if pieces:
             prof = b"".join(pieces[k] for k in sorted(pieces))
     elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
@@ -256,7 +282,8 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if a[0] == "jpeg":
         make_jpeg(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), len(a) > 6 and a[6] == "broken",
-                  len(a) > 6 and a[6] == "dims")
+                  len(a) > 6 and a[6] == "dims", len(a) > 6 and a[6] == "fill",
+                  a[6][7:] if len(a) > 6 and a[6].startswith("notiff-") else None)
     elif a[0] == "png":
         make_png(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]) if len(a) > 6 else 0)
     elif a[0] == "dims":

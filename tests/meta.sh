@@ -4,6 +4,8 @@
 #   the density swapped by the turn; with --no-auto-orient the orientation stays 6, unswapped.
 # - A PNG with iCCP, eXIf and pHYs: the same into JPEG and PNG, the orientation as it was (a PNG
 #   is not turned); EXIF too large for a JPEG segment is left off a JPEG, kept in a PNG.
+# - The same JPEG with 0xFF fill bytes before its markers (JPEG allows any number): turned upright
+#   and its metadata kept all the same.
 # - A grey result drops the RGB profile (it would misdescribe it) and keeps the rest; a profile
 #   missing a piece is left out; --strip writes none; the server keeps it as in-process.
 # - EXIF's pixel dimensions (an Exif IFD's, little-endian) say the output's size after a turn and
@@ -45,9 +47,11 @@ expect_ok -q --backend=cpu resize=317x201! "$S/samples/path-640x400.jpg" "$T/bas
 meta jpeg "$T/base.jpg" "$T/in.jpg" 6 300 150
 meta jpeg "$T/base.jpg" "$T/broken.jpg" 1 72 72 broken
 meta jpeg "$T/base.jpg" "$T/dims.jpg" 6 72 72 dims
+meta jpeg "$T/base.jpg" "$T/fill.jpg" 6 300 150 fill
 meta png "$T/base.png" "$T/in.png" 3 96 200
 meta png "$T/base.png" "$T/bigexif.png" 1 96 96 70000
 check "the input as made" "$T/in.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
+check "the input with fill bytes as made" "$T/fill.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
 got=$(meta dims "$T/dims.jpg")
 [ "$got" = "pixels=4000x3000 image=317x201 make=gpuimg-test exposure=1/60 iso=200 makernote=yes" ] && ok \
     || bad "the input with pixel dimensions as made: $got"
@@ -61,6 +65,9 @@ for b in cpu gpu; do
     check "$b: JPEG to JPEG" "$T/$b-o.jpg" "icc=$ICC exif=26 orient=1 density=150x300"
     expect_ok -q --backend=$b resize=50% "$T/in.jpg" "$T/$b-o.png"
     check "$b: JPEG to PNG" "$T/$b-o.png" "icc=$ICC exif=26 orient=1 density=150x300"
+    expect_ok -q --backend=$b copy "$T/fill.jpg" "$T/$b-f.jpg"
+    check "$b: fill bytes before the markers" "$T/$b-f.jpg" "icc=$ICC exif=26 orient=1 density=150x300"
+    [ "$(dims "$T/$b-f.jpg")" = "201x317 c3 d8" ] && ok || bad "$b: fill bytes: $(dims "$T/$b-f.jpg"), not turned upright"
     expect_ok -q --backend=$b --no-auto-orient resize=50% "$T/in.jpg" "$T/$b-n.jpg"
     check "$b: --no-auto-orient" "$T/$b-n.jpg" "icc=$ICC exif=26 orient=6 density=300x150"
     expect_ok -q --backend=$b blur=1 "$T/in.png" "$T/$b-p.png"

@@ -11,7 +11,16 @@
  *   mkbad shortdata IN OUT    ... recompressed without its last row (a valid, short stream)
  *   mkbad badfilter IN OUT    ... with row 1's filter type 7 (0 to 4 exist)
  *   mkbad extradata IN OUT    ... with 100 zero bytes after the last row
- *   (IN: a PNG of at most 4 MiB whose image data inflates to at most 16 MiB; CRCs right) */
+ *   (IN: a PNG of at most 4 MiB whose image data inflates to at most 16 MiB; CRCs right)
+ *   mkbad tiff KIND W H OUT   a little-endian RGBA TIFF of WxH whose strips do not hold its
+ *                             pixels: shared (Deflate, 8 bits, 16 rows a strip, every strip the
+ *                             same deflated zero rows), rawshared (uncompressed, 16 bits, a row a
+ *                             strip, every strip the same bytes), past (uncompressed, 16 bits,
+ *                             one strip past the end of the file: a header alone), thin (Deflate,
+ *                             8 bits, 16 rows a strip, the strips apart but 8 bytes each)
+ *   mkbad progressive W H N OUT  a valid grey progressive JPEG of WxH (all 128) in N scans (1 to
+ *                             883): the DC, then each of the 63 AC coefficients in a scan of its
+ *                             own from bit 13 and 13 refinements down to bit 0, every scan EOB runs */
 #include <config.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +44,154 @@ static void chunk(FILE *f, const char *type, const unsigned char *data, uint32_t
     if (len) /* crc32(crc, NULL, 0) would return the initial value, not crc */
         crc = crc32(crc, data, len);
     put32(f, (uint32_t)crc);
+}
+
+/* A TIFF entry: tag, type (3 SHORT, 4 LONG), count, the value or the offset of the values */
+static void tiff_entry(unsigned char *p, unsigned tag, unsigned type, uint32_t count, uint32_t v)
+{
+    const unsigned char e[12] = { (unsigned char)tag, (unsigned char)(tag >> 8), (unsigned char)type, 0,
+                                  (unsigned char)count, (unsigned char)(count >> 8), (unsigned char)(count >> 16),
+                                  (unsigned char)(count >> 24), (unsigned char)v, (unsigned char)(v >> 8),
+                                  (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
+    memcpy(p, e, 12);
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> 8 * i);
+}
+
+/* mkbad tiff KIND W H OUT (see the top) */
+static int bad_tiff(const char *kind, uint32_t w, uint32_t h, const char *out)
+{
+    const int deflate = !strcmp(kind, "shared") || !strcmp(kind, "thin"), depth = deflate ? 8 : 16;
+    const uint32_t rows = deflate ? 16 : !strcmp(kind, "past") ? h : 1, n = (h + rows - 1) / rows;
+    const size_t strip = (size_t)w * rows * 4 * (depth / 8);
+    static unsigned char data[1 << 22];
+    uLongf dn = sizeof data;
+    if (deflate) {
+        unsigned char *zero = calloc(1, strip);
+        if (!zero || compress2(data, &dn, zero, (uLong)strip, 9) != Z_OK)
+            return 1;
+        free(zero);
+        if (!strcmp(kind, "thin"))
+            dn = 8;
+    } else {
+        dn = !strcmp(kind, "past") ? 0 : strip;
+        if (dn > sizeof data)
+            return 1;
+        memset(data, 0, dn);
+    }
+    enum { NE = 10 };
+    const size_t ifd = 8, arrays = ifd + 2 + NE * 12 + 4, bps_at = arrays, offs_at = bps_at + 8,
+                 counts_at = offs_at + 4 * (size_t)n, data_at = counts_at + 4 * (size_t)n;
+    const int thin = !strcmp(kind, "thin");
+    const size_t total = data_at + (thin ? (size_t)n * dn : dn);
+    unsigned char *f = calloc(1, total + 4);
+    if (!f)
+        return 1;
+    memcpy(f, "II*\0", 4);
+    le32(f + 4, (uint32_t)ifd);
+    f[ifd] = NE;
+    unsigned char *e = f + ifd + 2;
+    tiff_entry(e, 256, 4, 1, w);
+    tiff_entry(e + 12, 257, 4, 1, h);
+    tiff_entry(e + 24, 258, 3, 4, (uint32_t)bps_at);
+    tiff_entry(e + 36, 259, 3, 1, deflate ? 8 : 1);
+    tiff_entry(e + 48, 262, 3, 1, 2);
+    tiff_entry(e + 60, 273, 4, n, n == 1 ? (uint32_t)data_at : (uint32_t)offs_at);
+    tiff_entry(e + 72, 277, 3, 1, 4);
+    tiff_entry(e + 84, 278, 4, 1, rows);
+    tiff_entry(e + 96, 279, 4, n, n == 1 ? (uint32_t)strip : (uint32_t)counts_at);
+    tiff_entry(e + 108, 338, 3, 1, 2);   /* extra sample: unassociated alpha */
+    for (int k = 0; k < 4; k++)
+        f[bps_at + 2 * k] = (unsigned char)depth;
+    for (uint32_t i = 0; i < n; i++) {
+        le32(f + offs_at + 4 * i, (uint32_t)(data_at + (thin ? i * dn : 0)));
+        le32(f + counts_at + 4 * i, (uint32_t)dn);
+    }
+    for (uint32_t i = 0; i < (thin ? n : 1); i++)
+        memcpy(f + data_at + i * dn, data, dn);
+    FILE *o = fopen(out, "wb");
+    const int bad = !o || fwrite(f, 1, total, o) != total || fclose(o) != 0;
+    free(f);
+    return bad;
+}
+
+/* Bits of a JPEG scan's entropy-coded data, 0xFF followed by a stuffed 0 */
+struct bits { FILE *f; uint32_t acc; int n; };
+static void put_bits(struct bits *b, uint32_t v, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        b->acc = b->acc << 1 | (v >> i & 1);
+        if (++b->n == 8) {
+            fputc((int)b->acc, b->f);
+            if (b->acc == 0xFF)
+                fputc(0, b->f);
+            b->acc = 0;
+            b->n = 0;
+        }
+    }
+}
+static void flush_bits(struct bits *b)
+{
+    while (b->n)
+        put_bits(b, 1, 1);   /* padded with ones */
+}
+
+static void jpeg_segment(FILE *f, int marker, const unsigned char *p, size_t n)
+{
+    const unsigned char h[4] = { 0xFF, (unsigned char)marker, (unsigned char)((n + 2) >> 8), (unsigned char)(n + 2) };
+    fwrite(h, 1, 4, f);
+    fwrite(p, 1, n, f);
+}
+
+/* mkbad progressive W H N OUT (see the top) */
+static int progressive(unsigned w, unsigned h, int scans, const char *out)
+{
+    FILE *f = fopen(out, "wb");
+    if (!f || scans < 1 || scans > 1 + 63 * 14 || !w || !h || w > 65535 || h > 65535)
+        return 1;
+    fwrite("\xFF\xD8", 1, 2, f);
+    unsigned char dqt[65] = { 0 };
+    memset(dqt + 1, 1, 64);
+    jpeg_segment(f, 0xDB, dqt, sizeof dqt);
+    const unsigned char sof[9] = { 8, (unsigned char)(h >> 8), (unsigned char)h, (unsigned char)(w >> 8), (unsigned char)w,
+                                   1, 1, 0x11, 0 };
+    jpeg_segment(f, 0xC2, sof, sizeof sof);
+    /* DC table 0: difference category 0 as the code 0; AC table 0: EOB0 to EOB14 as 4-bit codes */
+    unsigned char dht[1 + 16 + 1 + 1 + 16 + 15] = { 0x00, 1 };
+    unsigned char *ac = dht + 18;
+    ac[0] = 0x10;
+    ac[4] = 15;
+    for (int i = 0; i < 15; i++)
+        ac[17 + i] = (unsigned char)(i << 4);
+    jpeg_segment(f, 0xC4, dht, sizeof dht);
+    const uint64_t blocks = (uint64_t)((w + 7) / 8) * ((h + 7) / 8);
+    for (int s = 0; s < scans; s++) {
+        const int band = s ? 1 + (s - 1) / 14 : 0, step = s ? (s - 1) % 14 : 0;   /* step 0: bit 13 first */
+        const int ah = step ? 14 - step : 0, al = s ? 13 - step : 0;
+        const unsigned char sos[6] = { 1, 1, 0x00, (unsigned char)band, (unsigned char)band, (unsigned char)(ah << 4 | al) };
+        jpeg_segment(f, 0xDA, sos, sizeof sos);
+        struct bits b = { f, 0, 0 };
+        if (!s)
+            for (uint64_t i = 0; i < blocks; i++)
+                put_bits(&b, 0, 1);
+        else
+            for (uint64_t left = blocks; left;) {   /* EOBn: 2^n + the n bits after it blocks */
+                const uint64_t run = left < 32767 ? left : 32767;
+                int n = 0;
+                while (run >> (n + 1))
+                    n++;
+                put_bits(&b, (uint32_t)n, 4);
+                put_bits(&b, (uint32_t)(run - ((uint64_t)1 << n)), n);
+                left -= run;
+            }
+        flush_bits(&b);
+    }
+    fwrite("\xFF\xD9", 1, 2, f);
+    return fclose(f) != 0;
 }
 
 /* The whole of a file (at most 4 MiB), or NULL. */
@@ -173,7 +330,13 @@ int main(int argc, char **argv)
             }
         return 1;
     }
+    if (argc == 6 && !strcmp(argv[1], "progressive"))
+        return progressive((unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10), atoi(argv[4]),
+                           argv[5]);
+    if (argc == 6 && !strcmp(argv[1], "tiff"))
+        return bad_tiff(argv[2], (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10), argv[5]);
     fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc|badzlib|emptyidat|ihdrlen IN OUT | "
-                    "mkbad jpegsize W H IN OUT | mkbad badadler|shortdata|badfilter|extradata IN OUT\n");
+                    "mkbad jpegsize W H IN OUT | mkbad badadler|shortdata|badfilter|extradata IN OUT | "
+                    "mkbad tiff shared|rawshared|past|thin W H OUT | mkbad progressive W H N OUT\n");
     return 2;
 }

@@ -9,6 +9,9 @@
 # - Where python3 has OpenCV: OpenCV reads gpuimg's TIFF and WebP to the same pixels (an
 #   independent decoder).
 # - Cut and damaged files: one line naming the file, exit 1, no output.
+# - EXIF whose Exif IFD holds nothing a TIFF's EXIF directory carries (a maker note, an
+#   interoperability pointer, an unknown tag, a number written as text; with python3): the TIFF
+#   is written, without that directory, its IFD0's make kept (read back by tests/meta.py).
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 dir=$(dirname "$GPUIMG")/tests
 "$GPUIMG" --version >"$T/v"
@@ -59,6 +62,16 @@ if [ $tiff = 1 ]; then
     [ ! -e "$T/cut-out.png" ] && ok || bad "a cut TIFF left an output"
     printf 'II*\000\377\377\377\177' >"$T/bad.tif"
     expect_fail 1 "bad\\.tif: invalid TIFF" copy "$T/bad.tif" "$T/bad-out.png"
+    if command -v python3 >/dev/null 2>&1; then
+        "$GPUIMG" -q -f copy "$T/big.png" "$T/base.jpg" || exit 99
+        for k in makernote interop unknown mismatch; do
+            python3 "${TOP_SRCDIR:-.}/tests/meta.py" jpeg "$T/base.jpg" "$T/x-$k.jpg" 6 72 72 notiff-$k || exit 99
+            expect_ok -q -f copy "$T/x-$k.jpg" "$T/x-$k.tif"
+            got=$(python3 "${TOP_SRCDIR:-.}/tests/meta.py" dims "$T/x-$k.tif" 2>&1)
+            [ "$got" = "pixels=none image=48x64 make=gpuimg-test exposure=None iso=None makernote=no" ] && ok \
+                || bad "EXIF of nothing a TIFF carries ($k): $got"
+        done
+    fi
 fi
 
 if [ $webp = 1 ]; then

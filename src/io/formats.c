@@ -52,9 +52,9 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
  * run-length TGA and PSD 128 pixels a 2-byte packet (a grey plane); HDR 127 a 2-byte run of each
  * of 4 planes; GIF's 12-bit LZW codes at most 4096 pixels each; PNM one sample a byte (stb_image
  * reads P5 and P6 only); JPEG at least one Huffman-coded bit for each 8x8 block's DC, 512 (stb_image
- * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). WebP
- * and TIFF: 0, their libraries check their data against what the header says, and the pixel
- * limit bounds what is allocated. */
+ * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). WebP:
+ * 0, libwebp checks its data against what the header says, and the pixel limit bounds what is
+ * allocated. TIFF: 0, tiff.c checks its strips against the file and its compression. */
 const char *kind_name(enum file_kind k)
 {
     static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA", "WebP", "TIFF" };
@@ -197,11 +197,14 @@ static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, in
 }
 
 /* Walk JPEG markers from SOI to EOI, skipping entropy-coded data after each SOS. A file without
- * EOI was cut short: stb would fill the missing rows with grey and report success. */
+ * EOI was cut short: stb would fill the missing rows with grey and report success. Each scan is
+ * a pass over every block of its components, however few bytes it holds (a progressive scan of
+ * end-of-band runs skips 32767 blocks in two bytes), so scans past JPEG_SCANS_MAX are refused
+ * here, before any decoder (libjpeg-turbo, stb_image, nvJPEG) starts on them. */
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
 {
     size_t pos = 1;
-    int st, progressive = 0;
+    int st, progressive = 0, scans = 0;
     unsigned defined[2] = { 0, 0 };   /* Huffman tables seen: DC, AC (bit = table id) */
     while (pos < len && buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
         pos++;
@@ -241,6 +244,9 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             return st;
         if (m == 0xDA && (st = sos_check(name, buf + pos + 2, seg - 2, pos - 2, progressive, defined)))
             return st;
+        if (m == 0xDA && ++scans > JPEG_SCANS_MAX)
+            return gpuimg_fail(GPUIMG_ETOOBIG, "%s: a JPEG of more than %d scans (gpuimg decodes up to %d)", name,
+                               JPEG_SCANS_MAX, JPEG_SCANS_MAX);
         pos += seg;
         if (m == 0xDA) { /* entropy-coded data runs to the next marker that is not RSTn or a stuffed 0 */
             while (pos + 1 < len) {

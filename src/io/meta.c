@@ -264,17 +264,30 @@ void meta_pixel_size(struct io_meta *m, int w, int h)
 }
 
 /* Each segment before the scan: marker, payload (after the length), its length; stops at SOS,
- * EOI or a length that leaves the file. visit returns non-zero to stop. */
+ * EOI or a length that leaves the file. Any number of 0xFF fill bytes may come before a marker
+ * (and before SOI, as sniff_kind finds it). visit returns non-zero to stop. */
 static void jpeg_segments(const uint8_t *buf, size_t len, int (*visit)(void *arg, int m, const uint8_t *p, size_t n),
                           void *arg)
 {
-    size_t pos = 2;
-    while (pos + 4 <= len && buf[pos] == 0xFF) {
-        const uint8_t m = buf[pos + 1];
-        const size_t seg = (size_t)buf[pos + 2] << 8 | buf[pos + 3];
-        if (m == 0xDA || m == 0xD9 || seg < 2 || seg > len - pos - 2 || visit(arg, m, buf + pos + 4, seg - 2))
+    size_t pos = 0;
+    while (pos < len && buf[pos] == 0xFF)
+        pos++;
+    if (pos >= len || buf[pos] != 0xD8)
+        return;
+    for (pos++; pos < len && buf[pos] == 0xFF;) {
+        while (pos < len && buf[pos] == 0xFF)
+            pos++;
+        if (len - pos < 3)
             return;
-        pos += 2 + seg;
+        const uint8_t m = buf[pos];
+        if ((m >= 0xD0 && m <= 0xD7) || m == 0x01) {   /* markers without a segment */
+            pos++;
+            continue;
+        }
+        const size_t seg = (size_t)buf[pos + 1] << 8 | buf[pos + 2];
+        if (m == 0xDA || m == 0xD9 || seg < 2 || seg > len - pos - 1 || visit(arg, m, buf + pos + 3, seg - 2))
+            return;
+        pos += 1 + seg;
     }
 }
 

@@ -122,6 +122,94 @@ static int fail_tiff(enum gpuimg_status s, const char *name, const struct mem *m
     return gpuimg_fail(s, "%s: %s%s%s", name, what, m->msg[0] ? ": " : "", m->msg);
 }
 
+/* The most bytes of samples a stored byte can decode to under compression c, or 0 for JPEG
+ * (counted in pixels instead: at least a bit for each 8x8 block, 512 pixels a byte, as
+ * formats.c's JPEG files): none 1; PackBits 64 (a 2-byte run stands for 128); LZW 1364 (after a
+ * clear, each 9- to 12-bit code at most one byte longer than the one before, up to the 4096th);
+ * Deflate 1032 (a 258-byte match in two bits); any other 32768 (Zstandard's densest block, 4
+ * bytes for 128 KiB; more than LZMA or CCITT fax make of a blank page). */
+static uint64_t tiff_max_ratio(unsigned c)
+{
+    switch (c) {
+    case COMPRESSION_NONE: return 1;
+    case COMPRESSION_PACKBITS: return 64;
+    case COMPRESSION_LZW: return 1364;
+    case COMPRESSION_ADOBE_DEFLATE: case COMPRESSION_DEFLATE: return 1032;
+    case COMPRESSION_JPEG: case COMPRESSION_OJPEG: return 0;
+    default: return 32768;
+    }
+}
+
+struct span { uint64_t off, end; uint32_t i; };
+static int span_cmp(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The strips (or tiles) against the file's bytes, before anything the image's size is allocated
+ * (strips that share their bytes or lie past the end would have a small file decode to, or
+ * allocate, an image of any size): each holds at least one byte, lies inside the file and
+ * shares none with another, and together they hold what the compression needs for the image's
+ * samples (tiff_max_ratio). */
+static int strips_check(TIFF *t, const char *name, const struct mem *m, uint16_t compression, uint32_t w, uint32_t h,
+                        int planes)
+{
+    const int tiled = TIFFIsTiled(t);
+    const char *what = tiled ? "tile" : "strip";
+    const uint32_t n = tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
+    if (!n)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: no %ss", name, what);
+    if (n > m->len)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated TIFF: %u %ss, more than its %zu bytes can hold", name, n, what,
+                           m->len);
+    uint64_t sum = 0, last_end = 0;
+    int ordered = 1;   /* each range after the one before: none overlaps */
+    for (uint32_t i = 0; i < n; i++) {
+        int err = 0;
+        const uint64_t off = TIFFGetStrileOffsetWithErr(t, i, &err), len = TIFFGetStrileByteCountWithErr(t, i, &err);
+        if (err || !len)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: %s %u holds no bytes", name, what, i);
+        if (off > m->len || len > m->len - off)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated TIFF: %s %u is bytes %llu to %llu, past the end of the "
+                               "file (%zu bytes)", name, what, i, (unsigned long long)off,
+                               (unsigned long long)(off + len - 1), m->len);
+        ordered &= off >= last_end;
+        last_end = off + len;
+        sum += len;
+    }
+    if (!ordered) {   /* the ranges in order of offset, each after the one before */
+        struct span *s = malloc((size_t)n * sizeof *s);
+        if (!s)
+            return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF's %ss", name, what);
+        for (uint32_t i = 0; i < n; i++) {
+            int err = 0;
+            const uint64_t off = TIFFGetStrileOffsetWithErr(t, i, &err);
+            s[i] = (struct span){ off, off + TIFFGetStrileByteCountWithErr(t, i, &err), i };
+        }
+        qsort(s, n, sizeof *s, span_cmp);
+        int st = GPUIMG_OK;
+        for (uint32_t i = 1; !st && i < n; i++)
+            if (s[i].off < s[i - 1].end) {
+                const uint32_t a = s[i - 1].i < s[i].i ? s[i - 1].i : s[i].i, b = s[i - 1].i ^ s[i].i ^ a;
+                st = gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: %ss %u and %u share bytes (from byte %llu)", name,
+                                 what, a, b, (unsigned long long)s[i].off);
+            }
+        free(s);
+        if (st)
+            return st;
+    }
+    const uint64_t ratio = tiff_max_ratio(compression), row = ratio ? TIFFScanlineSize64(t) : 1;
+    if (!row)
+        return fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF");
+    const uint64_t rows = (uint64_t)h * (uint64_t)planes;   /* rows of samples (a plane's apart) */
+    const uint64_t need = !ratio ? ((uint64_t)w * h + 511) / 512 : row > UINT64_MAX / rows ? UINT64_MAX : row * rows;
+    if (sum * (ratio ? ratio : 1) < need)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated TIFF: the header says %ux%u, more than its %ss' %llu bytes can "
+                           "hold", name, w, h, what, (unsigned long long)sum);
+    return GPUIMG_OK;
+}
+
 /* How the first image is read: straight from its samples (direct), or through the RGBA reader. */
 struct layout {
     struct geom g;
@@ -155,16 +243,19 @@ static int layout_of(TIFF *t, const char *name, struct mem *m, struct layout *l)
                 && (planar == PLANARCONFIG_CONTIG || planar == PLANARCONFIG_SEPARATE)
                 && (spp == colour || (spp == colour + 1 && l->alpha));
     l->planes = planar == PLANARCONFIG_SEPARATE ? spp : 1;
+    /* images have a few samples a pixel (CMYK and alpha: 5); thousands would only make libtiff's
+     * reader allocate and walk them */
+    if (!l->direct && spp > TIFF_SAMPLES_MAX)
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF of %u samples a pixel (gpuimg reads up to %d)", name, spp,
+                           TIFF_SAMPLES_MAX);
+    const int st = strips_check(t, name, m, compression, w, h, l->planes);
+    if (st)
+        return st;
     if (l->direct) {
         l->g = (struct geom){ (int)w, (int)h, spp, bps };
         return GPUIMG_OK;
     }
     char why[1024] = "";
-    /* images have a few samples a pixel (CMYK and alpha: 5); thousands would only make libtiff's
-     * reader allocate and walk them */
-    if (spp > TIFF_SAMPLES_MAX)
-        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF of %u samples a pixel (gpuimg reads up to %d)", name, spp,
-                           TIFF_SAMPLES_MAX);
     if (!TIFFRGBAImageOK(t, why))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF gpuimg cannot read (libtiff: %s)", name, why);
     l->g = (struct geom){ (int)w, (int)h, l->alpha ? 4 : 3, 8 };
@@ -352,24 +443,32 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     return st ? gpuimg_fail(st, "out of memory for the image's metadata") : GPUIMG_OK;
 }
 
-/* A text entry set as a C string (EXIF's need not end in a NUL) */
-static void put_text_field(TIFF *t, const struct exif_entry *e)
+/* A text entry set as a C string (EXIF's need not end in a NUL); whether libtiff took it */
+static int put_text_field(TIFF *t, const struct exif_entry *e)
 {
     char *v = malloc(e->count + 1);
+    int took = 0;
     if (v) {
         memcpy(v, e->val, e->count);
         v[e->count] = 0;
-        TIFFSetField(t, e->tag, v);
+        took = TIFFSetField(t, e->tag, v) == 1;
         free(v);
     }
+    return took;
 }
 
 /* IFD0's text entries a TIFF's own IFD0 holds too (exif_ifd0_text), set on the output's. */
 static void put_text(void *arg, const struct exif_entry *e)
 {
     if (e->type == 2 && exif_ifd0_text(e->tag))
-        put_text_field(arg, e);
+        (void)put_text_field(arg, e);
 }
+
+/* A TIFF's EXIF directory being set, and how many entries libtiff took */
+struct exif_put {
+    TIFF *t;
+    int took;
+};
 
 /* v as a 64-bit integer, saturated (NaN: 0): EXIF's numbers may lie outside any type's range */
 static int64_t whole(double v)
@@ -384,7 +483,8 @@ static int64_t whole(double v)
  * interoperability IFD. */
 static void put_exif(void *arg, const struct exif_entry *e)
 {
-    TIFF *t = arg;
+    struct exif_put *p = arg;
+    TIFF *t = p->t;
     const TIFFField *f = TIFFFindField(t, e->tag, TIFF_ANY);
     if (!f || e->tag == EXIFTAG_MAKERNOTE || e->tag == 0xA005 || e->count > 65535)
         return;
@@ -392,7 +492,7 @@ static void put_exif(void *arg, const struct exif_entry *e)
     const int pass = TIFFFieldPassCount(f), wc = TIFFFieldWriteCount(f), size = TIFFFieldSetGetSize(f);
     if (dt == TIFF_ASCII || e->type == 2) {
         if (dt == TIFF_ASCII && e->type == 2 && !pass)
-            put_text_field(t, e);
+            p->took += put_text_field(t, e);
         return;
     }
     const int real = dt == TIFF_RATIONAL || dt == TIFF_SRATIONAL || dt == TIFF_FLOAT || dt == TIFF_DOUBLE;
@@ -403,13 +503,13 @@ static void put_exif(void *arg, const struct exif_entry *e)
         if (e->count != 1)
             return;
         if (real)
-            TIFFSetField(t, e->tag, v);
+            p->took += TIFFSetField(t, e->tag, v) == 1;
         else if (size <= 2)
-            TIFFSetField(t, e->tag, (int)(uint16_t)whole(v));
+            p->took += TIFFSetField(t, e->tag, (int)(uint16_t)whole(v)) == 1;
         else if (size == 4)
-            TIFFSetField(t, e->tag, (uint32_t)whole(v));
+            p->took += TIFFSetField(t, e->tag, (uint32_t)whole(v)) == 1;
         else
-            TIFFSetField(t, e->tag, (uint64_t)whole(v));
+            p->took += TIFFSetField(t, e->tag, (uint64_t)whole(v)) == 1;
         return;
     }
     if (!pass && (wc < 0 || (uint32_t)wc != e->count))
@@ -437,12 +537,26 @@ static void put_exif(void *arg, const struct exif_entry *e)
         }
     }
     if (buf && !pass)
-        TIFFSetField(t, e->tag, buf);
+        p->took += TIFFSetField(t, e->tag, buf) == 1;
     else if (buf && TIFFFieldSetGetCountSize(f) == 4)
-        TIFFSetField(t, e->tag, e->count, buf);
+        p->took += TIFFSetField(t, e->tag, e->count, buf) == 1;
     else if (buf)
-        TIFFSetField(t, e->tag, (int)e->count, buf);
+        p->took += TIFFSetField(t, e->tag, (int)e->count, buf) == 1;
     free(buf);
+}
+
+/* How many of m's Exif IFD entries libtiff takes, set on a TIFF of their own: an EXIF directory
+ * with none is written only as libtiff's "Out of memory", failing the file. */
+static int exif_taken(const struct io_meta *meta)
+{
+    struct mem m = { 0 };
+    struct exif_put p = { open_mem("exif", &m, "w"), 0 };
+    if (p.t && !TIFFCreateEXIFDirectory(p.t))   /* 0: made */
+        meta_exif_each(meta, 1, put_exif, &p);
+    if (p.t)
+        TIFFClose(p.t);
+    free(m.out);
+    return p.took;
 }
 
 int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta)
@@ -476,9 +590,11 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
         TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)meta->yres);
         TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
     }
-    /* EXIF: IFD0's text in the TIFF's IFD0, the Exif IFD as its EXIF directory, written after
-     * the image; the pointer to it is set (0 for now) so that the IFD has its room */
-    const int exif = meta && meta_exif_each(meta, 1, NULL, NULL) > 0;
+    /* EXIF: IFD0's text in the TIFF's IFD0, the Exif IFD as its EXIF directory where libtiff
+     * takes any of its entries, written after the image; the pointer to it is set (0 for now)
+     * so that the IFD has its room */
+    const int exif = meta && meta_exif_each(meta, 1, NULL, NULL) > 0 && exif_taken(meta) > 0;
+    struct exif_put put = { t, 0 };
     if (meta)
         meta_exif_each(meta, 0, put_text, t);
     if (exif)
@@ -493,7 +609,7 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
     }
     uint64_t at = 0;
     if (!st && exif
-        && (!TIFFWriteDirectory(t) || TIFFCreateEXIFDirectory(t) /* 0: made */ || (meta_exif_each(meta, 1, put_exif, t), 0)
+        && (!TIFFWriteDirectory(t) || TIFFCreateEXIFDirectory(t) /* 0: made */ || (meta_exif_each(meta, 1, put_exif, &put), 0)
             || !TIFFWriteCustomDirectory(t, &at) || !TIFFSetDirectory(t, 0) || !TIFFSetField(t, TIFFTAG_EXIFIFD, at)
             || !TIFFWriteDirectory(t)))
         st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff), EXIF");

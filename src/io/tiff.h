@@ -2,7 +2,9 @@
  * first image of a file is read: grey and RGB, with or without alpha, 8 or 16 bits, in strips or
  * tiles, samples together or in planes, every compression libtiff decodes, straight from its
  * samples; any other kind (palette, CMYK, YCbCr, 1 to 4 bits, floats) through libtiff's RGBA
- * reader as 8-bit RGB or RGBA. Every call returns a gpuimg_status naming name. */
+ * reader as 8-bit RGB or RGBA; a file whose strips (or tiles) cannot hold its pixels is refused
+ * before they are allocated (tiff.c's strips_check). Every call returns a gpuimg_status naming
+ * name. */
 #ifndef GPUIMG_IO_TIFF_H
 #define GPUIMG_IO_TIFF_H
 #include <stdint.h>
@@ -17,7 +19,8 @@ int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct g
 /* The ICC profile and the resolution (in inches or centimetres) into m (zeroed first). */
 int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m);
 /* im to fp: deflate with the horizontal predictor, alpha as unassociated, with meta's profile
- * (where it fits) and density. */
+ * (where it fits), density and EXIF (an EXIF directory where libtiff takes any of its entries):
+ * metadata never fails the file. */
 int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta);
 const char *tiff_codec_name(void);   /* "libtiff 4.5.0", or NULL without it */
 

@@ -1,8 +1,9 @@
 /* gpuimg fuzz target: image loading. The bytes go through the container checks and header
  * limits (io_parse) and, when accepted, the default decoder (libdeflate or libpng for PNG,
  * libjpeg-turbo for JPEG, stb_image for the rest). Checked: no crash, no leak, an accepted
- * image has the geometry its header promised, and a PNG that libpng also decodes gives libpng's
- * pixels. */
+ * image has the geometry its header promised, a PNG that libpng also decodes gives libpng's
+ * pixels, and the file's metadata never fails a TIFF (one pixel of its layout, in libtiff
+ * builds). */
 #include <config.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "io/formats.h"
 #include "io/io.h"
 #include "io/meta.h"
+#include "io/tiff.h"
 
 static int count_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn)
 {
@@ -18,6 +20,26 @@ static int count_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, c
         fuzz_fail("a JPEG segment made of the metadata does not fit one");
     *(size_t *)arg += hn + dn;
     return 0;
+}
+
+/* A one-pixel TIFF of layout g carrying m: metadata never fails a file */
+static void tiff_of(const struct geom *g, const struct io_meta *m)
+{
+    const struct geom one = { 1, 1, g->c, g->depth };
+    struct image im;
+    char *out = NULL;
+    size_t len = 0;
+    if (!tiff_codec_name() || image_alloc(&im, &one))
+        return;
+    memset(im.data, 0, im.stride);
+    FILE *f = open_memstream(&out, &len);
+    if (f) {
+        const int st = tiff_encode(f, "fuzz", &im, m);
+        if (fclose(f) == 0 && st != GPUIMG_OK)
+            fuzz_fail("the file's metadata failed a TIFF");
+        free(out);
+    }
+    image_free(&im);
 }
 
 /* every value of an EXIF entry read (the sanitizers see any read outside the block) */
@@ -53,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             meta_exif_each(&m, 0, read_entry, &m);
             meta_exif_each(&m, 1, read_entry, &m);
             meta_jpeg_segments(&m, g.c, count_segment, &bytes);
+            tiff_of(&g, &m);
             if ((m.icc && !m.icc_len) || (m.exif && !m.exif_len) || (m.orient_at && m.orient_at + 2 > m.exif_len))
                 fuzz_fail("meta_read kept an empty piece or an orientation outside its EXIF");
             meta_free(&m);

@@ -166,6 +166,71 @@ def tiff_exif():
     return b"II*\0" + struct.pack("<I", 8) + ifd(ifd0, 8, {273: [strip], 34665: [sub_at]}) + second + pixels
 
 
+def tiff_strips(w, h, rows, shared):
+    """An RGB TIFF of 8 bits in Deflate strips of `rows` rows, each its own (or, shared, every
+    strip the first one's bytes: refused before decoding)."""
+    px = img(w, h, 3)
+    strips = [zlib.compress(px[y:y + rows].tobytes()) for y in range(0, h, rows)]
+    if shared:
+        strips = [strips[0]] * len(strips)
+    n = len(strips)
+    head = 8 + 2 + 12 * 10 + 4
+    bps_at, offs_at = head, head + 6
+    counts_at = offs_at + 4 * n
+    data_at = counts_at + 4 * n
+    offs, at = [], data_at
+    for s in strips:
+        offs.append(at if not shared else data_at)
+        at += 0 if shared else len(s)
+    entries = [(256, 4, [w]), (257, 4, [h]), (258, 3, [bps_at]), (259, 3, [8]), (262, 3, [2]), (273, 4, [offs_at]),
+               (277, 3, [3]), (278, 4, [rows]), (279, 4, [counts_at]), (284, 3, [1])]
+    ifd = struct.pack("<H", len(entries))
+    for tag, typ, (v,) in entries:
+        cnt = 3 if tag == 258 else n if tag in (273, 279) else 1
+        ifd += struct.pack("<HHI", tag, typ, cnt) + struct.pack("<I" if typ == 4 else "<HH", *((v,) if typ == 4 else (v, 0)))
+    data = b"".join(strips[:1] if shared else strips)
+    return (b"II*\0" + struct.pack("<I", 8) + ifd + struct.pack("<I", 0) + struct.pack("<HHH", 8, 8, 8)
+            + b"".join(struct.pack("<I", o) for o in offs) + b"".join(struct.pack("<I", len(s)) for s in strips) + data)
+
+
+def progressive(w, h, scans):
+    """A grey progressive JPEG of all 128 in `scans` scans, as tests/mkbad's: the DC, then each AC
+    coefficient from bit 13 with its 13 refinements, every scan end-of-band runs."""
+    seg = lambda m, p: b"\xff" + bytes([m]) + struct.pack(">H", len(p) + 2) + p
+    out = b"\xff\xd8" + seg(0xDB, b"\0" + b"\1" * 64) + seg(0xC2, struct.pack(">BHHBBBB", 8, h, w, 1, 1, 0x11, 0))
+    out += seg(0xC4, b"\x00\x01" + b"\0" * 15 + b"\x00" + b"\x10" + b"\0" * 3 + b"\x0f" + b"\0" * 12
+               + bytes(i << 4 for i in range(15)))
+    blocks = ((w + 7) // 8) * ((h + 7) // 8)
+    for s in range(scans):
+        band, step = (1 + (s - 1) // 14, (s - 1) % 14) if s else (0, 0)
+        ah, al = (14 - step if step else 0), (13 - step if s else 0)
+        out += seg(0xDA, bytes([1, 1, 0, band, band, ah << 4 | al]))
+        bits = ""
+        if not s:
+            bits = "0" * blocks
+        else:
+            left = blocks
+            while left:
+                run = min(left, 32767)
+                n = run.bit_length() - 1
+                bits += format(n, "04b") + (format(run - (1 << n), "0%db" % n) if n else "")
+                left -= run
+        bits += "1" * (-len(bits) % 8)
+        data = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+        out += data.replace(b"\xff", b"\xff\x00")
+    return out + b"\xff\xd9"
+
+
+def with_fill(jpg):
+    """The JPEG with 0xFF fill bytes before each marker from SOI's next to the first scan's"""
+    out, pos = jpg[:2], 2
+    while jpg[pos + 1] != 0xDA:
+        n = struct.unpack(">H", jpg[pos + 2:pos + 4])[0]
+        out += b"\xff\xff\xff" + jpg[pos:pos + 2 + n]
+        pos += 2 + n
+    return out + b"\xff\xff" + jpg[pos:]
+
+
 def u64(v):
     return struct.pack("<q", v)
 
@@ -287,6 +352,18 @@ def main():
     load["tiff-rgb8.tif"] = enc(".tiff", wt[..., :3])
     load["tiff-grey16.tif"] = enc(".tiff", (wt[..., 0].astype(np.uint16) * 257))
     load["tiff-exif.tif"] = tiff_exif()
+    # bounded work: Deflate strips apart (read) and sharing their bytes (refused), progressive
+    # JPEGs of 100 scans (read) and 101 (refused); metadata behind fill bytes; an Exif IFD of
+    # nothing a TIFF's EXIF directory carries (a maker note, an unknown tag, ISO as text)
+    load["tiff-strips.tif"] = tiff_strips(9, 7, 3, False)
+    load["tiff-strips-shared.tif"] = tiff_strips(9, 7, 3, True)
+    load["jpeg-scans-100.jpg"] = progressive(16, 8, 100)
+    load["jpeg-scans-101.jpg"] = progressive(16, 8, 101)
+    load["jpeg-fill-bytes.jpg"] = with_fill(load["jpeg-meta.jpg"])
+    notiff = (b"Exif\0\0II\x2a\0" + struct.pack("<IH", 8, 1) + struct.pack("<HHIII", 0x8769, 4, 1, 26, 0)
+              + struct.pack("<H", 3) + struct.pack("<HHII", 0x8827, 2, 4, 0x303032) + struct.pack("<HHIHH", 0x927C, 7, 2, 7, 7)
+              + struct.pack("<HHIHH", 0xEEEE, 3, 1, 7, 0) + struct.pack("<I", 0))
+    load["jpeg-exif-notiff.jpg"] = meta[:2] + seg(0xE1, notiff) + meta[2:]
     for k, v in load.items():
         out("load", k, v)
 

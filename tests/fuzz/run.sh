@@ -6,6 +6,10 @@
 # together a reproducible run (CI uses them).
 # New corpus entries go to tests/fuzz/work/TARGET (not committed); a crash stops the run with
 # its input in tests/fuzz/crash-*; copy it into tests/crashers/TARGET/ with the fix.
+# Each input is held to 2 s and the process to 512 MiB (-timeout, -rss_limit_mb): an input that
+# takes more is a finding (a decompression or scan bomb), not a slow run. fuzz_pipeline's inputs
+# run a pipeline and two encoders and decoders on up to 2^18 pixels, over a second under the
+# sanitizers for a long thin image: 10 s there.
 # Prints one line a target: executions, corpus size, time.
 set -u
 secs=${1:-60}
@@ -24,8 +28,10 @@ for t in $targets; do
     limit="-max_total_time=$secs"
     [ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
     [ -n "${FUZZ_SEED:-}" ] && limit="$limit -seed=$FUZZ_SEED"
+    per_input=2
+    [ "$t" = pipeline ] && per_input=10
     # shellcheck disable=SC2086
-    OMP_NUM_THREADS=1 "$bin" $limit -timeout=20 -rss_limit_mb=2560 -max_len=16384 \
+    OMP_NUM_THREADS=1 "$bin" $limit -timeout=$per_input -rss_limit_mb=512 -max_len=16384 \
         -print_final_stats=1 -artifact_prefix="$top/tests/fuzz/crash-$t-" "$work" "$src/tests/fuzz/corpus/$t" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)

@@ -251,10 +251,18 @@ def wide_cases(w, h, c, depth, run):
     """cubic: OpenCV's INTER_CUBIC when enlarging (it does not widen when shrinking: there
     gpuimg's definition in float64); lanczos3: vips's (8.14) when shrinking, within 2 levels
     (vips rounds between its two passes), and the definition when enlarging (vips enlarges
-    otherwise)."""
-    tol = 1 if depth == 8 else 16   # 16 bits: the weights' 1/16384 steps
+    otherwise).
+    The bound on cubic enlarging is 1 level at 8 bits and 16 at 16 bits: gpuimg's weights are
+    rounded to 1/16384, five taps an axis, which a search over scales puts at most 14 levels of
+    65535 from the exact sums (OpenCV's 16-bit path sums in floats). It is checked at 170%, where
+    the weights are not multiples of 1/16384 (at 200% they are, and any bound would pass), on the
+    layouts without alpha: with alpha the colour is divided by the filtered alpha, which cubic's
+    negative lobes can bring near 0, magnifying any difference there; those take 200%."""
+    tol = 1 if depth == 8 else 16
     up, down, half = out_size(w, h, 200), out_size(w, h, 30), out_size(w, h, 50)
-    out = [("resize=200%:filter=cubic", run(lambda a: cv2.resize(a, up, interpolation=cv2.INTER_CUBIC)), tol),
+    enlarge = 200 if c in (2, 4) else 170
+    big = out_size(w, h, enlarge)
+    out = [("resize=%d%%:filter=cubic" % enlarge, run(lambda a: cv2.resize(a, big, interpolation=cv2.INTER_CUBIC)), tol),
            ("resize=200%:filter=lanczos3", run(wide_resize('lanczos3', *up)), tol),
            ("resize=30%:filter=cubic", run(wide_resize('cubic', *down)), tol)]
     if c in (1, 3) and min(w, h) >= 13:   # vips premultiplies alpha in floats of its own
