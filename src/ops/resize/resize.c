@@ -721,7 +721,7 @@ const struct op_desc op_resize = {
         "equal to OpenCV INTER_NEAREST_EXACT. cubic (Keys, a=-0.75) and lanczos3 (sinc(x)sinc(x/3), |x|<3): "
         "source pixel i weighs K((i-c)/s) for the centre c and s = max(in/out, 1) (widened when shrinking, as vips "
         "and ImageMagick), normalised and rounded to 1/16384, edges replicated; cubic enlarging is within 1 level "
-        "of OpenCV INTER_CUBIC, lanczos3 shrinking within 2 of vips 8.14's lanczos3 (it rounds between passes). "
+        "of OpenCV INTER_CUBIC at 8 bits and 16 at 16 bits, lanczos3 shrinking within 2 of vips 8.14's lanczos3 (it rounds between passes). "
         "The filtered result is computed exactly in integers and rounded once. With alpha, colour is filtered premultiplied and divided back with rounding "
         "(fully transparent results get colour 0).",
     .params = params,
