@@ -4,7 +4,8 @@
 # covers everything the process touched: the file buffer, the decoder's, every image, the encoder.
 # On the CPU the bound is absolute. Where a GPU is usable the GPU run is checked too, less the
 # CUDA runtime's own host memory, which does not grow with the image: the peak of the same
-# command on a 1x1 image, printed beside it.
+# command on a 1x1 image, printed beside it. A batch holds one image a job whatever its length:
+# 16 files at --jobs=2 peak below 3 times one file alone.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 if [ -n "${GPUIMG_SANITIZERS:-}" ]; then   # ASan's shadow memory and quarantine are in the figure
     echo "SKIP: peak memory is not measured in a sanitizer build"
@@ -34,4 +35,16 @@ for b in $backends; do
         fi
     done
 done
+
+# a batch's memory is bounded by its jobs, not by its files
+"$MKIMG" 1600 1200 3 8 "$T/mid.png" 1 1 || exit 99
+mkdir -p "$T/many" "$T/many-out"
+for i in $(seq 1 16); do cp "$T/mid.png" "$T/many/$i.png"; done
+if expect_ok -q --backend=cpu --threads=1 --json="$T/one.json" --force blur=2 "$T/mid.png" "$T/one.png" \
+    && expect_ok -q --backend=cpu --jobs=2 --threads=1 --json="$T/many.json" -o "$T/many-out/%s.png" blur=2 "$T"/many/*.png; then
+    one=$(json_field "$T/one.json" peak_rss_kib)
+    many=$(tail -n 1 "$T/many.json" | sed -n 's/.*"peak_rss_kib": \([0-9]*\).*/\1/p')
+    echo "batch of 16 at 2 jobs: peak $many KiB; one file alone: $one KiB"
+    [ -n "$many" ] && [ "$many" -lt $((3 * one)) ] && ok || bad "a batch of 16 at 2 jobs peaks at $many KiB, not below 3x one file's $one KiB"
+fi
 finish
