@@ -95,6 +95,12 @@ if [ $webp = 1 ]; then
     expect_ok -q -f copy "$T/photo.png" "$T/q80.webp"
     expect_ok -q -f --webp-quality=20 copy "$T/photo.png" "$T/q20.webp"
     [ "$(wc -c <"$T/q20.webp")" -lt "$(wc -c <"$T/q80.webp")" ] && ok || bad "--webp-quality=20 is not smaller than 80"
+    # --webp-effort is libwebp's method: 4 by default (the same bytes as the default), 0 a larger file
+    expect_ok -q -f --webp-effort=4 copy "$T/photo.png" "$T/e4.webp"
+    expect_ok -q -f --webp-effort=0 copy "$T/photo.png" "$T/e0.webp"
+    cmp -s "$T/e4.webp" "$T/q80.webp" && ok || bad "--webp-effort=4 is not the default"
+    [ "$(wc -c <"$T/e0.webp")" -gt "$(wc -c <"$T/e4.webp")" ] && ok || bad "--webp-effort=0 is not larger than 4"
+    expect_fail 2 "--webp-effort: expected a whole number from 0 to 6, not '7'" --webp-effort=7 copy "$T/photo.png" "$T/e7.webp"
     expect_ok -q -f copy "$T/q80.webp" "$T/q80.png"
     "$dir/golden_test" --diff "$T/q80.png" "$T/photo.png" 255 >"$T/log" 2>&1 && ok || bad "lossy WebP: $(cat "$T/log")"
     head -c $(($(wc -c <"$T/q80.webp") / 2)) "$T/q80.webp" >"$T/cut.webp"

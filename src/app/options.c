@@ -641,7 +641,7 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
         .save = { .fmt = (enum out_format)o->format, .png_level = o->png_level, .jpeg_quality = o->jpeg_quality,
                   .force = o->force, .threads = threads, .jpeg_sampling = o->jpeg_sampling,
                   .jpeg_progressive = o->jpeg_progressive, .webp_quality = o->webp_quality,
-                  .webp_lossless = o->webp_lossless, .strip = o->strip },
+                  .webp_lossless = o->webp_lossless, .webp_effort = o->webp_effort, .strip = o->strip },
         .per_file_format = o->per_file_format,
         .load_jpeg = o->jpeg_decoder == 1 ? DEC_STB : DEC_AUTO,
         .load_png = (enum io_decoder)o->png_decoder,

@@ -555,7 +555,7 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
     if (o->fmt == FMT_PNM)
         return write_pnm(fp, name, im);
     if (o->fmt == FMT_WEBP)
-        return webp_encode(fp, name, im, o->webp_quality, o->webp_lossless, o->meta);
+        return webp_encode(fp, name, im, o->webp_quality, o->webp_lossless, o->webp_effort, o->meta);
     if (o->fmt == FMT_TIFF)
         return tiff_encode(fp, name, im, o->meta);
     return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads, o->meta) : write_stb(fp, name, im, o);

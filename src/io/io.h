@@ -42,6 +42,7 @@ struct save_opts {
                               file beside the path (which names it in messages); the server's */
     int webp_quality;      /* 0..100, lossy */
     int webp_lossless;
+    int webp_effort;       /* 0..6: libwebp's method */
     int strip;             /* --strip: no metadata read or written */
     const struct io_meta *meta;   /* what PNG and JPEG outputs keep beside the pixels (io/meta.h),
                                      or NULL; the other formats hold none */

@@ -118,7 +118,7 @@ static uint8_t *rgb8(const struct image *im, int out_c)
 
 /* The simple API's settings (WebPEncodeRGB and its kin: the default preset at the quality, or
  * lossless at 70 with ARGB input) through the advanced API, which adds libwebp's threads. */
-static size_t encode(const struct image *im, int quality, int lossless, uint8_t **enc)
+static size_t encode(const struct image *im, int quality, int lossless, int effort, uint8_t **enc)
 {
     const int c = im->c == 2 || im->c == 4 ? 4 : 3;
     const int as_is = im->depth == 8 && im->c == c;
@@ -131,6 +131,7 @@ static size_t encode(const struct image *im, int quality, int lossless, uint8_t 
     WebPMemoryWriterInit(&wr);
     if (ok) {
         cfg.lossless = !!lossless;
+        cfg.method = effort;
         cfg.thread_level = 1;
         pic.use_argb = !!lossless;
         pic.width = im->w;
@@ -151,10 +152,11 @@ static size_t encode(const struct image *im, int quality, int lossless, uint8_t 
     return wr.size;
 }
 
-int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, const struct io_meta *meta)
+int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, int effort,
+                const struct io_meta *meta)
 {
     uint8_t *enc = NULL;
-    const size_t n = encode(im, quality, lossless, &enc);
+    const size_t n = encode(im, quality, lossless, effort, &enc);
     if (!n)
         return gpuimg_fail(GPUIMG_EENCODE, "%s: WebP encoder (libwebp) failed", name);
     WebPData out = { enc, n };
@@ -198,7 +200,8 @@ int webp_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     memset(m, 0, sizeof *m);
     return GPUIMG_OK;
 }
-int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, const struct io_meta *meta)
+int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, int effort,
+                const struct io_meta *meta)
 {
     return refuse(name);
 }

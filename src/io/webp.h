@@ -15,8 +15,9 @@ int webp_decode(const char *name, const uint8_t *buf, size_t len, const struct g
 /* The ICCP and EXIF chunks into m (zeroed first); a broken container leaves m empty. */
 int webp_meta(const uint8_t *buf, size_t len, struct io_meta *m);
 /* im (grey as RGB, 16 bits rounded to 8: WebP holds neither) to fp: lossy at quality 0..100, or
- * lossless; meta's profile (where it fits) and EXIF as chunks. */
-int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, const struct io_meta *meta);
+ * lossless, at effort 0..6 (libwebp's method); meta's profile (where it fits) and EXIF as chunks. */
+int webp_encode(FILE *fp, const char *name, const struct image *im, int quality, int lossless, int effort,
+                const struct io_meta *meta);
 const char *webp_codec_name(void);   /* "libwebp 1.2.4", or NULL without it */
 
 #endif
