@@ -1,41 +1,25 @@
 /* gpuimg: the pointwise template's kernels (src/ops/common/pointwise.h says what the template is).
- * An operation's .cu defines a struct with one device function, the same as its CPU function:
+ * An operation's .cu defines a struct with one device function, the same as its CPU function,
  *     static __device__ uint32_t sample(uint32_t v, uint32_t top, const pw_args &p)
- * (each colour sample v, 0..top, to its result, 0..top) or
- *     static __device__ void pixel(uint32_t *v, int n, uint32_t top, const pw_args &p)
- * (a pixel's n colour samples in place), and POINTWISE_KERNELS(NAME, Struct) makes its launcher
- * gpu_pw_NAME with three variants, for 8 and 16 bits and 1 to 4 channels, alpha copied:
- * perpixel (a 2D grid, one thread a pixel, a pixel moved in one access where its size allows),
- * coalesced (GPU_PPT pixels a thread over the flattened image, thread t of a block taking pixels
- * t, t + blockDim, ..., so that at each step a warp's accesses are consecutive) and vector
- * (GPU_VPX pixels a thread moved as 16-byte words, gray's form). */
+ * (each colour sample v, 0..top, to its result, 0..top), and POINTWISE_KERNELS(NAME, Struct)
+ * makes its launcher gpu_pw_NAME with three variants, for 8 and 16 bits and 1 to 4 channels,
+ * alpha copied: perpixel (a 2D grid, one thread a pixel, a pixel moved in one access where its
+ * size allows), coalesced (GPU_PPT pixels a thread over the flattened image, thread t of a block
+ * taking pixels t, t + blockDim, ..., so that at each step a warp's accesses are consecutive) and
+ * vector (GPU_VPX pixels a thread moved as 16-byte words, gray's form). */
 #ifndef GPUIMG_CUDA_POINTWISE_CUH
 #define GPUIMG_CUDA_POINTWISE_CUH
 #include "cuda/common.cuh"
 #include "cuda/pointwise.h"
-
-template <class Op, class = void> struct pw_has_sample : std::false_type {};
-template <class Op> struct pw_has_sample<Op, std::void_t<decltype(&Op::sample)>> : std::true_type {};
 
 /* The operation on one pixel v of C samples, the last one alpha where C is 2 or 4. */
 template <class Op, typename T, int C> __device__ __forceinline__ void pw_apply(T (&v)[C], const pw_args &p)
 {
     constexpr int NC = C == 2 || C == 4 ? C - 1 : C;
     constexpr uint32_t top = sizeof(T) == 1 ? 255u : 65535u;
-    uint32_t u[NC];
 #pragma unroll
     for (int c = 0; c < NC; c++)
-        u[c] = v[c];
-    if constexpr (pw_has_sample<Op>::value) {
-#pragma unroll
-        for (int c = 0; c < NC; c++)
-            u[c] = Op::sample(u[c], top, p);
-    } else {
-        Op::pixel(u, NC, top, p);
-    }
-#pragma unroll
-    for (int c = 0; c < NC; c++)
-        v[c] = (T)u[c];
+        v[c] = (T)Op::sample(v[c], top, p);
 }
 
 template <class Op, typename T, int C> __device__ __forceinline__ void pw_one(const T *in, T *out, size_t i, const pw_args &p)
@@ -138,7 +122,7 @@ static int pw_launch(const gpu_call *k, const gpu_image *in, const gpu_image *ou
     return (int)cudaErrorInvalidValue;
 }
 
-/* The launcher gpu_pw_NAME that src/ops/NAME's POINTWISE_SAMPLES or POINTWISE_PIXELS calls. */
+/* The launcher gpu_pw_NAME that src/ops/NAME's POINTWISE_SAMPLES calls. */
 #define POINTWISE_KERNELS(NAME, OP)                                                                        \
     extern "C" pw_launcher gpu_pw_##NAME;                                                                  \
     extern "C" int gpu_pw_##NAME(const struct gpu_call *k, const struct gpu_image *in,                     \
