@@ -1,13 +1,17 @@
 /* gpuimg tests: the OpenMP path against OpenCV's results. Reads tests/golden/MANIFEST (made by
  * make_goldens.py), runs every case through the CPU backend and compares with the golden image
  * within the case's tolerance (0 for exact operations, 1 level for filters). It also fails when
- * an operation in the op table has no golden case, so a new operation cannot go untested.
- * With a directory argument it runs that directory's MANIFEST instead, without the coverage
- * check (tests/formats.sh: one file in each input format and the pixels it must decode to).
+ * an operation in the op table has no golden case, so a new operation cannot go untested, when a
+ * golden's name is not the one make_goldens.py's rule gives its input and pipeline (golden_name),
+ * and when an out-*.png of the directory is no case's.
+ * With a directory argument it runs that directory's MANIFEST instead, without these checks
+ * (tests/formats.sh: one file in each input format and the pixels it must decode to).
  * golden_test --diff A B TOL [MEAN]: whether images A and B (any format, default decoders) have the
  * same geometry and differ by at most TOL levels, and by at most MEAN on average where given
  * (exit 0), printing the largest and the mean difference. */
 #include <config.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,23 @@ static int diff(const char *a, const char *b, long tol, double mean_tol)
     return worst < 0 || worst > tol || (mean_tol >= 0 && mean > mean_tol);
 }
 
+/* make_goldens.py's golden_name: out-TAG.PIPE.png for in-TAG.png, PIPE the pipeline with '=', ':'
+ * and ',' as '-', '.' and '_', and the marks '%', '!', '^', '<', '>' after a digit as words. */
+static void golden_name(const char *in_name, const char *pipe, char *out, size_t n)
+{
+    static const char marks[] = "%!^<>", seps[] = "=:,", *const words[] = { "pct", "bang", "caret", "lt", "gt" };
+    const size_t il = strlen(in_name);
+    size_t len = (size_t)snprintf(out, n, "out-%.*s.", il > 7 ? (int)il - 7 : 0, in_name + (il > 7 ? 3 : il));
+    for (const char *p = pipe; *p && len + 8 < n; p++) {
+        const char *m = strchr(marks, *p), *s = strchr(seps, *p);
+        if (m && p > pipe && isdigit((unsigned char)p[-1]))
+            len += (size_t)snprintf(out + len, n - len, "%s", words[m - marks]);
+        else
+            out[len++] = s ? "-._"[s - seps] : *p;
+    }
+    snprintf(out + len, n - len, ".png");
+}
+
 int main(int argc, char **argv)
 {
     if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--diff"))
@@ -56,7 +77,9 @@ int main(int argc, char **argv)
         return 1;
     }
     int covered[64] = { 0 };
-    char line[1024], in_name[256], pipe[256], out_name[256];
+    char line[1024], in_name[256], pipe[256], out_name[256], want_name[1024];
+    char (*outs)[256] = NULL;   /* the cases' goldens, for the directory's check */
+    int nouts = 0;
     long tol, tol2;
     int cases = 0, failed = 0, pass = 0, fields = 0, pngs = 0;
     struct load_opts lo = { 0 };
@@ -106,6 +129,21 @@ int main(int argc, char **argv)
             return 1;
         }
         cases++;
+        golden_name(in_name, pipe, want_name, sizeof want_name);
+        if (coverage && strcmp(out_name, want_name)) {
+            fprintf(stderr, "FAIL %s %s: golden %s, not %s as make_goldens.py names it\n", in_name, pipe, out_name,
+                    want_name);
+            failed++;
+        }
+        if (coverage) {
+            char (*more)[256] = realloc(outs, (size_t)(nouts + 1) * sizeof *outs);
+            if (!more) {
+                fprintf(stderr, "out of memory\n");
+                return 1;
+            }
+            outs = more;
+            snprintf(outs[nouts++], sizeof *outs, "%s", out_name);
+        }
         if (test_run_pipeline(pipe, &in, &got)) {
             failed++;
         } else {
@@ -131,6 +169,20 @@ int main(int argc, char **argv)
         image_free(&want);
     }
     fclose(m);
+    DIR *d = coverage ? opendir(dir) : NULL;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const size_t l = strlen(e->d_name);
+        int listed = strncmp(e->d_name, "out-", 4) || l < 8 || strcmp(e->d_name + l - 4, ".png");
+        for (int i = 0; i < nouts && !listed; i++)
+            listed = !strcmp(outs[i], e->d_name);
+        if (!listed) {
+            fprintf(stderr, "FAIL %s/%s is no case's golden (left from an older MANIFEST?)\n", dir, e->d_name);
+            failed++;
+        }
+    }
+    if (d)
+        closedir(d);
+    free(outs);
     for (int i = 0; coverage && i < gpuimg_nops; i++)
         if (!covered[i]) {
             fprintf(stderr, "FAIL operation %s has no golden case\n", gpuimg_ops[i]->name);

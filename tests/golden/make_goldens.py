@@ -3,9 +3,13 @@
 
 Run from anywhere with Debian's python3-opencv (4.6) and python3-numpy:
     /usr/bin/python3 tests/golden/make_goldens.py
-It writes in-*.png (inputs), out-*.png (OpenCV's results) and MANIFEST (one case a line:
-input, pipeline, expected output, tolerance in levels) beside itself. The test suite reads
-these files with gpuimg's own loader and never needs OpenCV.
+(and libvips-tools: the lanczos3 shrink's reference is vips's). It writes in-*.png (inputs),
+out-*.png (the references' results) and MANIFEST (one case a line: input, pipeline, expected
+output, tolerance in levels) beside itself. The test suite reads these files with gpuimg's own
+loader and never needs OpenCV.
+
+An input is named by its size and layout, in-WxH-cC-dD.png; a result by its input and pipeline,
+out-WxH-cC-dD.PIPE.png (golden_name), so that adding or moving a case renames no other file.
 
 Alpha layouts (gray+alpha, RGBA) follow gpuimg's definition around OpenCV: colour is
 premultiplied in float64, OpenCV filters the float64 planes, colour is divided back by the
@@ -324,11 +328,43 @@ def all_cases(w, h, c, depth):
     return out
 
 
+# PIPE is the pipeline text with the characters that file names, make and tar mind spelled out:
+# '=' as '-', ':' as '.', ',' as '_', and after a digit (sizes' and percentages' marks) '%' as
+# 'pct', '!' as 'bang', '^' as 'caret', '<' as 'lt', '>' as 'gt'. Letters, digits, '.', '+' and
+# '-' stay. pipeline_of reverses it (a '.' before a digit is a decimal point, the first '-' of a
+# step or parameter its '='); main checks every name against it and against the others.
+NAME_MARKS = {'%': 'pct', '!': 'bang', '^': 'caret', '<': 'lt', '>': 'gt'}
+NAME_SEPS = {'=': '-', ':': '.', ',': '_'}
+
+
+def golden_name(tag, pipe):
+    out = []
+    for i, ch in enumerate(pipe):
+        if ch in NAME_MARKS and i > 0 and pipe[i - 1].isdigit():
+            out.append(NAME_MARKS[ch])
+        elif ch in NAME_SEPS:
+            out.append(NAME_SEPS[ch])
+        elif re.match(r'[a-z0-9.+-]$', ch):
+            out.append(ch)
+        else:
+            raise SystemExit("make_goldens.py: no file name for '%s' in %s (add it to NAME_MARKS)" % (ch, pipe))
+    return "out-%s.%s.png" % (tag, ''.join(out))
+
+
+def pipeline_of(name):
+    """The input's tag and the pipeline a golden's name says (golden_name reversed)."""
+    tag, text = re.fullmatch(r'out-([^.]+)\.(.+)\.png', name).groups()
+    unmark = {v: k for k, v in NAME_MARKS.items()}
+    text = re.sub(r'(?<=\d)(%s)' % '|'.join(unmark), lambda m: unmark[m.group(1)], text)
+    text = re.sub(r'\.(?!\d)', ':', text).replace('_', ',')
+    return tag, re.sub(r'(^|[:,])([^:,=-]*)-', r'\1\2=', text)
+
+
 def main():
     for f in os.listdir(HERE):
         if f.endswith('.png'):
             os.remove(os.path.join(HERE, f))
-    lines = []
+    lines, names = [], set()
     jobs = [(w, h, c, d) for (w, h) in SMALL for (c, d) in LAYOUTS]
     jobs += [(BIG[0], BIG[1], c, d) for (c, d) in BIG_LAYOUTS]
     for seed, (w, h, c, d) in enumerate(jobs):
@@ -337,11 +373,16 @@ def main():
         tag = "%dx%d-c%d-d%d" % (w, h, c, d)
         inname = "in-%s.png" % tag
         write_png(os.path.join(HERE, inname), a)
-        for k, (pipe, fn, tol) in enumerate(cases_for(w, h, c, d, big)):
+        for pipe, fn, tol in cases_for(w, h, c, d, big):
             r = fn(a)
             if r.ndim == 3 and r.shape[2] == 1:
                 r = r[..., 0]
-            outname = "out-%s-%02d.png" % (tag, k)
+            outname = golden_name(tag, pipe)
+            if pipeline_of(outname) != (tag, pipe):
+                raise SystemExit("make_goldens.py: %s does not name %s %s back" % (outname, tag, pipe))
+            if outname.lower() in names:   # (case-insensitive file systems too)
+                raise SystemExit("make_goldens.py: two cases named %s" % outname)
+            names.add(outname.lower())
             write_png(os.path.join(HERE, outname), r)
             lines.append("%s %s %s %d" % (inname, pipe, outname, tol))
     with open(os.path.join(HERE, 'MANIFEST'), 'w') as f:
