@@ -112,10 +112,7 @@ static void bench_encoders(const struct image *im)
     const double mp = (double)im->w * im->h / 1e6;
     static const int levels[] = { 1, 6, 9 };
     for (int z = 0; z < 2; z++) {
-        if (z)
-            setenv("GPUIMG_PNG_ZLIB", "1", 1);
-        else
-            unsetenv("GPUIMG_PNG_ZLIB");
+        pngenc_use_zlib(z);
         for (int l = 0; l < 3; l++) {
             double t[64];
             size_t size = 0;
@@ -131,11 +128,11 @@ static void bench_encoders(const struct image *im)
                 t[r] = timing_now_ms() - t0;
                 free(mem);
             }
-            printf("  encode PNG %-10s level %d %8.1f ms %7.1f MP/s %10zu bytes\n", pngenc_name(im, 1), levels[l],
+            printf("  encode PNG %-10s level %d %8.1f ms %7.1f MP/s %10zu bytes\n", pngenc_name(&(struct geom){ im->w, im->h, im->c, im->depth }, 1), levels[l],
                    median(t), mp / (median(t) / 1e3), size);
         }
     }
-    unsetenv("GPUIMG_PNG_ZLIB");
+    pngenc_use_zlib(0);
     const struct save_opts so = { FMT_JPEG, 6, 90, 1, 1, 0, 0 };
     double t[64];
     size_t size = 0;

@@ -185,6 +185,18 @@ expect_fail 2 "empty operation" gray,,blur=1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "empty operation" gray, "$T/rgb.png" "$T/x.png"
 expect_fail 2 "x.avif: unknown output format" gray "$T/rgb.png" "$T/x.avif"
 expect_fail 2 "unknown option '--nope'" --nope gray "$T/rgb.png" "$T/x.png"
+expect_fail 2 "option '--force' takes no value" --force=1 gray "$T/rgb.png" "$T/x.png"
+# the environment: a bad value is a usage error naming it for a command that does work; help,
+# version and lists still answer
+GPUIMG_PIN=2 "$GPUIMG" --help >/dev/null 2>&1 && GPUIMG_PIN=2 "$GPUIMG" --list=completion >/dev/null 2>&1 && ok \
+    || bad "a bad GPUIMG_PIN stops --help or --list"
+GPUIMG_PIN=2 run gray "$T/rgb.png" "$T/pin.png"
+[ "$RC" -eq 2 ] && grep -q "^gpuimg: GPUIMG_PIN: expected a whole number from 0 to 1, not '2'" "$ERR" && [ ! -e "$T/pin.png" ] && ok \
+    || bad "GPUIMG_PIN=2: exit $RC, $(cat "$ERR")"
+GPUIMG_NO_SIMD=yes run gray "$T/rgb.png" "$T/pin.png"
+[ "$RC" -eq 2 ] && grep -q "^gpuimg: GPUIMG_NO_SIMD: expected 0 or 1, not 'yes'" "$ERR" && ok || bad "GPUIMG_NO_SIMD=yes: $(cat "$ERR")"
+GPUIMG_STREAM= run -q gray "$T/rgb.png" "$T/empty-env.png"
+[ "$RC" -eq 0 ] && ok || bad "an empty GPUIMG_STREAM is not unset: $(cat "$ERR")"
 expect_fail 2 "--png-level: expected a whole number from 0 to 9, not '10'" --png-level=10 gray "$T/rgb.png" "$T/x.png"
 expect_fail 2 "--jpeg-quality: expected a whole number from 1 to 100" --jpeg-quality=0 gray "$T/rgb.png" "$T/x.jpg"
 expect_fail 2 "--backend must be auto, cpu or gpu" --backend=tpu gray "$T/rgb.png" "$T/x.png"

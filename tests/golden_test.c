@@ -67,6 +67,7 @@ int main(int argc, char **argv)
         return diff(argv[2], argv[3], atol(argv[4]), argc == 6 ? atof(argv[5]) : -1);
     const char *dir = argc > 1 ? argv[1] : getenv("GOLDEN_DIR");
     const int coverage = argc <= 1;
+    printf("hand-written SIMD: %s\n", test_simd_state());
     if (!dir)
         dir = "tests/golden";
     char path[4096];

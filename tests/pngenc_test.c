@@ -124,10 +124,12 @@ static void check(const struct geom *g, int level, const int *threads, int nthre
 #endif
     for (int t = 0; t < runs; t++) {
         const int libdeflate = t >= nthreads, th = threads[t % nthreads];
-        if (libdeflate)
-            unsetenv("GPUIMG_PNG_ZLIB");
-        else
-            setenv("GPUIMG_PNG_ZLIB", "1", 1);
+        pngenc_use_zlib(!libdeflate);
+        const struct geom gg = image_geom(&im);
+        if (!strstr(pngenc_name(&gg, th), libdeflate ? "libdeflate" : "zlib")) {
+            fprintf(stderr, "FAIL: the encoder is %s, not %s\n", pngenc_name(&gg, th), libdeflate ? "libdeflate" : "zlib");
+            failures++;
+        }
         uint8_t *buf;
         size_t n = encode(&im, level, th, &buf);
         const char *what = NULL;

@@ -380,6 +380,7 @@ static void check_wide_tables(void)
 
 int main(void)
 {
+    printf("hand-written SIMD: %s\n", test_simd_state());
     check_tune_lines();
     check_wide_tables();
     static const int even[][2] = { { 2, 2 }, { 14, 42 }, { 1000, 626 } };

@@ -101,6 +101,10 @@ run --server-status
 [ "$RC" -eq 0 ] && grep -q "^gpuimg: server: pid [0-9]*, up [0-9.]* s, 2 requests served" "$OUT" && ok \
     || bad "--server-status: $(cat "$OUT")"
 
+# a server a set of GPUs: CUDA_VISIBLE_DEVICES set empty (no GPU) is not its unset value (all)
+all=$("$GPUIMG" --server-status 2>&1 | sed -n 's/.*; \([^ ]*\.sock\)$/\1/p')
+none=$(CUDA_VISIBLE_DEVICES= "$GPUIMG" --server-status 2>&1 | sed -n 's/.*(\([^ ]*\.sock\))$/\1/p')
+[ -n "$all" ] && [ -n "$none" ] && [ "$all" != "$none" ] && ok || bad "CUDA_VISIBLE_DEVICES empty and unset share a socket: $all, $none"
 same_as_here "gray" $gpu gray "$T/rgb.png" "$T/o.png"
 same_as_here "16-bit RGBA blur" $gpu blur=1.5,rotate=90 "$T/rgba16.png" "$T/o.png"
 same_as_here "JPEG out" $gpu gray,resize=50% --jpeg-quality=80 "$T/big.png" "$T/o.jpg"

@@ -7,6 +7,8 @@
 dir=$(dirname "$GPUIMG")/tests
 GPUIMG_NO_SIMD=1 "$dir/golden_test" >"$T/g.log" 2>&1 && ok || bad "golden_test without SIMD: $(tail -n 5 "$T/g.log")"
 GPUIMG_NO_SIMD=1 "$dir/props_test" >"$T/p.log" 2>&1 && ok || bad "props_test without SIMD: $(tail -n 5 "$T/p.log")"
+grep -q '^hand-written SIMD: off' "$T/g.log" && grep -q '^hand-written SIMD: off' "$T/p.log" && ok \
+    || bad "GPUIMG_NO_SIMD=1 left the hand-written SIMD on: $(grep -h 'SIMD' "$T/g.log" "$T/p.log")"
 for c in 1 2 3 4; do
     for size in "1001 626" "7 3" "13 42" "97 5" "96 64" "1000 626"; do
         # shellcheck disable=SC2086

@@ -168,8 +168,11 @@ int main(int argc, char **argv)
     }
     static uint8_t in[PROTO_MAX_MSG];
     static struct proto_reply a;
-    const ssize_t got = recv(s, in, sizeof in, 0);
+    ssize_t got;
     const char *why;
+    do   /* the server's "alive" messages while the request waits or runs are no answer */
+        got = recv(s, in, sizeof in, 0);
+    while (got > 0 && !proto_read_reply(in, (size_t)got, &a, &why) && a.answer == PROTO_ALIVE);
     if (got <= 0)
         puts("closed");
     else if (proto_read_reply(in, (size_t)got, &a, &why))

@@ -24,8 +24,9 @@ for j in base prog s444 gray; do
             bad "$pipe on $j.jpg: exit $RC: $(cat "$ERR")"
             continue
         fi
-        grep -q "streamed" "$ERR" && got=yes || got=no
+        grep -q "streamed: the stages overlap" "$ERR" && got=yes || got=no
         [ "$got" = "$streams" ] || bad "$pipe on $j.jpg: streamed $got, want $streams: $(cat "$ERR")"
+        [ "$got" = yes ] || grep -q '^gpuimg: not streamed: [a-z]' "$ERR" || bad "$pipe on $j.jpg: -v does not say why it was not streamed"
         GPUIMG_STREAM=0 "$GPUIMG" -q --threads=2 -f --backend=cpu "$pipe" "$T/$j.jpg" "$T/n.png" || bad "$pipe on $j.jpg without streaming"
         cmp -s "$T/s.png" "$T/n.png" && ok || bad "$pipe on $j.jpg: the streamed file differs"
     done <<'CASES'

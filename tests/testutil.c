@@ -7,7 +7,28 @@
 #include "engine/backend.h"
 #include "core/error.h"
 #include "core/plan.h"
+#include "io/pngenc.h"
+#include "ops/common/simd.h"
 #include "testutil.h"
+
+/* The test programs link the library without gpuimg's option table: the knobs the test scripts
+ * set in the environment (GPUIMG_NO_SIMD=1, GPUIMG_PNG_ZLIB=1) are handed down here, before
+ * main, as gpuimg hands them down from its record. */
+__attribute__((constructor)) static void test_knobs(void)
+{
+    const char *s = getenv("GPUIMG_NO_SIMD"), *z = getenv("GPUIMG_PNG_ZLIB");
+    simd_allow(!(s && !strcmp(s, "1")));
+    pngenc_use_zlib(z && !strcmp(z, "1"));
+}
+
+const char *test_simd_state(void)
+{
+#ifdef HAVE_X86_SIMD
+    return simd_ok() ? "on" : "off";
+#else
+    return "off (not built)";
+#endif
+}
 
 static uint32_t xorshift(uint32_t *s)
 {

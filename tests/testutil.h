@@ -18,5 +18,7 @@ int test_copy(struct image *dst, const struct image *src);
 /* Sample i (in samples from the start) of an 8- or 16-bit image. */
 long test_sample(const struct image *im, size_t i);
 int test_equal(const struct image *a, const struct image *b);
+/* "on" or "off": whether the hand-written SIMD paths run (GPUIMG_NO_SIMD=1 turns them off). */
+const char *test_simd_state(void);
 
 #endif

@@ -22,12 +22,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     if (o->action == ACT_HELP || o->action == ACT_VERSION || o->action == ACT_LIST || o->action == ACT_SERVER_STATUS
         || o->action == ACT_SERVER_STOP)
         return GPUIMG_OK;
+    if ((st = options_env_error()))   /* a bad value in the environment: for the commands that do work */
+        return st;
 #ifndef HAVE_LIBJPEG
-    if (o->jpeg_decoder == 3)
+    if (o->jpeg_decoder == JPEG_DEC_LIBJPEG)
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=libjpeg: this gpuimg was built without libjpeg-turbo");
 #endif
 #ifndef HAVE_NVJPEG
-    if (o->jpeg_decoder == 2)
+    if (o->jpeg_decoder == JPEG_DEC_NVJPEG)
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "--jpeg-decoder=nvjpeg: this gpuimg was built without nvJPEG");
 #endif
     const int optind = first;
@@ -63,7 +65,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
         o->output = o->template;
         return o->quiet && o->verbose ? gpuimg_fail(GPUIMG_EUSAGE, "-q and -v contradict each other") : GPUIMG_OK;
     }
-    const char *batch = options_batch_only(o);
+    const char *batch = options_given(o, OPT_BATCH);
     if (batch)
         return gpuimg_fail(GPUIMG_EUSAGE, "--%s works on a batch: give -o TEMPLATE", batch);
     if (nargs > 3)
@@ -169,6 +171,7 @@ void cli_help(FILE *f)
             "On a GPU machine a command goes through this user's server, which keeps the GPU warm\n"
             "between commands: started by the first command (which runs on the CPU when it is small),\n"
             "it exits after --server-idle seconds without a client. The timing line says so.\n"
+            "GPUIMG_SERVER=0 keeps every command in its own process, GPUIMG_SERVER=1 sends every one to the server.\n"
             "See man gpuimg for the exact definition of every operation.\n");
 }
 
@@ -208,16 +211,7 @@ void cli_version(FILE *f)
 
 static void roff_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '\\')
-            fputs("\\e", f);
-        else if (*s == '-')
-            fputs("\\-", f);
-        else if (*s == '|')
-            fputs("|\\:", f);   /* a line may break after it: a long list of words is one word to troff */
-        else
-            fputc(*s, f);
-    }
+    options_roff(f, s, strlen(s), 0);
 }
 
 /* --list=completion: the options, then each operation and its parameters ("parameter", the

@@ -54,8 +54,9 @@ static int connect_to(const char *path)
 }
 
 /* The server, detached from this process (its own session, standard files on /dev/null, no other
- * descriptor of ours), told to close ready_w once it listens (or exits). */
-static int spawn(int ready_w)
+ * descriptor of ours), told to close ready_w once it listens (or exits), exiting after idle_s
+ * seconds without a client (the command's --server-idle). */
+static int spawn(int ready_w, int idle_s)
 {
     char exe[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -81,7 +82,9 @@ static int spawn(int ready_w)
         char v[16];
         snprintf(v, sizeof v, "%d", w);
         setenv("GPUIMG_SERVER_READY_FD", v, 1);
-        execl(exe, "gpuimg", "--server", "-q", (char *)NULL);
+        char idle[48];
+        snprintf(idle, sizeof idle, "--server-idle=%d", idle_s);
+        execl(exe, "gpuimg", "--server", "-q", idle, (char *)NULL);
         _exit(127);
     }
     int status;
@@ -101,13 +104,13 @@ static int lock_free(const char *lock)
 }
 
 /* Start a server; with wait, until it listens (one started by another client meanwhile counts). */
-static int start_server(const struct server_paths *p, int wait, int *fd)
+static int start_server(const struct server_paths *p, int wait, int idle_s, int *fd)
 {
     int pfd[2];
     *fd = -1;
     if (pipe2(pfd, O_CLOEXEC) != 0)
         return -1;
-    const int r = spawn(pfd[1]);
+    const int r = spawn(pfd[1], idle_s);
     close(pfd[1]);
     if (r || !wait) {
         close(pfd[0]);
@@ -138,7 +141,7 @@ static int gpu_present(void)
 /* -1 auto, 0 off, 1 on: --no-server, GPUIMG_SERVER */
 static int server_mode(const struct cli_opts *o)
 {
-    return o->server;
+    return o->server_mode;
 }
 
 int client_route_here(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx,
@@ -168,7 +171,7 @@ int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, s
     memset(rt, 0, sizeof *rt);
     const int mode = server_mode(o);
     /* the server keeps the environment it started with: a command that sets a knob runs here */
-    const char *knob = mode ? options_knob_set() : NULL;
+    const char *knob = mode ? o->knob_env : NULL;
     if (knob) {
         int st = client_route_here(o, pl, nfiles, ctx, rt);
         if (!st && !rt->note[0])
@@ -176,7 +179,7 @@ int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, s
         return st;
     }
     /* --compare measures this process; --devices and --gpu-mem-limit set up this process's GPUs */
-    if (o->compare || o->ndevices || o->gpu_mem_limit || mode == 0
+    if (options_given(o, OPT_LOCAL) || mode == 0
         || (mode < 0 && (o->backend == BACKEND_CPU || !gpu_present())))
         return client_route_here(o, pl, nfiles, ctx, rt);
     struct server_paths p;
@@ -194,7 +197,7 @@ int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, s
     if (fd < 0) {
         const int wait = mode == 1 || o->backend == BACKEND_GPU || nfiles >= SERVER_COLD_MIN_FILES;
         rt->started = 1;
-        if (start_server(&p, wait, &fd) || !wait) {
+        if (start_server(&p, wait, o->server_idle, &fd) || !wait) {
             int st = client_route_here(o, pl, nfiles, ctx, rt);
             if (wait && !st)
                 snprintf(rt->note, sizeof rt->note, "the server did not start: running here");
@@ -415,6 +418,7 @@ static int again(struct run_report *r, const char *why)
 int client_run(struct client *cl, const struct cli_opts *o, const struct run_ctx *ctx, const struct route *rt,
                const char *in, const char *out, struct run_report *r)
 {
+    cl->served[0] = 0;   /* said only for a run the server answered */
     int in_fd = ctx->in_fd, own_in = 0;
     if (in_fd <= 0 && !strcmp(in, "-")) {
         int st = cl->stdin_fd ? GPUIMG_OK : slurp_stdin(&cl->stdin_fd);

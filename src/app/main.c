@@ -35,16 +35,19 @@ int main(int argc, char **argv)
 {
     const double t_start = timing_now_ms();   /* total: the command's wall time */
     struct cli_opts o;
-    if (argc > 1 && !strcmp(argv[1], "tune")) {   /* gpuimg tune [OPTIONS] */
+    struct engine_knobs knobs;   /* the environment's, read once (cli_parse, options_init) */
+    const int tune = argc > 1 && !strcmp(argv[1], "tune");   /* gpuimg tune [OPTIONS]: its own words */
+    int st = tune ? options_init(&o) : cli_parse(argc, argv, &o);
+    if (!st && tune)
+        st = options_env_error();
+    if (st)
+        return fail(st);
+    options_knobs(&o, &knobs);
+    engine_set_knobs(&knobs);
+    if (tune) {
         int t = tune_main(argc - 1, argv + 1);
         return t ? fail(t) : 0;
     }
-    int st = cli_parse(argc, argv, &o);
-    if (st)
-        return fail(st);
-    struct engine_knobs knobs;   /* the environment's, read once by cli_parse */
-    options_knobs(&o, &knobs);
-    engine_set_knobs(&knobs);
     server_configure(&o);
     switch (o.action) {
     case ACT_HELP: cli_help(stdout); return 0;

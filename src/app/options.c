@@ -2,6 +2,7 @@
 #include <config.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "app/options.h"
@@ -82,8 +83,10 @@ static int set_value(struct cli_opts *o, const struct opt_desc *d, const char *w
     switch (d->type) {
     case OT_FIELD:
         break;
-    case OT_FLAG:
-        return set_int(o, d, env ? strcmp(s, "0") != 0 : 1);
+    case OT_FLAG:   /* in the environment 1 or 0, as every GPUIMG_ variable's numbers */
+        if (env && strcmp(s, "0") && strcmp(s, "1"))
+            return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected 0 or 1, not '%s'", what, s);
+        return set_int(o, d, env ? s[0] == '1' : 1);
     case OT_SET:
         return set_int(o, d, d->lo);
     case OT_INT:
@@ -194,6 +197,16 @@ static int opt_set_shard(struct cli_opts *o, const struct opt_desc *d, const cha
     return GPUIMG_OK;
 }
 
+static int opt_set_chunk(struct cli_opts *o, const struct opt_desc *d, const char *s)
+{
+    long long v;
+    const int st = parse_int(d->env, s, d->lo, d->hi, &v);
+    if (!st && v % 8)
+        return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected a multiple of 8, not '%s'", d->env, s);
+    o->png_gpu_chunk = (int)v;
+    return st;
+}
+
 static int opt_set_devices(struct cli_opts *o, const struct opt_desc *d, const char *s)
 {
     if (!strcmp(s, "all")) {
@@ -261,36 +274,44 @@ static void defaults(struct cli_opts *o)
     o->list_format = "text";
 }
 
+/* The environment's first bad value: said by options_env_error, for the commands that do work. */
+static int env_status;
+static char env_message[512];
+
 int options_init(struct cli_opts *o)
 {
     defaults(o);
+    env_status = 0;
     for (int i = 0; i < option_count; i++) {   /* the environment, once: before the command line */
         const struct opt_desc *d = &option_table[i];
         const char *v = d->env && d->size ? getenv(d->env) : NULL;
-        int st;
-        if (v && *v && (st = set_value(o, d, d->env, v, 1)))
-            return st;
+        if (!v || (!*v && d->type != OT_TEXT))   /* empty: unset, but a text may be empty */
+            continue;
+        const int st = set_value(o, d, d->env, v, 1);
+        if (st && !env_status) {
+            env_status = st;
+            snprintf(env_message, sizeof env_message, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : "");
+        }
+        gpuimg_clear_error();
+        if (!st && d->flags & OPT_HERE && !o->knob_env)
+            o->knob_env = d->env;
     }
     return GPUIMG_OK;
 }
 
-const char *options_knob_set(void)
+int options_env_error(void)
 {
-    for (int i = 0; i < option_count; i++) {
-        const struct opt_desc *d = &option_table[i];
-        const char *v = d->flags & OPT_HERE ? getenv(d->env) : NULL;
-        if (v && *v)
-            return d->env;
-    }
-    return NULL;
+    return env_status ? gpuimg_fail(env_status, "%s", env_message) : GPUIMG_OK;
 }
 
 int options_parse(struct cli_opts *o, int argc, char **argv, int *first)
 {
-    struct option longopts[128];
-    char shorts[64] = ":";
+    struct option longopts[OPTIONS_MAX + 1];
+    char shorts[3 * OPTIONS_MAX + 2] = ":";
     int nl = 0;
-    for (int i = 0; i < option_count && nl < 127; i++) {
+    if (option_count > OPTIONS_MAX)
+        return gpuimg_fail(GPUIMG_EINTERNAL, "the option table has %d rows, more than %d", option_count, OPTIONS_MAX);
+    for (int i = 0; i < option_count; i++) {
         const struct opt_desc *d = &option_table[i];
         const int arg = d->type == OT_FLAG || d->type == OT_SET ? no_argument
                         : d->flags & OPT_OPTARG                  ? optional_argument
@@ -320,7 +341,9 @@ int options_parse(struct cli_opts *o, int argc, char **argv, int *first)
         if (c == ':')
             return gpuimg_fail(GPUIMG_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
         if (!d) {
-            if (optopt)
+            if (optopt >= 1000)   /* a value given to an option that takes none */
+                return gpuimg_fail(GPUIMG_EUSAGE, "option '--%s' takes no value", option_table[optopt - 1000].name);
+            if (optopt > 0 && optopt < 256)
                 return gpuimg_fail(GPUIMG_EUSAGE, "unknown option '-%c'", optopt);
             return gpuimg_fail(GPUIMG_EUSAGE, "unknown option '%s'", argv[optind - 1]);
         }
@@ -339,14 +362,14 @@ int options_parse(struct cli_opts *o, int argc, char **argv, int *first)
     return GPUIMG_OK;
 }
 
-const char *options_batch_only(const struct cli_opts *o)
+const char *options_given(const struct cli_opts *o, unsigned flag)
 {
     static struct cli_opts dflt;
     if (!dflt.list_format)
         defaults(&dflt);
     for (int i = 0; i < option_count; i++) {
         const struct opt_desc *d = &option_table[i];
-        if (d->flags & OPT_BATCH && memcmp(option_field(o, d), option_field(&dflt, d), d->size))
+        if (d->flags & flag && memcmp(option_field(o, d), option_field(&dflt, d), d->size))
             return d->name;
     }
     return NULL;
@@ -383,6 +406,17 @@ static const char *entry_text(int i, int man)
 
 /* "-f, --force", "--png-level=N", "--list[=FORMAT]", "-j, --jobs=N"; with markup, each name
  * `bold` and each value's name *italic* */
+/* buf += what fmt makes, cut at buf's end */
+static void cat(char *buf, size_t n, const char *fmt, ...)
+{
+    const size_t l = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (l + 1 < n)
+        vsnprintf(buf + l, n - l, fmt, ap);
+    va_end(ap);
+}
+
 static void entry_names(int i, char *buf, size_t n, int markup)
 {
     const char *b = markup ? "`" : "", *it = markup ? "*" : "";
@@ -390,18 +424,16 @@ static void entry_names(int i, char *buf, size_t n, int markup)
     for (int k = i; k < entry_end(i); k++) {
         const struct opt_desc *d = &option_table[k];
         const int value = d->type != OT_FLAG && d->type != OT_SET;
-        size_t l = strlen(buf);
         if (d->short_name)
-            l += (size_t)snprintf(buf + l, l < n ? n - l : 0, "%s%s-%c%s", l ? ", " : "", b, d->short_name, b);
+            cat(buf, n, "%s%s-%c%s", buf[0] ? ", " : "", b, d->short_name, b);
         if (!d->name)
             continue;
-        l += (size_t)snprintf(buf + l, l < n ? n - l : 0, "%s%s--%s", l ? ", " : "", b, d->name);
-        if (value)
-            snprintf(buf + l, l < n ? n - l : 0, "%s%s%s%s%s", d->flags & OPT_OPTARG ? "[=" : "=", b, it, d->arg, it);
+        cat(buf, n, "%s%s--%s", buf[0] ? ", " : "", b, d->name);
+        if (!value)
+            cat(buf, n, "%s", b);
         else
-            snprintf(buf + l, l < n ? n - l : 0, "%s", b);
-        if (value && d->flags & OPT_OPTARG)
-            snprintf(buf + strlen(buf), n - strlen(buf), "]");
+            cat(buf, n, "%s%s%s%s%s%s", d->flags & OPT_OPTARG ? "[=" : "=", b, it, d->arg, it,
+                d->flags & OPT_OPTARG ? "]" : "");
     }
 }
 
@@ -443,7 +475,7 @@ static void wrap(FILE *f, const char *s, int col)
         else if (!brk)
             brk = e;
         fprintf(f, "%.*s\n", (int)(brk - s), s);
-        s = *brk ? brk + 1 : brk;
+        s = *brk == ' ' ? brk + 1 : brk;   /* a word longer than the line goes on on the next */
         if (*s)
             fprintf(f, "%*s", HELP_COLUMN, "");
         col = HELP_COLUMN;
@@ -471,8 +503,7 @@ void options_help(FILE *f)
     }
 }
 
-/* The man page's words: `bold`, *italic*, roff's escapes; a line never starts with a dot. */
-static void roff(FILE *f, const char *s, size_t n)
+void options_roff(FILE *f, const char *s, size_t n, int markup)
 {
     int bold = 0, italic = 0, bol = 1;
     for (size_t i = 0; i < n && s[i]; i++) {
@@ -480,19 +511,26 @@ static void roff(FILE *f, const char *s, size_t n)
         if (bol && (c == '.' || c == '\''))
             fputs("\\&", f);
         bol = 0;
-        if (c == '`') {
+        if (markup && c == '`') {
             fputs(bold ? "\\fR" : "\\fB", f);
             bold = !bold;
-        } else if (c == '*') {
+        } else if (markup && c == '*') {
             fputs(italic ? "\\fR" : "\\fI", f);
             italic = !italic;
         } else if (c == '\\')
             fputs("\\e", f);
         else if (c == '-')
             fputs("\\-", f);
+        else if (c == '|')
+            fputs("|\\:", f);   /* a line may break after it: a long list of words is one word to troff */
         else
             fputc(c, f);
     }
+}
+
+static void roff(FILE *f, const char *s, size_t n)
+{
+    options_roff(f, s, n, 1);
 }
 
 /* A man text's paragraphs ("\n\n") and lists ("~ term: text" lines). */
@@ -637,13 +675,13 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
         .kind = BACKEND_CPU,
         .max_pixels = o->max_pixels,
         .gpu = { .device = o->device, .variant = o->kernel, .pin = o->pin, .nofuse = o->nofuse,
-                 .jpeg = o->jpeg_decoder == 0 ? 1 : o->jpeg_decoder == 2 ? 2 : 0 },
+                 .jpeg = o->jpeg_decoder == JPEG_DEC_AUTO ? 1 : o->jpeg_decoder == JPEG_DEC_NVJPEG ? 2 : 0 },
         .save = { .fmt = (enum out_format)o->format, .png_level = o->png_level, .jpeg_quality = o->jpeg_quality,
                   .force = o->force, .threads = threads, .jpeg_sampling = o->jpeg_sampling,
                   .jpeg_progressive = o->jpeg_progressive, .webp_quality = o->webp_quality,
                   .webp_lossless = o->webp_lossless, .webp_effort = o->webp_effort, .strip = o->strip },
         .per_file_format = o->per_file_format,
-        .load_jpeg = o->jpeg_decoder == 1 ? DEC_STB : DEC_AUTO,
+        .load_jpeg = o->jpeg_decoder == JPEG_DEC_STB ? DEC_STB : DEC_AUTO,
         .load_png = (enum io_decoder)o->png_decoder,
         .shrink_on_load = o->shrink_on_load,
         .no_auto_orient = o->no_auto_orient,

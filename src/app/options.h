@@ -14,6 +14,8 @@
 #include "engine/run.h"
 
 enum cli_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST, ACT_SERVER, ACT_SERVER_STATUS, ACT_SERVER_STOP };
+/* --jpeg-decoder's words, in its choices' order */
+enum jpeg_decoder { JPEG_DEC_AUTO, JPEG_DEC_STB, JPEG_DEC_NVJPEG, JPEG_DEC_LIBJPEG };
 
 /* The record: a field a row (OPT) of options.def, and the fields no row declares. */
 struct cli_opts {
@@ -47,6 +49,8 @@ enum {
     OPT_JOIN = 32,    /* listed with the row before it in --help and the man page */
     OPT_HIDDEN = 64,  /* set by gpuimg itself: in no help (the man page's ENVIRONMENT says what it is) */
     OPT_README = 128, /* in README's table of the options most used */
+    OPT_LOCAL = 256,  /* given, the command runs in its own process (it measures or sets up this
+                         process's GPUs), not through the server */
 };
 
 struct opt_desc {
@@ -71,16 +75,19 @@ struct opt_desc {
 extern const struct opt_desc option_table[];
 extern const int option_count;
 
-/* Every field at its init, then the environment's variables (a bad value is a usage error naming
- * the variable). */
+#define OPTIONS_MAX 160   /* rows the table may have */
+
+/* Every field at its init, then the environment's variables, once (empty: unset, but for a
+ * text). A bad value is kept for options_env_error, which the commands that do work call (a run,
+ * the server): help, version, lists and the server's status still answer. */
 int options_init(struct cli_opts *o);
+int options_env_error(void);
 /* The options in argv (getopt_long's, from the table); the rest (PIPELINE INPUT OUTPUT, or
  * PIPELINE INPUT... with -o) from *first on. */
 int options_parse(struct cli_opts *o, int argc, char **argv, int *first);
-/* The first option set only for batches, named ("--shard"), or NULL. */
-const char *options_batch_only(const struct cli_opts *o);
-/* The measuring knob set in this process's environment, or NULL (OPT_HERE rows). */
-const char *options_knob_set(void);
+/* The first option given (its field not at its default) of those marked flag: OPT_BATCH, set only
+ * for batches ("shard"), OPT_LOCAL; or NULL. */
+const char *options_given(const struct cli_opts *o, unsigned flag);
 
 /* A row's field. */
 static inline void *option_field(const struct cli_opts *o, const struct opt_desc *d)
@@ -100,6 +107,9 @@ void options_man(FILE *f);
 void options_man_env(FILE *f);
 void options_markdown(FILE *f);
 void options_complete(FILE *f);
+/* Text as roff (at most n bytes of s): escapes, no line starting with a dot; with markup, `bold`
+ * and *italic* (the option table's man texts). */
+void options_roff(FILE *f, const char *s, size_t n, int markup);
 
 /* The engine's knobs from o (engine_set_knobs takes them before any work). */
 void options_knobs(const struct cli_opts *o, struct engine_knobs *k);

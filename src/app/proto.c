@@ -6,8 +6,8 @@
 #include "core/error.h"
 #include "core/op.h"
 
-static const uint8_t magic_request[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'Q', 2 };
-static const uint8_t magic_reply[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'A', 2 };
+static const uint8_t magic_request[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'Q', 3 };
+static const uint8_t magic_reply[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'A', 3 };
 
 struct wire {
     uint8_t *out;          /* writing into out, else reading in */
@@ -160,6 +160,7 @@ static void walk_reply(struct wire *x, struct proto_reply *a)
     STR(x, a->decoder);
     STR(x, a->encoder);
     STR(x, a->note);
+    STR(x, a->declined);
     geomf(x, &a->in);
     geomf(x, &a->out);
     INT(x, 0, 64, a->shrink);
@@ -239,6 +240,7 @@ void proto_reply_from_report(struct proto_reply *a, const struct run_report *r)
     copy(a->decoder, sizeof a->decoder, r->decoder);
     copy(a->encoder, sizeof a->encoder, r->encoder);
     copy(a->note, sizeof a->note, r->note);
+    copy(a->declined, sizeof a->declined, r->declined);
     a->in = r->in;
     a->out = r->out;
     a->shrink = r->shrink;
@@ -275,6 +277,7 @@ void proto_reply_to_report(const struct proto_reply *a, struct run_report *r)
     r->decoder = or_null(a->decoder);
     r->encoder = or_null(a->encoder);
     snprintf(r->note, sizeof r->note, "%s", a->note);
+    snprintf(r->declined, sizeof r->declined, "%s", a->declined);
     r->in = a->in;
     r->out = a->out;
     r->shrink = a->shrink;

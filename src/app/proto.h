@@ -35,7 +35,7 @@ struct proto_reply {
     int status;                   /* the run's gpuimg_status */
     char message[PROTO_MAX_MESSAGE + 1];   /* its error line, the backend's note, or the status text */
     char select_note[256];        /* why auto chose the CPU (said with -v) */
-    char backend[16], device[256], fallback[256], decoder[128], encoder[128], note[320];
+    char backend[16], device[256], fallback[256], decoder[128], encoder[128], note[320], declined[128];
     struct geom in, out;
     int shrink, orient, tiles, tile_w, tile_h, streamed, threads, nsteps;
     double decode_ms, upload_ms, process_ms, download_ms, encode_ms, total_ms, gpu_init_ms;

@@ -24,6 +24,8 @@ void report_print_line(FILE *f, const struct run_report *r, int verbose, const c
                      r->orient);
         fprintf(f, "gpuimg: %s (%s, %s%s) -> %s (%s, %s)\n", r->input, a, r->decoder ? r->decoder : "not decoded",
                 shrunk, r->output, b, r->encoder ? r->encoder : "not encoded");
+        if (r->declined[0])
+            fprintf(f, "gpuimg: %s\n", r->declined);
     }
     fprintf(f, "gpuimg: decode %.1f ms", r->decode_ms);
     if (r->gpu_init_ms >= 0)
@@ -109,6 +111,10 @@ void report_write_json(FILE *f, const struct run_report *r, const char *server, 
     if (r->note[0]) {
         fprintf(f, ",\n  \"note\": ");
         json_str(f, r->note);
+    }
+    if (r->declined[0]) {
+        fprintf(f, ",\n  \"declined\": ");
+        json_str(f, r->declined);
     }
     if (server && server[0]) {
         fprintf(f, ",\n  \"server\": ");

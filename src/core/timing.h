@@ -21,6 +21,7 @@ struct run_report {
     int tiles, tile_w, tile_h;    /* the GPU ran the pipeline in tiles (0: whole) */
     int streamed;                 /* decode, process and encode overlapped (stream.h): their times are busy times */
     char note[320];               /* said on stderr after the run: the GPU had no room, the CPU ran it */
+    char declined[128];           /* a way the run did not take, and why ("not streamed: one thread"), said with -v */
     double decode_ms, upload_ms, process_ms, download_ms, encode_ms, total_ms;
     double gpu_init_ms;           /* context creation + first launch, reported apart; <0: none */
     int nsteps;

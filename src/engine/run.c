@@ -169,6 +169,7 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, c
             io_input_free(raw);
             return st;
         }
+        snprintf(r->declined, sizeof r->declined, "not streamed: %s", declined);
     }
     if (c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&go) && raw->jpeg && raw->shrink == 1 && raw->g.depth == 8
         && (raw->g.c == 1 || raw->g.c == 3)) {
@@ -177,6 +178,7 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, c
             io_input_free(raw);
             return st;
         }
+        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: %s", declined);
     }
     if (!(st = decode(raw, &o->img, r)))
         st = c->kind == BACKEND_GPU ? backend_gpu_run(pl, &go, &o->img, r) : backend_cpu_run(pl, &o->img, r);
