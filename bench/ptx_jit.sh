@@ -3,8 +3,9 @@
 # where no GPU is present, or --with-cuda-arch=ptx): the driver compiles a module's PTX for the
 # GPU when the module is first used and keeps the result in its cache (~/.nv/ComputeCache, at
 # most CUDA_CACHE_MAXSIZE bytes, 256 MiB by default; none with CUDA_CACHE_DISABLE=1).
-# Builds that binary in _build/ptx (with what the source tree carries: .stb/, .vendor/, .nvcomp/),
-# then times, in process (--no-server), each with an empty cache of its own:
+# Builds that binary in _build/ptx, from a copy of this tree less what a build made (the tree may
+# be configured in place), with what it carries (.stb/, .vendor/, .nvcomp/), then times, in process
+# (--no-server), each with an empty cache of its own:
 #   the sample pipeline: first run (JIT), second (cached), with the cache off (JIT every run);
 #   --compare (every kernel variant: every module the pipeline touches JIT-compiled): first, second;
 # beside the same commands of the machine-code build ./gpuimg where there is one.
@@ -15,10 +16,15 @@ out=${OUT:-/tmp/gpuimg-out}
 mkdir -p "$out"
 img=$top/samples/canopee-960x540.png
 pipe=gray,resize=50%,blur=2,transpose
-if [ ! -x _build/ptx/gpuimg ]; then
-    v=$top/.vendor
-    mkdir -p _build/ptx
-    (cd _build/ptx && "$top/configure" --with-cuda-arch=ptx CPPFLAGS="-I$top/.stb -I$v/jpeg/include -I$v/deflate/include" \
+p=$top/_build/ptx
+if [ ! -x "$p/gpuimg" ]; then
+    rm -rf "$p" && mkdir -p "$p"
+    tar cf - --exclude=_build --exclude=.git --exclude='*.o' --exclude='*.a' --exclude='*.d' --exclude=.deps \
+        --exclude=.dirstamp --exclude=autom4te.cache --exclude=build-aux --exclude=Makefile --exclude=Makefile.in \
+        --exclude=configure --exclude=config.h --exclude=config.h.in --exclude=config.status --exclude=config.log \
+        --exclude=aclocal.m4 --exclude=stamp-h1 . | (cd "$p" && tar xf -)
+    v=$p/.vendor
+    (cd "$p" && autoreconf -fi && ./configure --with-cuda-arch=ptx CPPFLAGS="-I$p/.stb -I$v/jpeg/include -I$v/deflate/include" \
         LDFLAGS="-L$v/jpeg/lib -L$v/deflate/lib" && make -j"$(nproc)" gpuimg) >"$out/ptx_build.log" 2>&1 \
         || { tail -n 30 "$out/ptx_build.log"; exit 1; }
 fi
@@ -41,7 +47,9 @@ for b in _build/ptx/gpuimg ./gpuimg; do
     one "$b" "sample, empty cache" "$pipe" "$img" /tmp/jit-o.png
     one "$b" "sample, cached" "$pipe" "$img" /tmp/jit-o.png
     one "$b" "sample, cached again" "$pipe" "$img" /tmp/jit-o.png
-    CUDA_CACHE_DISABLE=1 one "$b" "sample, cache off (CUDA_CACHE_DISABLE=1)" "$pipe" "$img" /tmp/jit-o.png
+    export CUDA_CACHE_DISABLE=1
+    one "$b" "sample, cache off (CUDA_CACHE_DISABLE=1)" "$pipe" "$img" /tmp/jit-o.png
+    unset CUDA_CACHE_DISABLE
     rm -rf "$cache" && mkdir -p "$cache"
     one "$b" "--compare --repeat=1, empty cache" --compare --repeat=1 "$pipe" "$img" /tmp/jit-o.png
     one "$b" "--compare --repeat=1, cached" --compare --repeat=1 "$pipe" "$img" /tmp/jit-o.png
