@@ -157,7 +157,7 @@ static void bench_encoders(const struct image *im)
         }
         remove(path);
     }
-    printf("  encode JPEG %-27s q90 %8.1f ms %7.1f MP/s %10zu bytes\n", io_encoder_name(im, &so), median(t),
+    printf("  encode JPEG %-27s q90 %8.1f ms %7.1f MP/s %10zu bytes\n", io_encoder_name(&(struct geom){ im->w, im->h, im->c, im->depth }, &so), median(t),
            mp / (median(t) / 1e3), size);
 }
 
