@@ -143,10 +143,12 @@ static int jpeg_case(const char *path, const char *what, int sub420)
         return 1;
     }
     struct gpu_run_opts o = { .device = 0, .variant = -1, .jpeg = 2 };
-    int st = backend_gpu_run_jpeg(&pl, &o, &raw, &got, &r);
+    const char *declined;
+    int st = backend_gpu_run_jpeg(&pl, &o, &raw, &got, &declined, &r);
     io_input_free(&raw);
-    if (st) {
-        printf("FAIL jpeg %s: nvJPEG path: %s\n", what, gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
+    if (st || declined) {
+        printf("FAIL jpeg %s: nvJPEG path: %s\n", what,
+               declined ? declined : gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
         image_free(&want);
         return 1;
     }
