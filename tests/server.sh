@@ -190,6 +190,11 @@ expect_ok -q $gpu gray "$T/rgb.png" "$T/after-poke.png"
 cmp -s "$T/after-poke.png" "$T/first.png" && ok || bad "after the hostile requests"
 wait $hold
 
+# what a command that runs itself makes: its bytes in this process, with its own codecs (on a GPU
+# the server deflates PNG there, a command of few files on the CPU)
+"$GPUIMG" --no-server -q $gpu gray "$T/rgb.png" "$T/first-here.png" || bad "gray here"
+"$GPUIMG" --no-server -q -j2 $gpu -o "$T/bhere/%s.png" gray,resize=50%,blur=1 "$T"/b?.png || bad "batch here"
+
 # too many clients: with 260 connections held, the server keeps 256; a command is told why it
 # runs itself (the server's word, not "went away")
 "$SOCKPOKE" "$s" hold 60 260 >"$T/held.out" &
@@ -197,7 +202,7 @@ hold=$!
 i=0   # all connected (queued behind them, the command's connection is the server's 261st)
 while ! grep -q '^connected' "$T/held.out" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 run $gpu gray "$T/rgb.png" "$T/full.png"
-[ "$RC" -eq 0 ] && grep -q '^gpuimg: the server has too many clients: ran here$' "$ERR" && cmp -s "$T/full.png" "$T/first.png" \
+[ "$RC" -eq 0 ] && grep -q '^gpuimg: the server has too many clients: ran here$' "$ERR" && cmp -s "$T/full.png" "$T/first-here.png" \
     && ok || bad "too many clients: $(cat "$ERR")"
 kill -USR1 $hold
 wait $hold
@@ -313,14 +318,14 @@ timeout 60 "$GPUIMG" --server-status >"$T/stopped-status.out" 2>&1 &
 status=$!
 timeout 60 "$GPUIMG" $gpu gray "$T/rgb.png" "$T/stopped.png" 2>"$T/stopped.err"
 rc=$?
-[ $rc -eq 0 ] && cmp -s "$T/stopped.png" "$T/first.png" && grep -q '^gpuimg: the server did not answer for 5 s: ran here$' \
+[ $rc -eq 0 ] && cmp -s "$T/stopped.png" "$T/first-here.png" && grep -q '^gpuimg: the server did not answer for 5 s: ran here$' \
     "$T/stopped.err" && ok || bad "stopped server: exit $rc, $(cat "$T/stopped.err")"
 timeout 60 "$GPUIMG" -j2 $gpu -o "$T/bstop/%s.png" gray,resize=50%,blur=1 "$T"/b?.png 2>"$T/stopped.err"
 rc=$?
 n=$(grep -c 'the server did not answer for 5 s: ran here' "$T/stopped.err")
 [ $rc -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 2 ] && grep -q 'the server stopped answering: the rest ran here\]$' "$T/stopped.err" \
     && ok || bad "stopped server, batch: exit $rc, $(cat "$T/stopped.err")"
-for f in "$T"/bh/*.png; do
+for f in "$T"/bhere/*.png; do
     cmp -s "$f" "$T/bstop/$(basename "$f")" || bad "stopped server, batch: $(basename "$f") differs"
 done
 wait $status
