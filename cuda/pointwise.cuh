@@ -1,5 +1,6 @@
 /* gpuimg: the pointwise template's kernels (src/ops/common/pointwise.h says what the template is).
- * An operation's .cu defines a struct with one device function, the same as its CPU function,
+ * An operation's .cu (cuda/invert/invert.cu is one) defines a struct with one device function,
+ * the same as its CPU function, to the bit (pointwise.h: floating point there needs care),
  *     static __device__ uint32_t sample(uint32_t v, uint32_t top, const pw_args &p)
  * (each colour sample v, 0..top, to its result, 0..top), and POINTWISE_KERNELS(NAME, Struct)
  * makes its launcher gpu_pw_NAME with three variants, for 8 and 16 bits and 1 to 4 channels,

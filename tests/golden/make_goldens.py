@@ -290,10 +290,21 @@ def blur_cases(w, h, c, depth, run):
     return out
 
 
+def invert(a):
+    top = 65535 if a.dtype == np.uint16 else 255
+    if a.ndim == 2:
+        return top - a
+    r = a.copy()
+    n = a.shape[2] - 1 if a.shape[2] in (2, 4) else a.shape[2]   # alpha kept
+    r[..., :n] = top - a[..., :n]
+    return r
+
+
 # Each operation's reference (the registry's names): cases (pipeline, function of the input,
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
     'gray': gray_cases,
+    'invert': lambda w, h, c, d, run: [("invert", invert, 0)],
     'resize': lambda w, h, c, d, run: resize_cases(w, h, c, d, run) + fit_cases(w, h, c, d, run)
     + wide_cases(w, h, c, d, run),
     'blur': blur_cases,

@@ -2,8 +2,9 @@
  * it alone (and of the step's parameters), keeping the layout and copying alpha. The operation
  * says only that function, once here for the CPU and once for the GPU (cuda/pointwise.cuh); the
  * template gives the rest: 8 and 16 bits, 1 to 4 channels, the OpenMP loop, tiles
- * (op_region_point), the perpixel, coalesced and vector kernels and their launch. HACKING.md
- * ("The registry and adding an operation") has an example.
+ * (op_region_point), the perpixel, coalesced and vector kernels and their launch. src/ops/invert/
+ * and cuda/invert/ are one such operation, whole; HACKING.md ("The registry and adding an
+ * operation") gives the steps around it.
  *
  * In src/ops/NAME/NAME.c, with a static inline function
  *     uint32_t SAMPLE(uint32_t v, uint32_t top, const struct pw_args *p)
@@ -11,7 +12,13 @@
  * loop also calls it on alpha samples and drops those results) write POINTWISE_SAMPLES(NAME,
  * SAMPLE), and in the descriptor POINTWISE_FIELDS(NAME, AUTO), which sets resolve, cpu, region and
  * the GPU's fields, AUTO being the variant --kernel=auto takes. A function of a pixel's colours
- * together (a colour matrix) is not pointwise here: it needs loops of its own. */
+ * together (a colour matrix) is not pointwise here: it needs loops of its own.
+ *
+ * SAMPLE and the GPU's sample must give the same integer for every v and p. Integer arithmetic
+ * does. Floating point does only with each rounding spelled out: nvcc fuses a * b + c into one
+ * fma, rounded once, and gcc only for a target that has one (x86-64's baseline has none), so the
+ * GPU's products and sums are written __dmul_rn and __dadd_rn (never fused); CUDA's pow, exp and
+ * log are not the C library's. */
 #ifndef GPUIMG_OPS_POINTWISE_H
 #define GPUIMG_OPS_POINTWISE_H
 #include "core/error.h"
