@@ -211,5 +211,7 @@ expect_fail 1 "resize=100x100!: the result would be 100x100 \(10000 pixels\), ov
 # gpuimg tune: its options are checked before any GPU work (usage errors, exit 2)
 expect_fail 2 "tune: unknown option '--bogus'" tune --bogus
 expect_fail 2 "tune: --size must be WxH \(1 to 32768\), not '0x5'" tune --size=0x5
-expect_fail 2 "tune: --repeat must be 1 to 1000" tune --repeat=0
+expect_fail 2 "tune: --repeat: expected a whole number from 1 to 1000, not '0'" tune --repeat=0
+expect_fail 2 "tune: unknown option '--json=x.json'" tune --json=x.json
+expect_fail 2 "tune: unexpected argument 'gray'" tune gray
 finish

@@ -17,7 +17,7 @@
 int cli_parse(int argc, char **argv, struct cli_opts *o)
 {
     int st = options_init(o), first = 1;   /* the first word that is no option */
-    if (st || (st = options_parse(o, argc, argv, &first)))
+    if (st || (st = options_parse(o, argc, argv, &first, 0)))
         return st;
     if (o->action == ACT_HELP || o->action == ACT_VERSION || o->action == ACT_LIST || o->action == ACT_SERVER_STATUS
         || o->action == ACT_SERVER_STOP)
@@ -137,8 +137,10 @@ void cli_help(FILE *f)
             "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
             "   or: gpuimg [OPTION]... INPUT OUTPUT   (a format conversion: copy)\n"
             "   or: gpuimg [OPTION]... -o TEMPLATE PIPELINE INPUT... [--from-list=FILE] [--shard=K/N]\n"
-            "   or: gpuimg tune [--size=WxH] [--repeat=N] [--device=N] [--quick] [--no-save]\n"
-            "Process an image through a pipeline of operations, on the GPU when one is usable and on\n"
+            "   or: gpuimg tune ");
+    options_usage(f, OPT_TUNE);
+    fprintf(f,
+            "\nProcess an image through a pipeline of operations, on the GPU when one is usable and on\n"
             "the CPU (OpenMP) otherwise, and print how long each stage took.\n"
             "\n"
             "PIPELINE is one or more operations joined by commas, each name[=value][:key=value...],\n"

@@ -36,18 +36,14 @@ int main(int argc, char **argv)
     const double t_start = timing_now_ms();   /* total: the command's wall time */
     struct cli_opts o;
     struct engine_knobs knobs;   /* the environment's, read once (cli_parse, options_init) */
-    const int tune = argc > 1 && !strcmp(argv[1], "tune");   /* gpuimg tune [OPTIONS]: its own words */
-    int st = tune ? options_init(&o) : cli_parse(argc, argv, &o);
-    if (!st && tune)
-        st = options_env_error();
+    const int tune = argc > 1 && !strcmp(argv[1], "tune");   /* gpuimg tune [OPTIONS]: its own rows */
+    int st = tune ? tune_parse(argc - 1, argv + 1, &o) : cli_parse(argc, argv, &o);
     if (st)
         return fail(st);
     options_knobs(&o, &knobs);
     engine_set_knobs(&knobs);
-    if (tune) {
-        int t = tune_main(argc - 1, argv + 1);
-        return t ? fail(t) : 0;
-    }
+    if (tune)
+        return (st = tune_main(&o)) ? fail(st) : 0;
     server_configure(&o);
     switch (o.action) {
     case ACT_HELP: cli_help(stdout); return 0;

@@ -207,6 +207,15 @@ static int opt_set_chunk(struct cli_opts *o, const struct opt_desc *d, const cha
     return st;
 }
 
+static int opt_set_tune_size(struct cli_opts *o, const struct opt_desc *d, const char *s)
+{
+    char end;
+    if (sscanf(s, "%dx%d%c", &o->tune_w, &o->tune_h, &end) != 2 || o->tune_w < 1 || o->tune_h < 1 || o->tune_w > 32768
+        || o->tune_h > 32768)
+        return gpuimg_fail(GPUIMG_EUSAGE, "--size must be WxH (1 to 32768), not '%s'", s);
+    return GPUIMG_OK;
+}
+
 static int opt_set_devices(struct cli_opts *o, const struct opt_desc *d, const char *s)
 {
     if (!strcmp(s, "all")) {
@@ -304,7 +313,7 @@ int options_env_error(void)
     return env_status ? gpuimg_fail(env_status, "%s", env_message) : GPUIMG_OK;
 }
 
-int options_parse(struct cli_opts *o, int argc, char **argv, int *first)
+int options_parse(struct cli_opts *o, int argc, char **argv, int *first, unsigned tune)
 {
     struct option longopts[OPTIONS_MAX + 1];
     char shorts[3 * OPTIONS_MAX + 2] = ":";
@@ -316,7 +325,7 @@ int options_parse(struct cli_opts *o, int argc, char **argv, int *first)
         const int arg = d->type == OT_FLAG || d->type == OT_SET ? no_argument
                         : d->flags & OPT_OPTARG                  ? optional_argument
                                                                  : required_argument;
-        if (!d->size || (!d->name && !d->short_name))
+        if (!d->size || (!d->name && !d->short_name) || (d->flags & OPT_TUNE) != tune)
             continue;
         if (d->name)
             longopts[nl++] = (struct option){ d->name, arg, NULL, 1000 + i };
@@ -336,7 +345,7 @@ int options_parse(struct cli_opts *o, int argc, char **argv, int *first)
         if (c >= 1000)
             d = &option_table[c - 1000];
         for (int i = 0; !d && c > 0 && c < 256 && i < option_count; i++)
-            if (option_table[i].short_name == c && option_table[i].size)
+            if (option_table[i].short_name == c && option_table[i].size && (option_table[i].flags & OPT_TUNE) == tune)
                 d = &option_table[i];
         if (c == ':')
             return gpuimg_fail(GPUIMG_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
@@ -381,7 +390,18 @@ const char *options_given(const struct cli_opts *o, unsigned flag)
 static int entry_start(int i)
 {
     const struct opt_desc *d = &option_table[i];
-    return (d->name || d->short_name) && d->size && !(d->flags & (OPT_JOIN | OPT_HIDDEN));
+    return (d->name || d->short_name) && d->size && !(d->flags & (OPT_JOIN | OPT_HIDDEN | OPT_TUNE));
+}
+
+void options_usage(FILE *f, unsigned flag)
+{
+    for (int i = 0, k = 0; i < option_count; i++) {
+        const struct opt_desc *d = &option_table[i];
+        if (!(d->flags & flag) || !d->name)
+            continue;
+        const int value = d->type != OT_FLAG && d->type != OT_SET;
+        fprintf(f, "%s[--%s%s%s]", k++ ? " " : "", d->name, value ? "=" : "", value ? d->arg : "");
+    }
 }
 
 static int entry_end(int i)
@@ -633,7 +653,7 @@ void options_complete(FILE *f)
 {
     for (int i = 0; i < option_count; i++) {
         const struct opt_desc *d = &option_table[i];
-        if (!d->size || (!d->name && !d->short_name) || d->flags & OPT_HIDDEN)
+        if (!d->size || (!d->name && !d->short_name) || d->flags & (OPT_HIDDEN | OPT_TUNE))
             continue;
         const int value = d->type != OT_FLAG && d->type != OT_SET;
         const char *kind = !value ? "flag" : d->flags & OPT_OPTARG ? "optional" : d->choices ? "choice"

@@ -51,6 +51,7 @@ enum {
     OPT_README = 128, /* in README's table of the options most used */
     OPT_LOCAL = 256,  /* given, the command runs in its own process (it measures or sets up this
                          process's GPUs), not through the server */
+    OPT_TUNE = 512,   /* an option of gpuimg tune, parsed there only (its usage line lists them) */
 };
 
 struct opt_desc {
@@ -82,9 +83,12 @@ extern const int option_count;
  * the server): help, version, lists and the server's status still answer. */
 int options_init(struct cli_opts *o);
 int options_env_error(void);
-/* The options in argv (getopt_long's, from the table); the rest (PIPELINE INPUT OUTPUT, or
+/* The options in argv (getopt_long's, from the table: the rows marked OPT_TUNE for gpuimg tune,
+ * tune = OPT_TUNE, the others for the command, tune = 0); the rest (PIPELINE INPUT OUTPUT, or
  * PIPELINE INPUT... with -o) from *first on. */
-int options_parse(struct cli_opts *o, int argc, char **argv, int *first);
+int options_parse(struct cli_opts *o, int argc, char **argv, int *first, unsigned tune);
+/* "[--size=WxH] [--repeat=N] ...": the options of the rows marked flag, for a usage line. */
+void options_usage(FILE *f, unsigned flag);
 /* The first option given (its field not at its default) of those marked flag: OPT_BATCH, set only
  * for batches ("shard"), OPT_LOCAL; or NULL. */
 const char *options_given(const struct cli_opts *o, unsigned flag);

@@ -74,9 +74,9 @@ static double model_ms(const struct gpu_launch_info *li, double bytes, double ou
 
 struct best { char op[32]; int c, depth, variant; struct gpu_shape shape; double ms; };
 
-static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy_gbs, struct best *best, int *nbest)
+static int tune_layout(const struct cli_opts *o, int c, int depth, double *copy_gbs, struct best *best, int *nbest)
 {
-    struct geom g = { o->w, o->h, c, depth };
+    struct geom g = { o->tune_w, o->tune_h, c, depth };
     struct image src = { 0 };
     int r = image_alloc(&src, &g);
     if (r)
@@ -91,7 +91,7 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
         goto done;
     /* the ceiling: a device-to-device copy of the same bytes */
     double copy_ms;
-    if ((r = measure_copy_ms(dout, din, bytes, o->repeat, timer, &copy_ms)))
+    if ((r = measure_copy_ms(dout, din, bytes, o->tune_repeat, timer, &copy_ms)))
         goto done;
     *copy_gbs = 2.0 * bytes / copy_ms / 1e6;
     const char *cases[64];
@@ -131,7 +131,7 @@ static int tune_layout(const struct tune_opts *o, int c, int depth, double *copy
                 long diff, tol;
                 const struct gpu_call call = { v, sh[s] };
                 const char *ran;
-                r = measure_gpu_variant(st, &call, din, dout, &ref, o->repeat, timer, &ms, &diff, &tol, &ran);
+                r = measure_gpu_variant(st, &call, din, dout, &ref, o->tune_repeat, timer, &ms, &diff, &tol, &ran);
                 struct gpu_launch_info li;
                 int have = !r && measure_last_launch(&li);
                 if (r)
@@ -184,7 +184,7 @@ done:
     return r;
 }
 
-static int save_cache(const char *path, const char *dev, const struct tune_opts *o, const struct best *b, int n)
+static int save_cache(const char *path, const char *dev, const struct cli_opts *o, const struct best *b, int n)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
@@ -194,8 +194,8 @@ static int save_cache(const char *path, const char *dev, const struct tune_opts 
     FILE *f = fopen(tmp, "w");
     if (!f)
         return gpuimg_fail(GPUIMG_EWRITE, "%s: cannot write the tune cache", path);
-    fprintf(f, "# gpuimg tune cache: %s, %dx%d, median of %d\n# op channels depth variant BXxBY ppt ms\n", dev, o->w,
-            o->h, o->repeat);
+    fprintf(f, "# gpuimg tune cache: %s, %dx%d, median of %d\n# op channels depth variant BXxBY ppt ms\n", dev, o->tune_w,
+            o->tune_h, o->tune_repeat);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s %d %d %s %dx%d %d %.5f\n", b[i].op, b[i].c, b[i].depth, kernel_names[b[i].variant], b[i].shape.bx,
                 b[i].shape.by, b[i].shape.ppt, b[i].ms);
@@ -206,13 +206,13 @@ static int save_cache(const char *path, const char *dev, const struct tune_opts 
     return GPUIMG_OK;
 }
 
-static int tune_run(const struct tune_opts *o)
+static int tune_run(const struct cli_opts *o)
 {
     char desc[512], why[256], path[1024];
     if (backend_gpu_probe(o->device, desc, sizeof desc, why, sizeof why))
         return gpuimg_fail(GPUIMG_ENOGPU, "tune: no usable GPU: %s", why);
     printf("gpuimg tune: %s; %dx%d, median of %d; model: 3 us + bytes / (copy bandwidth x in-flight share) x tail\n",
-           desc, o->w, o->h, o->repeat);
+           desc, o->tune_w, o->tune_h, o->tune_repeat);
     printf("%-12s %-6s %-10s %-14s %9s %9s %7s %7s %4s %4s  %s\n", "operation", "layout", "variant", "shape/px", "ms",
            "model", "GB/s", "copy%", "regs", "b/SM", "check");
     static struct best best[TUNE_MAX];
@@ -220,7 +220,7 @@ static int tune_run(const struct tune_opts *o)
     double copy = 0;
     for (int depth = 8; depth <= 16 && !r; depth += 8)
         for (int c = 1; c <= 4 && !r; c++)
-            if (c != 2 && (!o->quick || (c == 3 && depth == 8))) {
+            if (c != 2 && (!o->tune_quick || (c == 3 && depth == 8))) {
                 r = tune_layout(o, c, depth, &copy, best, &nbest);
                 printf("(device copy for this layout: %.0f GB/s)\n", copy);
             }
@@ -230,7 +230,7 @@ static int tune_run(const struct tune_opts *o)
     for (int i = 0; i < nbest; i++)
         printf("  %-10s %-6s %-10s %dx%d ppt %d  %.4f ms\n", best[i].op, layout_name(best[i].c), kernel_names[best[i].variant],
                best[i].shape.bx, best[i].shape.by, best[i].shape.ppt, best[i].ms);
-    if (!o->save)
+    if (o->tune_no_save)
         return GPUIMG_OK;
     if (!tune_cache_path(backend_gpu_name(), backend_gpu_cc(), path, sizeof path))
         return gpuimg_fail(GPUIMG_EUSAGE, "tune: no cache location (GPUIMG_TUNE_CACHE=off, or no HOME)");
@@ -241,31 +241,30 @@ static int tune_run(const struct tune_opts *o)
 }
 #endif
 
-int tune_main(int argc, char **argv)
+int tune_parse(int argc, char **argv, struct cli_opts *o)
 {
-    struct tune_opts o = { 0, 7680, 4320, 30, 0, 1 };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strncmp(a, "--size=", 7)) {
-            if (sscanf(a + 7, "%dx%d", &o.w, &o.h) != 2 || o.w < 1 || o.h < 1 || o.w > 32768 || o.h > 32768)
-                return gpuimg_fail(GPUIMG_EUSAGE, "tune: --size must be WxH (1 to 32768), not '%s'", a + 7);
-        } else if (!strncmp(a, "--repeat=", 9)) {
-            o.repeat = atoi(a + 9);
-            if (o.repeat < 1 || o.repeat > 1000)
-                return gpuimg_fail(GPUIMG_EUSAGE, "tune: --repeat must be 1 to 1000");
-        } else if (!strncmp(a, "--device=", 9))
-            o.device = atoi(a + 9);
-        else if (!strcmp(a, "--quick"))
-            o.quick = 1;
-        else if (!strcmp(a, "--no-save"))
-            o.save = 0;
-        else
-            return gpuimg_fail(GPUIMG_EUSAGE, "tune: unknown option '%s' (--size=WxH --repeat=N --device=N --quick "
-                                              "--no-save)", a);
+    int first = 1, st = options_init(o);
+    if (!st)
+        st = options_parse(o, argc, argv, &first, OPT_TUNE);
+    if (!st && first < argc)
+        st = gpuimg_fail(GPUIMG_EUSAGE, "unexpected argument '%s'", argv[first]);
+    if (!st)
+        st = options_env_error();
+    if (st) {   /* said as tune's */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
+        gpuimg_clear_error();
+        st = gpuimg_fail(st, "tune: %s", msg);
     }
+    return st;
+}
+
+int tune_main(const struct cli_opts *o)
+{
 #ifdef HAVE_CUDA
-    return tune_run(&o);
+    return tune_run(o);
 #else
+    (void)o;
     return gpuimg_fail(GPUIMG_ENOGPU, "tune: this gpuimg was built without CUDA");
 #endif
 }

@@ -4,16 +4,13 @@
  * choice per operation and pixel layout in the tune cache (engine/tune_cache.h). */
 #ifndef GPUIMG_TUNE_H
 #define GPUIMG_TUNE_H
+#include "app/options.h"
 
-struct tune_opts {
-    int device;
-    int w, h;          /* the image size swept (default 7680x4320: larger than any L2) */
-    int repeat;        /* timings per configuration, median kept (default 30) */
-    int quick;         /* RGB 8-bit only */
-    int save;          /* write the cache (default 1) */
-};
-
-/* `gpuimg tune [OPTIONS]`: argv[0] is "tune". Returns a gpuimg status. */
-int tune_main(int argc, char **argv);
+/* `gpuimg tune [OPTIONS]` (argv[0] is "tune"): its options (the table's OPT_TUNE rows) and the
+ * environment into o; a usage error says "tune: ". */
+int tune_parse(int argc, char **argv, struct cli_opts *o);
+/* The sweep with o's tune_w, tune_h, tune_repeat, device, tune_quick, tune_no_save. Returns a
+ * gpuimg status. */
+int tune_main(const struct cli_opts *o);
 
 #endif
