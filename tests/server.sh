@@ -294,7 +294,7 @@ rm -f "$T"/.killed9.png.*
 spid=$(server_pid)
 wrote() { sed -n 's/^wchar: //p' /proc/"$spid"/io; }
 w0=$(wrote)
-"$GPUIMG" -q --threads=1 --backend=cpu --png-level=1 blur=4 "$T/noise.png" "$T/killed-step.png" &
+"$GPUIMG" -q --threads=1 --backend=cpu --png-level=1 blur=16 "$T/noise.png" "$T/killed-step.png" &   # a step of seconds
 client=$!
 i=0
 while ! running && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
