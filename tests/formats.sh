@@ -74,21 +74,36 @@ phone MM 6
 # IFD0 said to lie past the segment's end
 { head -c 2 "$T/ori.jpg"; exif MM 6 | head -c 16; printf '\377\377'; exif MM 6 | tail -c +19; tail -c +3 "$T/ori.jpg"; } >"$T/broken.jpg"
 "$GPUIMG" -q -f --strip gray "$T/broken.jpg" "$T/broken.png" && cmp -s "$T/broken.png" "$T/ori-gray.png" && ok || bad "a broken EXIF segment"
-# --shrink-on-load (libjpeg-turbo builds): the factor chosen, and the result against OpenCV's
-# reduced read (the same DCT scaling) resized with INTER_AREA (tests/jpeg/make_jpegs.py)
+# Shrink on load (libjpeg-turbo builds; the CPU's default): the factor chosen, and the result
+# against OpenCV's reduced read (the same DCT scaling) resized with INTER_AREA
+# (tests/jpeg/make_jpegs.py); --exact decodes whole. (The list is read without a pipe, so that a
+# failure inside the loop counts.)
 if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
-    grep -v '^#' "$TOP_SRCDIR/tests/jpeg/SHRINK" | while read -r in pipe f want tol; do
-        "$GPUIMG" -v --backend=cpu --shrink-on-load "$pipe" "$TOP_SRCDIR/tests/jpeg/$in" "$T/shrunk.png" 2>"$T/err" \
-            && grep -q "shrunk 1/$f on load" "$T/err" && ok || bad "$in: not shrunk 1/$f on load: $(cat "$T/err")"
-        "$dir/golden_test" --diff "$T/shrunk.png" "$TOP_SRCDIR/tests/jpeg/$want" "$tol" >"$T/log" && ok \
-            || bad "$in --shrink-on-load $pipe: $(cat "$T/log")"
-        "$GPUIMG" -v --backend=cpu "$pipe" "$TOP_SRCDIR/tests/jpeg/$in" "$T/full.png" 2>"$T/err" \
-            && ! grep -q "on load" "$T/err" && ok || bad "$in: shrunk on load without --shrink-on-load"
+    grep -v '^#' "$TOP_SRCDIR/tests/jpeg/SHRINK" >"$T/shrink.list"
+    while read -r in pipe f want tol; do
+        for how in "" --shrink-on-load; do
+            "$GPUIMG" -v -f --backend=cpu $how "$pipe" "$TOP_SRCDIR/tests/jpeg/$in" "$T/shrunk.png" 2>"$T/err" \
+                && grep -q "shrunk 1/$f on load" "$T/err" && ok || bad "$in ${how:-(default)}: not shrunk 1/$f on load: $(cat "$T/err")"
+            "$dir/golden_test" --diff "$T/shrunk.png" "$TOP_SRCDIR/tests/jpeg/$want" "$tol" >"$T/log" && ok \
+                || bad "$in ${how:-(default)} $pipe: $(cat "$T/log")"
+        done
+        "$GPUIMG" -v -f --backend=cpu --exact "$pipe" "$TOP_SRCDIR/tests/jpeg/$in" "$T/full.png" 2>"$T/err" \
+            && ! grep -q "on load" "$T/err" && ok || bad "$in: shrunk on load with --exact"
         rm -f "$T/shrunk.png" "$T/full.png"
-    done
+    done <"$T/shrink.list"
+    [ "$(grep -c . "$T/shrink.list")" -ge 2 ] && ok || bad "tests/jpeg/SHRINK lists no cases"
     # a pipeline whose resize comes after a step that is not pointwise is not shrunk
     "$GPUIMG" -v --backend=cpu --shrink-on-load blur=1,resize=37x25! "$TOP_SRCDIR/tests/jpeg/shrink-gray.jpg" \
         "$T/b.png" 2>"$T/err" && ! grep -q "on load" "$T/err" && ok || bad "blur then resize was shrunk on load"
+    # the default against the full decode on a photograph, within what the man page states
+    # (--shrink-on-load: 24 levels at most, 1.0 on average, PSNR 40 dB or more)
+    for pipe in resize=25% gray,resize=160x resize=100x60; do
+        "$GPUIMG" -q -f --backend=cpu "$pipe" "$TOP_SRCDIR/samples/path-640x400.jpg" "$T/def.png" \
+            && "$GPUIMG" -q -f --backend=cpu --exact "$pipe" "$TOP_SRCDIR/samples/path-640x400.jpg" "$T/exact.png" \
+            && "$dir/golden_test" --diff "$T/def.png" "$T/exact.png" 24 1.0 40 >"$T/log" && ok \
+            || bad "path-640x400.jpg $pipe: the default's shrink on load against --exact: $(cat "$T/log")"
+        ! cmp -s "$T/def.png" "$T/exact.png" && ok || bad "$pipe: the default and --exact gave the same bytes (no shrink?)"
+    done
 fi
 # and through the command line, from stdin too
 "$GPUIMG" -q --backend=cpu transpose - "$T/o.png" <"$TOP_SRCDIR/tests/formats/image.psd" && ok || bad "PSD from stdin"

@@ -6,12 +6,14 @@
  * and when an out-*.png of the directory is no case's.
  * With a directory argument it runs that directory's MANIFEST instead, without these checks
  * (tests/formats.sh: one file in each input format and the pixels it must decode to).
- * golden_test --diff A B TOL [MEAN]: whether images A and B (any format, default decoders) have the
- * same geometry and differ by at most TOL levels, and by at most MEAN on average where given
- * (exit 0), printing the largest and the mean difference. */
+ * golden_test --diff A B TOL [MEAN [PSNR]]: whether images A and B (any format, default decoders)
+ * have the same geometry and differ by at most TOL levels, by at most MEAN on average and with a
+ * PSNR of at least PSNR dB where given (exit 0), printing the largest and the mean difference and
+ * the PSNR. */
 #include <config.h>
 #include <ctype.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@
 #include "core/op.h"
 #include "testutil.h"
 
-static int diff(const char *a, const char *b, long tol, double mean_tol)
+static int diff(const char *a, const char *b, long tol, double mean_tol, double psnr_min)
 {
     struct load_opts lo = { 0 };
     struct image x, y;
@@ -29,19 +31,26 @@ static int diff(const char *a, const char *b, long tol, double mean_tol)
         return 2;
     }
     long over = 0, worst = test_max_diff(&x, &y, &over, tol);
-    double mean = 0;
+    double mean = 0, psnr = 0;
     if (worst < 0)
         printf("%s is %dx%d c%d, %s is %dx%d c%d\n", a, x.w, x.h, x.c, b, y.w, y.h, y.c);
     else {
         const size_t n = (size_t)x.w * x.h * x.c;
-        for (size_t i = 0; i < n; i++)
-            mean += labs(test_sample(&x, i) - test_sample(&y, i));
+        double se = 0;
+        for (size_t i = 0; i < n; i++) {
+            const long d = labs(test_sample(&x, i) - test_sample(&y, i));
+            mean += (double)d;
+            se += (double)d * (double)d;
+        }
         mean /= n ? (double)n : 1;
-        printf("max diff %ld (%ld samples over %ld), mean %.3f\n", worst, over, tol, mean);
+        se /= n ? (double)n : 1;
+        const double peak = x.depth == 16 ? 65535.0 : 255.0;
+        psnr = se > 0 ? 10 * log10(peak * peak / se) : INFINITY;
+        printf("max diff %ld (%ld samples over %ld), mean %.3f, PSNR %.1f dB\n", worst, over, tol, mean, psnr);
     }
     image_free(&x);
     image_free(&y);
-    return worst < 0 || worst > tol || (mean_tol >= 0 && mean > mean_tol);
+    return worst < 0 || worst > tol || (mean_tol >= 0 && mean > mean_tol) || psnr < psnr_min;
 }
 
 /* make_goldens.py's golden_name: out-TAG.PIPE.png for in-TAG.png, PIPE the pipeline with '=', ':'
@@ -63,8 +72,8 @@ static void golden_name(const char *in_name, const char *pipe, char *out, size_t
 
 int main(int argc, char **argv)
 {
-    if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--diff"))
-        return diff(argv[2], argv[3], atol(argv[4]), argc == 6 ? atof(argv[5]) : -1);
+    if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "--diff"))
+        return diff(argv[2], argv[3], atol(argv[4]), argc >= 6 ? atof(argv[5]) : -1, argc == 7 ? atof(argv[6]) : 0);
     const char *dir = argc > 1 ? argv[1] : getenv("GOLDEN_DIR");
     const int coverage = argc <= 1;
     printf("hand-written SIMD: %s\n", test_simd_state());

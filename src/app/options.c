@@ -266,6 +266,13 @@ void option_range(const struct opt_desc *d, long long *lo, long long *hi)
     if (d->type == OT_FLAG) {
         *lo = 0;
         *hi = 1;
+    } else if (d->type == OT_SET) {   /* its init and what each row setting the field sets */
+        *lo = *hi = d->init;
+        for (int i = 0; i < option_count; i++)
+            if (option_table[i].size && option_table[i].off == d->off && option_table[i].type == OT_SET) {
+                *lo = option_table[i].lo < *lo ? option_table[i].lo : *lo;
+                *hi = option_table[i].lo > *hi ? option_table[i].lo : *hi;
+            }
     } else if (d->type == OT_CHOICE)
         *hi = d->lo + param_choice_count(d->choices) - 1;
 }
@@ -703,7 +710,7 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
         .per_file_format = o->per_file_format,
         .load_jpeg = o->jpeg_decoder == JPEG_DEC_STB ? DEC_STB : DEC_AUTO,
         .load_png = (enum io_decoder)o->png_decoder,
-        .shrink_on_load = o->shrink_on_load,
+        .shrink_on_load = (enum shrink_mode)o->shrink_on_load,
         .no_auto_orient = o->no_auto_orient,
         .png_encoder = (enum encoder_choice)o->png_encoder,
         .jpeg_encoder = (enum encoder_choice)o->jpeg_encoder,

@@ -99,7 +99,7 @@ static inline void *option_field(const struct cli_opts *o, const struct opt_desc
     return (char *)o + d->off;
 }
 /* The values a row's field may hold, for the wire: its range (OT_CHOICE: lo .. lo + words - 1;
- * OT_FLAG 0 .. 1). */
+ * OT_FLAG 0 .. 1; OT_SET: its init and the values of the rows that set the field). */
 void option_range(const struct opt_desc *d, long long *lo, long long *hi);
 
 /* --help's options, the man page's OPTIONS and ENVIRONMENT (roff), README's table of the rows

@@ -37,7 +37,15 @@ static int out_format(const struct run_ctx *c, const char *out, enum out_format 
     return GPUIMG_OK;
 }
 
-/* --shrink-on-load: where the first step that changes the geometry can take a shrunk input and
+/* Whether the GPU decodes raw: its JPEG engines are ready (or nvJPEG asked for) and take it (8-bit
+ * grey or colour; the engines baseline files only). */
+static int gpu_decodes(const struct run_ctx *c, const struct io_input *raw)
+{
+    return c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&c->gpu) && raw->jpeg && raw->g.depth == 8
+        && (raw->g.c == 1 || raw->g.c == 3) && (!raw->progressive || c->gpu.jpeg == 2);
+}
+
+/* Shrink on load: where the first step that changes the geometry can take a shrunk input and
  * only pointwise steps (op_region_point: gray) come before it, a decoder that scales is asked to
  * shrink and the plan is resolved again for the shrunk input, to the same output. */
 static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct plan *pl, struct run_report *r)
@@ -62,6 +70,11 @@ static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct 
         st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: shrink on load changed the result's size", pl->steps[i].text);
     r->shrink = f;
     return st;
+}
+
+static int shrinks(const struct run_ctx *c, const struct io_input *raw)
+{
+    return c->shrink_on_load == SHRINK_ALWAYS || (c->shrink_on_load == SHRINK_AUTO && !gpu_decodes(c, raw));
 }
 
 /* EXIF orientation o (2 to 8): the turn that shows the image upright, as the plan's first steps
@@ -97,7 +110,7 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
         meta_upright(meta, raw->orient);
     int st;
     if ((turn && (st = orient(pl, raw->orient, r))) || (st = plan_resolve(pl, &r->in, c->max_pixels))
-        || (c->shrink_on_load && (st = shrink_on_load(c, raw, pl, r))) || (st = out_format(c, out, &so->fmt))
+        || (shrinks(c, raw) && (st = shrink_on_load(c, raw, pl, r))) || (st = out_format(c, out, &so->fmt))
         || (st = io_check_size(out, so->fmt, &pl->out))) {
         if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
             char msg[512];
@@ -171,15 +184,16 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, c
         }
         snprintf(r->declined, sizeof r->declined, "not streamed: %s", declined);
     }
-    if (c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&go) && raw->jpeg && raw->shrink == 1 && raw->g.depth == 8
-        && (raw->g.c == 1 || raw->g.c == 3)) {
+    if (gpu_decodes(c, raw) && raw->shrink == 1) {
         st = backend_gpu_run_jpeg(pl, &go, raw, &o->img, &declined, r);
         if (st || !declined) {
             io_input_free(raw);
             return st;
         }
         snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: %s", declined);
-    }
+    } else if (c->kind == BACKEND_GPU && raw->progressive && backend_gpu_jpeg_now(&c->gpu))
+        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: progressive (the JPEG engines take "
+                 "baseline files)");
     if (!(st = decode(raw, &o->img, r)))
         st = c->kind == BACKEND_GPU ? backend_gpu_run(pl, &go, &o->img, r) : backend_cpu_run(pl, &o->img, r);
     if (st == GPUIMG_ENODEVMEM && o->img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */

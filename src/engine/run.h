@@ -8,6 +8,13 @@
 #include "core/plan.h"
 #include "core/timing.h"
 
+/* --shrink-on-load and --exact: where a JPEG decoder that scales is asked to shrink for a resize */
+enum shrink_mode {
+    SHRINK_AUTO = -1,   /* the default: unless the GPU decodes the file (its JPEG engines, ready) */
+    SHRINK_NEVER = 0,   /* --exact: the full decode, the same pixels as before the default changed */
+    SHRINK_ALWAYS = 1,  /* --shrink-on-load: on the CPU even where the GPU's engines would take it */
+};
+
 struct run_ctx {
     const struct plan *plan;      /* parsed; resolved afresh for each input */
     enum backend_kind kind;       /* BACKEND_CPU or BACKEND_GPU, already selected */
@@ -17,7 +24,7 @@ struct run_ctx {
     int per_file_format;          /* take each output's format from its extension */
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
     enum io_decoder load_jpeg, load_png;   /* the decoders chosen (--decoder, --jpeg-decoder, ...) */
-    int shrink_on_load;           /* let a JPEG decoder shrink for a resize (--shrink-on-load) */
+    enum shrink_mode shrink_on_load;   /* when a JPEG decoder shrinks for a resize */
     struct io_pending *hold;      /* non-NULL: the output is left written here, unpublished */
     int no_auto_orient;           /* --no-auto-orient: leave a JPEG as stored, whatever its EXIF says */
     int in_fd;                    /* > 0: the input is this open file (the path names it); with

@@ -201,7 +201,7 @@ static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, in
  * a pass over every block of its components, however few bytes it holds (a progressive scan of
  * end-of-band runs skips 32767 blocks in two bytes), so scans past JPEG_SCANS_MAX are refused
  * here, before any decoder (libjpeg-turbo, stb_image, nvJPEG) starts on them. */
-int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph)
+int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, int *pprogressive)
 {
     size_t pos = 1;
     int st, progressive = 0, scans = 0;
@@ -219,8 +219,10 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
         if (pos >= len)
             break;
         uint8_t m = buf[pos++];
-        if (m == 0xD9)
+        if (m == 0xD9) {
+            *pprogressive = progressive;
             return GPUIMG_OK;
+        }
         if ((m >= 0xD0 && m <= 0xD7) || m == 0x01)
             continue;
         if (m == 0xD8 || m == 0x00)

@@ -34,7 +34,7 @@ struct png_facts {
  * is stored in *w, *h (left 0 when no frame header was seen), so that the pixel limit can be
  * applied before the decoder is asked anything: stb refuses to describe very large images. */
 int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h, struct png_facts *f);
-int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
+int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h, int *progressive);
 /* The most scans a JPEG may have: ten times libjpeg's own progressions (6 scans for grey, 10 for
  * colour); a baseline JPEG has one, or one a component. */
 #define JPEG_SCANS_MAX 100

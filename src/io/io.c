@@ -182,7 +182,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     switch (kind) {
     case KIND_PNG: st = png_check(name, buf, len, &hw, &hh, &in->png); break;
     case KIND_JPEG:
-        if (!(st = jpeg_check(name, buf, len, &hw, &hh)))
+        if (!(st = jpeg_check(name, buf, len, &hw, &hh, &in->progressive)))
             in->orient = jpeg_orientation(buf, len);
         break;
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
