@@ -3,11 +3,15 @@
 (random crops of a random scale, flips, a brightness shift), 4:2:0.
     python3 bench/make_batch_inputs.py OUTDIR N W H SOURCE... [--quality Q] [--exif]
 Quality 90 unless --quality; --exif gives each file a camera's APP1 Exif segment (make, model,
-orientation 1, date: what vipsthumbnail and gpuimg read and carry). Writes OUTDIR/img0000.jpg
-... and OUTDIR/list.txt."""
+orientation 1, date: what vipsthumbnail and gpuimg read and carry). Each file is made from its
+own seed, a process a core. Writes OUTDIR/img0000.jpg ... and OUTDIR/list.txt."""
 import argparse, os, random, struct
+from multiprocessing import Pool
 import cv2
 import numpy as np
+
+A = None
+SRCS = None
 
 
 def exif_segment(i):
@@ -28,7 +32,33 @@ def exif_segment(i):
     return b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body
 
 
+def make(i):
+    w, h = A.w, A.h
+    rng = random.Random(i + 1)
+    s = SRCS[i % len(SRCS)]
+    scale = max(w / s.shape[1], h / s.shape[0]) * rng.uniform(1.0, 1.6)
+    r = cv2.resize(s, (max(w, int(s.shape[1] * scale + 0.5)), max(h, int(s.shape[0] * scale + 0.5))),
+                   interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    x, y = rng.randrange(r.shape[1] - w + 1), rng.randrange(r.shape[0] - h + 1)
+    c = r[y:y + h, x:x + w]
+    if rng.random() < 0.5:
+        c = c[:, ::-1]
+    c = np.clip(c.astype(np.int16) + rng.randint(-20, 20), 0, 255).astype(np.uint8)
+    params = [cv2.IMWRITE_JPEG_QUALITY, A.quality]
+    if hasattr(cv2, "IMWRITE_JPEG_SAMPLING_FACTOR"):   # OpenCV 4.7 on; 4:2:0 is libjpeg's default
+        params += [cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420]
+    ok, buf = cv2.imencode(".jpg", c, params)
+    data = buf.tobytes()
+    if A.exif:
+        data = data[:2] + exif_segment(i) + data[2:]
+    name = os.path.join(A.out, f"img{i:04d}.jpg")
+    with open(name, "wb") as f:
+        f.write(data)
+    return name
+
+
 def main():
+    global A, SRCS
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("n", type=int)
@@ -37,34 +67,13 @@ def main():
     ap.add_argument("sources", nargs="+")
     ap.add_argument("--quality", type=int, default=90)
     ap.add_argument("--exif", action="store_true")
-    a = ap.parse_args()
-    w, h = a.w, a.h
-    srcs = [cv2.imread(p, cv2.IMREAD_COLOR) for p in a.sources]
-    os.makedirs(a.out, exist_ok=True)
-    rng = random.Random(1)
-    names = []
-    for i in range(a.n):
-        s = srcs[i % len(srcs)]
-        scale = max(w / s.shape[1], h / s.shape[0]) * rng.uniform(1.0, 1.6)
-        r = cv2.resize(s, (max(w, int(s.shape[1] * scale + 0.5)), max(h, int(s.shape[0] * scale + 0.5))),
-                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
-        x, y = rng.randrange(r.shape[1] - w + 1), rng.randrange(r.shape[0] - h + 1)
-        c = r[y:y + h, x:x + w]
-        if rng.random() < 0.5:
-            c = c[:, ::-1]
-        c = np.clip(c.astype(np.int16) + rng.randint(-20, 20), 0, 255).astype(np.uint8)
-        params = [cv2.IMWRITE_JPEG_QUALITY, a.quality]
-        if hasattr(cv2, "IMWRITE_JPEG_SAMPLING_FACTOR"):   # OpenCV 4.7 on; 4:2:0 is libjpeg's default
-            params += [cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420]
-        ok, buf = cv2.imencode(".jpg", c, params)
-        data = buf.tobytes()
-        if a.exif:
-            data = data[:2] + exif_segment(i) + data[2:]
-        name = os.path.join(a.out, f"img{i:04d}.jpg")
-        with open(name, "wb") as f:
-            f.write(data)
-        names.append(name)
-    with open(os.path.join(a.out, "list.txt"), "w") as f:
+    A = ap.parse_args()
+    SRCS = [cv2.imread(p, cv2.IMREAD_COLOR) for p in A.sources]
+    os.makedirs(A.out, exist_ok=True)
+    cv2.setNumThreads(1)
+    with Pool() as pool:   # forked: the workers see A and SRCS
+        names = pool.map(make, range(A.n))
+    with open(os.path.join(A.out, "list.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
 
 

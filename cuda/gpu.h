@@ -90,6 +90,10 @@ void gpu_jpeg_start(int device);
 int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampling, unsigned char **out, size_t *len,
                     char *err, size_t errlen);
 int gpu_jpeg_ready(int device);   /* 1 once the engines' decoder of device is made */
+/* The ms until device's engines would have decoded an image of px pixels: the pixels submitted
+ * and not yet decoded, and this one, at the rate their calls have run (an average of the recent
+ * ones); -1 before their first call. */
+double gpu_jpeg_wait_ms(int device, long long px);
 void gpu_jpeg_stop(void);
 /* A measuring knob, set once before any work: the JPEG engines' nvjpegCreateEx flags (-1: the
  * default, interpolated chroma upsampling). */

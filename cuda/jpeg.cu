@@ -43,6 +43,7 @@ struct hw_req {
     size_t len;
     void *dst;
     int w, c;
+    long long px;
     int rc;   /* 0 decoded, 1 failed (the image alone) */
 };
 
@@ -59,6 +60,10 @@ struct hw_decoder {
     int batch;                     /* the batch size and format the state was set up for */
     nvjpegOutputFormat_t fmt;
     combiner<hw_req> queue;
+    /* the cost model the scheduler reads (gpu_jpeg_wait_ms): pixels submitted and not yet
+     * decoded, and the calls' measured picoseconds a pixel (0: none yet), averaged */
+    std::atomic<long long> pending{0};
+    std::atomic<long long> ps_per_px{0};
 };
 static hw_decoder hw[GPU_MAX_DEVICES];
 
@@ -146,9 +151,17 @@ static int hw_call(hw_decoder *d, hw_req *const *r, int n)
 static void hw_run(hw_decoder *d, std::vector<hw_req *> &batch)
 {
     const int n = (int)batch.size();
+    const auto t0 = std::chrono::steady_clock::now();
     if (!hw_call(d, batch.data(), n)) {
-        for (hw_req *r : batch)
+        long long px = 0;
+        for (hw_req *r : batch) {
             r->rc = 0;
+            px += r->px;
+        }
+        const long long ps = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()
+                             * 1000 / (px > 0 ? px : 1);
+        const long long old = d->ps_per_px.load();
+        d->ps_per_px.store(old ? (3 * old + ps) / 4 : ps);
         return;
     }
     for (hw_req *r : batch)   /* which one: each alone */
@@ -188,10 +201,20 @@ static int hw_decode(const unsigned char *data, size_t len, void *dst, int w, in
         || nvjpegDecodeBatchedSupported(d->handle, parsed, &unsupported) != NVJPEG_STATUS_SUCCESS || unsupported
         || (int)pw != w || (int)ph != h || (int)nc != c)
         return -1;
-    hw_req r = { data, len, dst, w, c, 1 };
+    hw_req r = { data, len, dst, w, c, (long long)w * h, 1 };
+    d->pending.fetch_add(r.px);
     d->queue.submit(&r, MAX_BATCH, [d](std::vector<hw_req *> &b) { hw_run(d, b); },
                     [](const hw_req *a, const hw_req *b) { return a->c == b->c; });
+    d->pending.fetch_sub(r.px);
     return r.rc ? -1 : 0;
+}
+
+extern "C" double gpu_jpeg_wait_ms(int dev, long long px)
+{
+    if (dev < 0 || dev >= GPU_MAX_DEVICES || hw[dev].ready.load() != 1)
+        return -1;
+    const long long ps = hw[dev].ps_per_px.load();
+    return ps ? (double)(hw[dev].pending.load() + px) * (double)ps * 1e-9 : -1;
 }
 
 /* ---- nvJPEG's default backend, one image --------------------------------------------------- */

@@ -711,6 +711,7 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
         .load_jpeg = o->jpeg_decoder == JPEG_DEC_STB ? DEC_STB : DEC_AUTO,
         .load_png = (enum io_decoder)o->png_decoder,
         .shrink_on_load = (enum shrink_mode)o->shrink_on_load,
+        .jpeg_split = o->jpeg_split,
         .no_auto_orient = o->no_auto_orient,
         .png_encoder = (enum encoder_choice)o->png_encoder,
         .jpeg_encoder = (enum encoder_choice)o->jpeg_encoder,

@@ -506,7 +506,7 @@ int server_main(const struct cli_opts *o)
     struct stat mine = { 0 };
     stat(p.sock, &mine);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const int want = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    const int want = o->server_workers ? o->server_workers : cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
     pthread_t tid[64];
     for (int i = 0; i < want; i++)
         if (pthread_create(&tid[S.nworkers], NULL, worker, NULL) == 0)

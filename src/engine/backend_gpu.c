@@ -557,6 +557,17 @@ int backend_gpu_jpeg_now(const struct gpu_run_opts *o)
 #endif
 }
 
+double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px)
+{
+#ifdef HAVE_NVJPEG
+    return o->jpeg == 1 ? gpu_jpeg_wait_ms(o->device, px) : -1;
+#else
+    (void)o;
+    (void)px;
+    return -1;
+#endif
+}
+
 void backend_gpu_codecs_stop(void)
 {
 #ifdef HAVE_NVJPEG
@@ -624,6 +635,7 @@ void backend_gpu_encode_free(struct gpu_encode_request *q) {}
 void backend_gpu_codecs_start(int device, int jpeg) {}
 void backend_gpu_codecs_stop(void) {}
 int backend_gpu_jpeg_now(const struct gpu_run_opts *o) { return 0; }
+double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px) { return -1; }
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");

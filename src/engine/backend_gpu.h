@@ -50,6 +50,9 @@ struct gpu_run_opts {
 /* Whether backend_gpu_run_jpeg may take a JPEG with these options now (o->jpeg = 1: once the
  * engines' decoder of the device is ready). */
 int backend_gpu_jpeg_now(const struct gpu_run_opts *o);
+/* The scheduler's view of the engines (o->jpeg = 1): the ms until they would have decoded an image
+ * of px pixels, their queue included, at their measured rate; -1 when there is no measurement. */
+double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px);
 /* A worker thread that ran GPU work is done: free its staging buffers. */
 void backend_gpu_thread_done(void);
 

@@ -2,6 +2,7 @@
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "core/error.h"
 #include "engine/knobs.h"
 #include "engine/run.h"
@@ -37,8 +38,8 @@ static int out_format(const struct run_ctx *c, const char *out, enum out_format 
     return GPUIMG_OK;
 }
 
-/* Whether the GPU decodes raw: its JPEG engines are ready (or nvJPEG asked for) and take it (8-bit
- * grey or colour; the engines baseline files only). */
+/* Whether the GPU may decode raw: its JPEG engines are ready (or nvJPEG asked for) and take it
+ * (8-bit grey or colour; the engines baseline files only). */
 static int gpu_decodes(const struct run_ctx *c, const struct io_input *raw)
 {
     return c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&c->gpu) && raw->jpeg && raw->g.depth == 8
@@ -46,25 +47,32 @@ static int gpu_decodes(const struct run_ctx *c, const struct io_input *raw)
 }
 
 /* Shrink on load: where the first step that changes the geometry can take a shrunk input and
- * only pointwise steps (op_region_point: gray) come before it, a decoder that scales is asked to
- * shrink and the plan is resolved again for the shrunk input, to the same output. */
-static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct plan *pl, struct run_report *r)
+ * only pointwise steps (op_region_point: gray) come before it, the factor (2, 4 or 8) its
+ * load_shrink picks for raw, with that step's index and arguments; 1: none. */
+static int shrink_factor(const struct run_ctx *c, const struct io_input *raw, const struct plan *pl, int *step,
+                         struct op_args *a)
 {
     if (!io_can_shrink(raw))
-        return GPUIMG_OK;
+        return 1;
     int i = 0;
     while (i < pl->nsteps && pl->steps[i].op->region == op_region_point)
         i++;
     if (i == pl->nsteps || !pl->steps[i].op->load_shrink)
-        return GPUIMG_OK;
-    struct op_args a = c->plan->steps[i].args;   /* as parsed: automatic choices made afresh */
-    const int f = pl->steps[i].op->load_shrink(&a, &pl->steps[i].in, &pl->steps[i].out);
-    if (f <= 1)
-        return GPUIMG_OK;
+        return 1;
+    *a = c->plan->steps[i].args;   /* as parsed: automatic choices made afresh */
+    *step = i;
+    return pl->steps[i].op->load_shrink(a, &pl->steps[i].in, &pl->steps[i].out);
+}
+
+/* The decoder shrinks raw by f and the plan is resolved again for the shrunk input, to the same
+ * output. */
+static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct plan *pl, int f, int i,
+                          const struct op_args *a, struct run_report *r)
+{
     const struct geom want = pl->out;
     io_shrink(raw, f);
     *pl = *c->plan;
-    pl->steps[i].args = a;
+    pl->steps[i].args = *a;
     int st = plan_resolve(pl, &raw->g, c->max_pixels);
     if (!st && (pl->out.w != want.w || pl->out.h != want.h))
         st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: shrink on load changed the result's size", pl->steps[i].text);
@@ -72,9 +80,63 @@ static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct 
     return st;
 }
 
-static int shrinks(const struct run_ctx *c, const struct io_input *raw)
+/* ---- the scheduler: a JPEG the engines could take goes where it is decoded first ------------- */
+
+/* The cores' side of the cost model: libjpeg-turbo's picoseconds a source pixel at each shrink
+ * (1, 2, 4, 8), an average of this process's decodes, from a prior (a 2020s core) until measured;
+ * and the decodes the cores run now. The engines' side is theirs (backend_gpu_jpeg_wait_ms). */
+static long long cpu_ps[4] = { 6000, 3000, 2000, 1500 };
+static int cpu_decoding;
+
+static int shrink_slot(int f)
 {
-    return c->shrink_on_load == SHRINK_ALWAYS || (c->shrink_on_load == SHRINK_AUTO && !gpu_decodes(c, raw));
+    return f >= 8 ? 3 : f >= 4 ? 2 : f >= 2 ? 1 : 0;
+}
+
+static void cpu_decoded(int f, long long px, double ms)
+{
+    if (px <= 0 || ms <= 0)
+        return;
+    long long *p = &cpu_ps[shrink_slot(f)];
+    const long long ps = (long long)(ms * 1e9 / (double)px);
+    __atomic_store_n(p, (3 * __atomic_load_n(p, __ATOMIC_RELAXED) + ps) / 4, __ATOMIC_RELAXED);
+}
+
+/* Whether a core would decode raw (px pixels) at shrink f before the engines would: their queue
+ * at their measured rate against this core's rate, slowed by the decodes the cores already run
+ * beyond their number. Without a measurement of the engines yet, the engines (their first
+ * calls measure them). */
+static int cores_first(const struct run_ctx *c, const struct io_input *raw, int f)
+{
+    if (!c->jpeg_split || c->gpu.jpeg != 1)
+        return 0;
+    const long long px = (long long)raw->g.w * raw->g.h;
+    const double engines = backend_gpu_jpeg_wait_ms(&c->gpu, px);
+    if (engines < 0)
+        return 0;
+    const int busy = __atomic_load_n(&cpu_decoding, __ATOMIC_RELAXED) + 1;
+    static int ncores;
+    if (!__atomic_load_n(&ncores, __ATOMIC_RELAXED)) {
+        const long n = sysconf(_SC_NPROCESSORS_ONLN);
+        __atomic_store_n(&ncores, n > 0 ? (int)n : 1, __ATOMIC_RELAXED);
+    }
+    const double load = busy > ncores ? (double)busy / ncores : 1.0;
+    const double cores = (double)px * (double)__atomic_load_n(&cpu_ps[shrink_slot(f)], __ATOMIC_RELAXED) * 1e-9 * load;
+    return cores < engines;
+}
+
+/* Where raw is decoded and whether shrunk: *engines = 1 for the GPU's JPEG engines (or nvJPEG),
+ * else the CPU, shrinking where the mode and the pipeline allow. */
+static int place_decode(const struct run_ctx *c, struct io_input *raw, struct plan *pl, int *engines,
+                        struct run_report *r)
+{
+    struct op_args a;
+    int i = 0;
+    const int f = c->shrink_on_load == SHRINK_NEVER ? 1 : shrink_factor(c, raw, pl, &i, &a);
+    *engines = gpu_decodes(c, raw) && c->shrink_on_load != SHRINK_ALWAYS && !cores_first(c, raw, f);
+    if (!*engines && gpu_decodes(c, raw) && c->shrink_on_load != SHRINK_ALWAYS)
+        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: the cores were to finish it first");
+    return *engines || f <= 1 ? GPUIMG_OK : shrink_on_load(c, raw, pl, f, i, &a, r);
 }
 
 /* EXIF orientation o (2 to 8): the turn that shows the image upright, as the plan's first steps
@@ -97,10 +159,11 @@ static int orient(struct plan *pl, int o, struct run_report *r)
     return GPUIMG_OK;
 }
 
-/* The plan resolved for raw (turned upright, shrunk on load), the output's format into so->fmt and
- * the check that its encoder can write the result, before any work. */
+/* The plan resolved for raw (turned upright, its decoder placed: *engines, or the CPU shrinking on
+ * load), the output's format into so->fmt and the check that its encoder can write the result,
+ * before any work. */
 static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, struct plan *pl, struct save_opts *so,
-                struct io_meta *meta, struct run_report *r)
+                struct io_meta *meta, int *engines, struct run_report *r)
 {
     *pl = *c->plan;
     *so = c->save;
@@ -110,7 +173,7 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
         meta_upright(meta, raw->orient);
     int st;
     if ((turn && (st = orient(pl, raw->orient, r))) || (st = plan_resolve(pl, &r->in, c->max_pixels))
-        || (shrinks(c, raw) && (st = shrink_on_load(c, raw, pl, r))) || (st = out_format(c, out, &so->fmt))
+        || (st = place_decode(c, raw, pl, engines, r)) || (st = out_format(c, out, &so->fmt))
         || (st = io_check_size(out, so->fmt, &pl->out))) {
         if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
             char msg[512];
@@ -160,9 +223,18 @@ static int gpu_encodes(const struct run_ctx *c, const struct plan *pl, const str
 
 static int decode(struct io_input *raw, struct image *img, struct run_report *r)
 {
+    const int jpeg = io_can_shrink(raw), f = raw->shrink;   /* libjpeg-turbo's decodes teach the scheduler */
+    if (jpeg)
+        __atomic_add_fetch(&cpu_decoding, 1, __ATOMIC_RELAXED);
     const double t0 = timing_now_ms();
     int st = io_decode(raw, img);
-    r->decode_ms += timing_now_ms() - t0;
+    const double ms = timing_now_ms() - t0;
+    if (jpeg) {
+        __atomic_sub_fetch(&cpu_decoding, 1, __ATOMIC_RELAXED);
+        if (!st)
+            cpu_decoded(f, (long long)r->in.w * r->in.h, ms);
+    }
+    r->decode_ms += ms;
     r->decoder = raw->codec;
     return st;
 }
@@ -170,7 +242,7 @@ static int decode(struct io_input *raw, struct image *img, struct run_report *r)
 /* raw (freed here) through pl into o: streamed on the CPU where it can be, decoded on the GPU
  * where its JPEG engines take it, else decoded and run by the backend. */
 static int run(const struct run_ctx *c, const char *out, struct io_input *raw, const struct plan *pl,
-               const struct save_opts *so, struct outcome *o, struct run_report *r)
+               const struct save_opts *so, int engines, struct outcome *o, struct run_report *r)
 {
     const char *declined = "";
     int st = GPUIMG_OK;
@@ -184,7 +256,7 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, c
         }
         snprintf(r->declined, sizeof r->declined, "not streamed: %s", declined);
     }
-    if (gpu_decodes(c, raw) && raw->shrink == 1) {
+    if (engines) {
         st = backend_gpu_run_jpeg(pl, &go, raw, &o->img, &declined, r);
         if (st || !declined) {
             io_input_free(raw);
@@ -247,7 +319,7 @@ static void result(struct outcome *o, const struct plan *pl, const struct save_o
 
 /* ---- write ----------------------------------------------------------------------------------- */
 
-static int write(const struct run_ctx *c, const char *out, const struct io_result *res, const struct save_opts *so,
+static int write_result(const struct run_ctx *c, const char *out, const struct io_result *res, const struct save_opts *so,
                  double gpu_encode_ms, struct run_report *r)
 {
     const double t0 = timing_now_ms();
@@ -259,13 +331,13 @@ static int write(const struct run_ctx *c, const char *out, const struct io_resul
 /* ---- the chain ------------------------------------------------------------------------------- */
 
 static int begin(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
-                 struct save_opts *so, struct io_meta *meta, struct run_report *r)
+                 struct save_opts *so, struct io_meta *meta, int *engines, struct run_report *r)
 {
     r->input = in;
     r->output = out;
     r->fallback = c->fallback;
     int st = load(c, in, raw, meta, r);
-    if (!st && (st = plan(c, out, raw, pl, so, meta, r)))
+    if (!st && (st = plan(c, out, raw, pl, so, meta, engines, r)))
         io_input_free(raw);
     return st;
 }
@@ -274,7 +346,8 @@ int run_load(const struct run_ctx *c, const char *in, const char *out, struct im
              struct save_opts *so, struct io_meta *meta, struct run_report *r)
 {
     struct io_input raw;
-    int st = begin(c, in, out, &raw, pl, so, meta, r);
+    int engines;   /* --compare decodes on the CPU */
+    int st = begin(c, in, out, &raw, pl, so, meta, &engines, r);
     return st ? st : decode(&raw, img, r);
 }
 
@@ -285,7 +358,7 @@ int run_save(const struct run_ctx *c, const char *out, const struct image *img, 
     r->out = res.g;
     r->encoder = io_encoder_name(&res.g, so);
     r->encode_ms = 0;
-    return write(c, out, &res, so, 0, r);
+    return write_result(c, out, &res, so, 0, r);
 }
 
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r)
@@ -296,17 +369,18 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     struct plan pl;
     struct save_opts so;
     struct outcome o = { 0 };
-    int st = begin(c, in, out, &raw, &pl, &so, &meta, r);
+    int engines = 0;
+    int st = begin(c, in, out, &raw, &pl, &so, &meta, &engines, r);
     if (!st) {
         pl.abandoned = c->abandoned;
-        st = run(c, out, &raw, &pl, &so, &o, r);
+        st = run(c, out, &raw, &pl, &so, engines, &o, r);
     }
     if (!st)
         st = plan_abandoned(&pl);   /* not written (a large result's longest stage) for no one */
     if (!st) {
         result(&o, &pl, &so, r);
-        st = write(c, out, &o.res, &so, o.res.kind == IO_RESULT_PNG_CHUNKS || o.res.kind == IO_RESULT_JPEG_BYTES
-                                             ? o.enc.ms : 0, r);
+        st = write_result(c, out, &o.res, &so, o.res.kind == IO_RESULT_PNG_CHUNKS || o.res.kind == IO_RESULT_JPEG_BYTES
+                                                    ? o.enc.ms : 0, r);
     }
     outcome_free(&o);
     meta_free(&meta);

@@ -25,6 +25,8 @@ struct run_ctx {
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
     enum io_decoder load_jpeg, load_png;   /* the decoders chosen (--decoder, --jpeg-decoder, ...) */
     enum shrink_mode shrink_on_load;   /* when a JPEG decoder shrinks for a resize */
+    int jpeg_split;               /* the GPU path's JPEGs go to the engines or the cores, whichever
+                                     is predicted to finish first (else the engines when ready) */
     struct io_pending *hold;      /* non-NULL: the output is left written here, unpublished */
     int no_auto_orient;           /* --no-auto-orient: leave a JPEG as stored, whatever its EXIF says */
     int in_fd;                    /* > 0: the input is this open file (the path names it); with
