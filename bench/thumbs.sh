@@ -4,6 +4,8 @@
 # files a process), OpenCV-Python's thread pool (full decode, and the reduced read), and gpuimg's
 # batch by default, --exact, and on the CPU (where a GPU is). Inputs: N JPEGs of 4032x3024,
 # quality 92, 4:2:0, with a camera's EXIF, cut from SOURCES (bench/make_batch_inputs.py).
+# THUMBS_FORMAT=webp writes WebP thumbnails of quality 85 instead (libwebp's default method, 4,
+# everywhere: gpuimg's --webp-effort, vips's effort, OpenCV's simple API).
 #   sh bench/thumbs.sh [N [WIDTH [SOURCE...]]]    (after a build; VIPSHOME=DIR: vips's folder,
 #                                                   DIR/bin and DIR/lib, when not installed)
 # Prints a line a contender: images/s and the outputs' bytes.
@@ -25,11 +27,12 @@ if [ ! -s "$d/in/list.txt" ] || [ "$(grep -c . "$d/in/list.txt")" -ne "$n" ]; th
         --quality 92 --exif || exit 1
 fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
-echo "thumbs: $n JPEGs 4032x3024 q92 4:2:0 ($(du -sm "$d/in" | cut -f1) MB) -> ${width}px wide, JPEG q85; $(nproc) cores; ${gpu:-no GPU}"
+ext=${THUMBS_FORMAT:-jpg}
+echo "thumbs: $n JPEGs 4032x3024 q92 4:2:0 ($(du -sm "$d/in" | cut -f1) MB) -> ${width}px wide, $ext q85; $(nproc) cores; ${gpu:-no GPU}"
 cat "$d"/in/*.jpg >/dev/null   # in the page cache for every contender
 now() { date +%s.%N; }
 rate() { awk -v n="$n" -v a="$1" -v b="$2" 'BEGIN { printf "%.1f images/s (%.2f s)", n / (b - a), b - a }'; }
-bytes() { cat "$d"/out/*.jpg 2>/dev/null | wc -c; }
+bytes() { cat "$d"/out/*."$ext" 2>/dev/null | wc -c; }
 contender() {   # NAME COMMAND...
     name=$1
     shift
@@ -40,8 +43,8 @@ contender() {   # NAME COMMAND...
     t1=$(now)
     echo "$name: $(rate "$t0" "$t1"), $(ls "$d/out" | wc -l) outputs, $(bytes) bytes"
 }
-gp() { ./gpuimg -q --no-progress --jpeg-quality=85 -o "$d/out/%s.jpg" --from-list="$d/in/list.txt" "$@" "resize=${width}x"; }
-vt() { xargs -P "$(nproc)" -n 10 vipsthumbnail -s "${width}x" -o "$d/out/%s.jpg[Q=85]" <"$d/in/list.txt"; }
+gp() { ./gpuimg -q --no-progress --jpeg-quality=85 --webp-quality=85 -o "$d/out/%s.$ext" --from-list="$d/in/list.txt" "$@" "resize=${width}x"; }
+vt() { xargs -P "$(nproc)" -n 10 vipsthumbnail -s "${width}x" -o "$d/out/%s.$ext[Q=85]" <"$d/in/list.txt"; }
 if command -v vipsthumbnail >/dev/null 2>&1; then
     contender "vipsthumbnail $(vips --version 2>/dev/null | head -n 1), xargs -P$(nproc) -n10" vt
 else
@@ -53,5 +56,5 @@ contender "gpuimg --exact" gp --exact
 [ -n "$gpu" ] && contender "gpuimg --shrink-on-load" gp --shrink-on-load
 for how in "" --reduced; do
     rm -rf "$d/out"
-    $py bench/thumbs_opencv.py "$d/in/list.txt" "$d/out" "$width" $how
+    $py bench/thumbs_opencv.py "$d/in/list.txt" "$d/out" "$width" --format "$ext" $how
 done

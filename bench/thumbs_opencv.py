@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """gpuimg bench: the OpenCV-Python anchor for the thumbnail job, the same work as
 `gpuimg -o OUT/%s.jpg --jpeg-quality=Q resize=Wx INPUT...`: a thread pool (a thread a core) over
-cv2.imread, resize to W wide with INTER_AREA and imwrite as JPEG at quality Q. --reduced reads
+cv2.imread, resize to W wide with INTER_AREA and imwrite as JPEG (or --format webp: WebP) at
+quality Q. --reduced reads
 with IMREAD_REDUCED_COLOR_2, _4 or _8 (libjpeg's DCT scaling) by vipsthumbnail's rule (the largest
 factor leaving the resize at least 2x), as shrink-on-load does.
-    python3 bench/thumbs_opencv.py LIST OUTDIR WIDTH [--quality Q] [--reduced] [--threads N]
+    python3 bench/thumbs_opencv.py LIST OUTDIR WIDTH [--quality Q] [--format jpg|webp] [--reduced] [--threads N]
 Prints one line: files, seconds, images/s, the outputs' bytes."""
 import argparse, os, struct, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,6 +39,7 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("width", type=int)
     ap.add_argument("--quality", type=int, default=85)
+    ap.add_argument("--format", choices=["jpg", "webp"], default="jpg")
     ap.add_argument("--reduced", action="store_true")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     a = ap.parse_args()
@@ -59,8 +61,9 @@ def main():
             return -1
         h = max(1, round(im.shape[0] * a.width / im.shape[1]))
         t = cv2.resize(im, (a.width, h), interpolation=cv2.INTER_AREA)
-        name = os.path.join(a.outdir, os.path.splitext(os.path.basename(path))[0] + ".jpg")
-        if not cv2.imwrite(name, t, [cv2.IMWRITE_JPEG_QUALITY, a.quality]):
+        name = os.path.join(a.outdir, os.path.splitext(os.path.basename(path))[0] + "." + a.format)
+        q = cv2.IMWRITE_JPEG_QUALITY if a.format == "jpg" else cv2.IMWRITE_WEBP_QUALITY
+        if not cv2.imwrite(name, t, [q, a.quality]):
             return -1
         return os.path.getsize(name)
 
