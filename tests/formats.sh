@@ -95,6 +95,23 @@ if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
     # a pipeline whose resize comes after a step that is not pointwise is not shrunk
     "$GPUIMG" -v --backend=cpu --shrink-on-load blur=1,resize=37x25! "$TOP_SRCDIR/tests/jpeg/shrink-gray.jpg" \
         "$T/b.png" 2>"$T/err" && ! grep -q "on load" "$T/err" && ok || bad "blur then resize was shrunk on load"
+    # a phone's photograph (EXIF orientation 6) shrinks on load as well: the decoder's scaling
+    # comes before the turn upright, then the resize; within the tolerance of the full decode
+    exif_jpeg "$TOP_SRCDIR/samples/path-640x400.jpg" MM 6 >"$T/phone6.jpg"
+    "$GPUIMG" -v -f --backend=cpu resize=60x "$T/phone6.jpg" "$T/p6.png" 2>"$T/err" \
+        && grep -q "shrunk 1/2 on load, EXIF orientation 6 turned upright) -> .* (60x96 " "$T/err" && ok \
+        || bad "orientation 6 and a resize: not shrunk 1/2, or not upright: $(cat "$T/err")"
+    "$GPUIMG" -q -f --backend=cpu --exact resize=60x "$T/phone6.jpg" "$T/p6-exact.png" \
+        && "$dir/golden_test" --diff "$T/p6.png" "$T/p6-exact.png" 24 1.0 40 >"$T/log" && ok \
+        || bad "orientation 6, shrunk against --exact: $(cat "$T/log")"
+    # CMYK is decoded whole (scaled before its conversion it lands further off)
+    "$GPUIMG" -v -f --backend=cpu resize=25% "$TOP_SRCDIR/tests/jpeg/cmyk.jpg" "$T/cmyk.png" 2>"$T/err" \
+        && ! grep -q "on load" "$T/err" && ok || bad "a CMYK JPEG was shrunk on load: $(cat "$T/err")"
+    # --compare times the pipeline on the whole image its header names
+    "$GPUIMG" --compare --repeat=1 --backend=cpu resize=25% "$TOP_SRCDIR/samples/path-640x400.jpg" "$T/cmp.png" \
+        >"$T/cmp.out" 2>&1 && "$GPUIMG" -q -f --backend=cpu --exact resize=25% "$TOP_SRCDIR/samples/path-640x400.jpg" \
+        "$T/cmp-exact.png" && cmp -s "$T/cmp.png" "$T/cmp-exact.png" && ok \
+        || bad "--compare's output is not the full decode's: $(cat "$T/cmp.out")"
     # the default against the full decode on a photograph, within what the man page states
     # (--shrink-on-load: 24 levels at most, 1.0 on average, PSNR 40 dB or more)
     for pipe in resize=25% gray,resize=160x resize=100x60; do

@@ -108,6 +108,13 @@ none=$(CUDA_VISIBLE_DEVICES= "$GPUIMG" --server-status 2>&1 | sed -n 's/.*(\([^ 
 same_as_here "gray" $gpu gray "$T/rgb.png" "$T/o.png"
 same_as_here "16-bit RGBA blur" $gpu blur=1.5,rotate=90 "$T/rgba16.png" "$T/o.png"
 same_as_here "JPEG out" $gpu gray,resize=50% --jpeg-quality=80 "$T/big.png" "$T/o.jpg"
+# shrink on load (the CPU's default), --exact and --shrink-on-load travel alike: the same bytes on
+# the CPU, and on the GPU with --shrink-on-load (the cores' decode everywhere; by default the
+# server's JPEG engines may take the file, whose pixels are within the decoders' tolerance)
+for how in --backend=cpu "--backend=cpu --exact" "$gpu --shrink-on-load"; do
+    # shellcheck disable=SC2086
+    same_as_here "a JPEG to a quarter, $how" $how resize=25% "$TOP_SRCDIR/samples/path-640x400.jpg" "$T/o.png"
+done
 same_as_here "missing input" $gpu gray "$T/none.png" "$T/o.png"
 same_as_here "not an image" $gpu gray "$T/text.png" "$T/o.png"
 same_as_here "cut PNG" $gpu gray "$T/cut.png" "$T/o.png"

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "core/error.h"
 #include "engine/knobs.h"
 #include "engine/run.h"
@@ -43,35 +46,44 @@ static int out_format(const struct run_ctx *c, const char *out, enum out_format 
 static int gpu_decodes(const struct run_ctx *c, const struct io_input *raw)
 {
     return c->kind == BACKEND_GPU && backend_gpu_jpeg_now(&c->gpu) && raw->jpeg && raw->g.depth == 8
-        && (raw->g.c == 1 || raw->g.c == 3) && (!raw->progressive || c->gpu.jpeg == 2);
+        && (raw->g.c == 1 || raw->g.c == 3) && (!raw->jpeg_facts.progressive || c->gpu.jpeg == 2);
 }
 
-/* Shrink on load: where the first step that changes the geometry can take a shrunk input and
- * only pointwise steps (op_region_point: gray) come before it, the factor (2, 4 or 8) its
- * load_shrink picks for raw, with that step's index and arguments; 1: none. */
-static int shrink_factor(const struct run_ctx *c, const struct io_input *raw, const struct plan *pl, int *step,
+/* Where a file's decode was placed, and what a later shrink on load needs: the plan as parsed,
+ * with the turn its EXIF orientation asks in its first nturn steps. */
+struct placement {
+    struct plan base;
+    int nturn;
+    int engines;   /* the GPU's JPEG engines (or nvJPEG) decode it; else the CPU */
+};
+
+/* Shrink on load: where the first step that changes the geometry after the EXIF turn (which the
+ * decoder's scaling commutes with) can take a shrunk input and only pointwise steps
+ * (op_region_point: gray) come between, the factor (2, 4 or 8) its load_shrink picks for raw,
+ * with that step's index and arguments; 1: none. */
+static int shrink_factor(const struct placement *pm, const struct io_input *raw, const struct plan *pl, int *step,
                          struct op_args *a)
 {
     if (!io_can_shrink(raw))
         return 1;
-    int i = 0;
+    int i = pm->nturn;
     while (i < pl->nsteps && pl->steps[i].op->region == op_region_point)
         i++;
     if (i == pl->nsteps || !pl->steps[i].op->load_shrink)
         return 1;
-    *a = c->plan->steps[i].args;   /* as parsed: automatic choices made afresh */
+    *a = pm->base.steps[i].args;   /* as parsed: automatic choices made afresh */
     *step = i;
     return pl->steps[i].op->load_shrink(a, &pl->steps[i].in, &pl->steps[i].out);
 }
 
 /* The decoder shrinks raw by f and the plan is resolved again for the shrunk input, to the same
  * output. */
-static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct plan *pl, int f, int i,
-                          const struct op_args *a, struct run_report *r)
+static int shrink_on_load(const struct run_ctx *c, const struct placement *pm, struct io_input *raw, struct plan *pl,
+                          int f, int i, const struct op_args *a, struct run_report *r)
 {
     const struct geom want = pl->out;
     io_shrink(raw, f);
-    *pl = *c->plan;
+    *pl = pm->base;
     pl->steps[i].args = *a;
     int st = plan_resolve(pl, &raw->g, c->max_pixels);
     if (!st && (pl->out.w != want.w || pl->out.h != want.h))
@@ -80,17 +92,43 @@ static int shrink_on_load(const struct run_ctx *c, struct io_input *raw, struct 
     return st;
 }
 
+/* raw decoded on the CPU, shrunk where the mode and the pipeline allow */
+static int shrink_if_allowed(const struct run_ctx *c, const struct placement *pm, struct io_input *raw, struct plan *pl,
+                             struct run_report *r)
+{
+    struct op_args a;
+    int i = 0;
+    const int f = c->shrink_on_load == SHRINK_NEVER || raw->shrink > 1 ? 1 : shrink_factor(pm, raw, pl, &i, &a);
+    return f > 1 ? shrink_on_load(c, pm, raw, pl, f, i, &a, r) : GPUIMG_OK;
+}
+
 /* ---- the scheduler: a JPEG the engines could take goes where it is decoded first ------------- */
 
-/* The cores' side of the cost model: libjpeg-turbo's picoseconds a source pixel at each shrink
- * (1, 2, 4, 8), an average of this process's decodes, from a prior (a 2020s core) until measured;
- * and the decodes the cores run now. The engines' side is theirs (backend_gpu_jpeg_wait_ms). */
+/* The cores' side of the cost model: libjpeg-turbo's picoseconds a source pixel on one core at
+ * each shrink (1, 2, 4, 8), an average of this process's baseline decodes (each divided by how
+ * far the decodes running then outnumbered the cores), from a prior until measured; and the
+ * decodes the cores run now. The engines' side is theirs (backend_gpu_jpeg_wait_ms). */
 static long long cpu_ps[4] = { 6000, 3000, 2000, 1500 };
 static int cpu_decoding;
 
 static int shrink_slot(int f)
 {
     return f >= 8 ? 3 : f >= 4 ? 2 : f >= 2 ? 1 : 0;
+}
+
+/* how far busy decodes outnumber the cores this process may use (1 when they do not) */
+static double cpu_load(int busy)
+{
+    static int ncores;
+    if (!__atomic_load_n(&ncores, __ATOMIC_RELAXED)) {
+#ifdef _OPENMP
+        const long n = omp_get_num_procs();   /* the cores this process may run on (affinity) */
+#else
+        const long n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+        __atomic_store_n(&ncores, n > 0 ? (int)n : 1, __ATOMIC_RELAXED);
+    }
+    return busy > ncores ? (double)busy / ncores : 1.0;
 }
 
 static void cpu_decoded(int f, long long px, double ms)
@@ -103,40 +141,39 @@ static void cpu_decoded(int f, long long px, double ms)
 }
 
 /* Whether a core would decode raw (px pixels) at shrink f before the engines would: their queue
- * at their measured rate against this core's rate, slowed by the decodes the cores already run
- * beyond their number. Without a measurement of the engines yet, the engines (their first
- * calls measure them). */
+ * at their measured rate against a core's rate, slowed by the decodes the cores already run
+ * beyond their number. Only at a shrink of 4 or more (measured: at 2 a core's decode costs the
+ * other stages more than it saves); without a measurement of the engines yet, the engines
+ * (their first calls measure them). */
 static int cores_first(const struct run_ctx *c, const struct io_input *raw, int f)
 {
-    if (!c->jpeg_split || c->gpu.jpeg != 1 || f < 4)   /* measured: at 2 the cores' decodes slow the rest */
+    if (!c->jpeg_split || c->gpu.jpeg != 1 || f < 4)
         return 0;
     const long long px = (long long)raw->g.w * raw->g.h;
     const double engines = backend_gpu_jpeg_wait_ms(&c->gpu, px);
     if (engines < 0)
         return 0;
-    const int busy = __atomic_load_n(&cpu_decoding, __ATOMIC_RELAXED) + 1;
-    static int ncores;
-    if (!__atomic_load_n(&ncores, __ATOMIC_RELAXED)) {
-        const long n = sysconf(_SC_NPROCESSORS_ONLN);
-        __atomic_store_n(&ncores, n > 0 ? (int)n : 1, __ATOMIC_RELAXED);
-    }
-    const double load = busy > ncores ? (double)busy / ncores : 1.0;
+    const double load = cpu_load(__atomic_load_n(&cpu_decoding, __ATOMIC_RELAXED) + 1);
     const double cores = (double)px * (double)__atomic_load_n(&cpu_ps[shrink_slot(f)], __ATOMIC_RELAXED) * 1e-9 * load;
     return cores < engines;
 }
 
-/* Where raw is decoded and whether shrunk: *engines = 1 for the GPU's JPEG engines (or nvJPEG),
- * else the CPU, shrinking where the mode and the pipeline allow. */
-static int place_decode(const struct run_ctx *c, struct io_input *raw, struct plan *pl, int *engines,
+/* Where raw is decoded and whether shrunk: pm->engines = 1 for the GPU's JPEG engines (or
+ * nvJPEG), else the CPU, shrinking where the mode and the pipeline allow (--shrink-on-load: the
+ * CPU for every file it shrinks). */
+static int place_decode(const struct run_ctx *c, struct io_input *raw, struct plan *pl, struct placement *pm,
                         struct run_report *r)
 {
     struct op_args a;
     int i = 0;
-    const int f = c->shrink_on_load == SHRINK_NEVER ? 1 : shrink_factor(c, raw, pl, &i, &a);
-    *engines = gpu_decodes(c, raw) && c->shrink_on_load != SHRINK_ALWAYS && !cores_first(c, raw, f);
-    if (!*engines && gpu_decodes(c, raw) && c->shrink_on_load != SHRINK_ALWAYS)
-        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: the cores were to finish it first");
-    return *engines || f <= 1 ? GPUIMG_OK : shrink_on_load(c, raw, pl, f, i, &a, r);
+    const int f = c->shrink_on_load == SHRINK_NEVER ? 1 : shrink_factor(pm, raw, pl, &i, &a);
+    const int gpu = gpu_decodes(c, raw);
+    const int always = c->shrink_on_load == SHRINK_ALWAYS && f > 1;
+    pm->engines = gpu && !always && !cores_first(c, raw, f);
+    if (gpu && !pm->engines)
+        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: %s",
+                 always ? "--shrink-on-load" : "the cores were to finish it first");
+    return pm->engines || f <= 1 ? GPUIMG_OK : shrink_on_load(c, pm, raw, pl, f, i, &a, r);
 }
 
 /* EXIF orientation o (2 to 8): the turn that shows the image upright, as the plan's first steps
@@ -159,11 +196,11 @@ static int orient(struct plan *pl, int o, struct run_report *r)
     return GPUIMG_OK;
 }
 
-/* The plan resolved for raw (turned upright, its decoder placed: *engines, or the CPU shrinking on
+/* The plan resolved for raw (turned upright, its decoder placed: pm->engines, or the CPU shrinking on
  * load), the output's format into so->fmt and the check that its encoder can write the result,
  * before any work. */
 static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, struct plan *pl, struct save_opts *so,
-                struct io_meta *meta, int *engines, struct run_report *r)
+                struct io_meta *meta, struct placement *pm, struct run_report *r)
 {
     *pl = *c->plan;
     *so = c->save;
@@ -171,9 +208,11 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
     const int turn = !c->no_auto_orient && raw->orient > 1;
     if (turn)
         meta_upright(meta, raw->orient);
-    int st;
-    if ((turn && (st = orient(pl, raw->orient, r))) || (st = plan_resolve(pl, &r->in, c->max_pixels))
-        || (st = place_decode(c, raw, pl, engines, r)) || (st = out_format(c, out, &so->fmt))
+    int st = turn ? orient(pl, raw->orient, r) : GPUIMG_OK;
+    pm->base = *pl;
+    pm->nturn = pl->nsteps - c->plan->nsteps;
+    if (st || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (st = place_decode(c, raw, pl, pm, r))
+        || (st = out_format(c, out, &so->fmt))
         || (st = io_check_size(out, so->fmt, &pl->out))) {
         if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
             char msg[512];
@@ -223,16 +262,16 @@ static int gpu_encodes(const struct run_ctx *c, const struct plan *pl, const str
 
 static int decode(struct io_input *raw, struct image *img, struct run_report *r)
 {
-    const int jpeg = io_can_shrink(raw), f = raw->shrink;   /* libjpeg-turbo's decodes teach the scheduler */
-    if (jpeg)
-        __atomic_add_fetch(&cpu_decoding, 1, __ATOMIC_RELAXED);
+    /* libjpeg-turbo's baseline decodes teach the scheduler (the engines take no progressive file) */
+    const int jpeg = io_can_shrink(raw) && !raw->jpeg_facts.progressive, f = raw->shrink;
+    const double load = jpeg ? cpu_load(__atomic_add_fetch(&cpu_decoding, 1, __ATOMIC_RELAXED)) : 1.0;
     const double t0 = timing_now_ms();
     int st = io_decode(raw, img);
     const double ms = timing_now_ms() - t0;
     if (jpeg) {
         __atomic_sub_fetch(&cpu_decoding, 1, __ATOMIC_RELAXED);
         if (!st)
-            cpu_decoded(f, (long long)r->in.w * r->in.h, ms);
+            cpu_decoded(f, (long long)r->in.w * r->in.h, ms / load);
     }
     r->decode_ms += ms;
     r->decoder = raw->codec;
@@ -241,8 +280,8 @@ static int decode(struct io_input *raw, struct image *img, struct run_report *r)
 
 /* raw (freed here) through pl into o: streamed on the CPU where it can be, decoded on the GPU
  * where its JPEG engines take it, else decoded and run by the backend. */
-static int run(const struct run_ctx *c, const char *out, struct io_input *raw, const struct plan *pl,
-               const struct save_opts *so, int engines, struct outcome *o, struct run_report *r)
+static int run(const struct run_ctx *c, const char *out, struct io_input *raw, struct plan *pl,
+               const struct save_opts *so, const struct placement *pm, struct outcome *o, struct run_report *r)
 {
     const char *declined = "";
     int st = GPUIMG_OK;
@@ -256,14 +295,18 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, c
         }
         snprintf(r->declined, sizeof r->declined, "not streamed: %s", declined);
     }
-    if (engines) {
+    if (pm->engines) {
         st = backend_gpu_run_jpeg(pl, &go, raw, &o->img, &declined, r);
         if (st || !declined) {
             io_input_free(raw);
             return st;
         }
         snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: %s", declined);
-    } else if (c->kind == BACKEND_GPU && raw->progressive && backend_gpu_jpeg_now(&c->gpu))
+        if ((st = shrink_if_allowed(c, pm, raw, pl, r))) {   /* the engines' file, now the CPU's */
+            io_input_free(raw);
+            return st;
+        }
+    } else if (c->kind == BACKEND_GPU && raw->jpeg_facts.progressive && backend_gpu_jpeg_now(&c->gpu))
         snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: progressive (the JPEG engines take "
                  "baseline files)");
     if (!(st = decode(raw, &o->img, r)))
@@ -331,13 +374,13 @@ static int write_result(const struct run_ctx *c, const char *out, const struct i
 /* ---- the chain ------------------------------------------------------------------------------- */
 
 static int begin(const struct run_ctx *c, const char *in, const char *out, struct io_input *raw, struct plan *pl,
-                 struct save_opts *so, struct io_meta *meta, int *engines, struct run_report *r)
+                 struct save_opts *so, struct io_meta *meta, struct placement *pm, struct run_report *r)
 {
     r->input = in;
     r->output = out;
     r->fallback = c->fallback;
     int st = load(c, in, raw, meta, r);
-    if (!st && (st = plan(c, out, raw, pl, so, meta, engines, r)))
+    if (!st && (st = plan(c, out, raw, pl, so, meta, pm, r)))
         io_input_free(raw);
     return st;
 }
@@ -346,8 +389,11 @@ int run_load(const struct run_ctx *c, const char *in, const char *out, struct im
              struct save_opts *so, struct io_meta *meta, struct run_report *r)
 {
     struct io_input raw;
-    int engines;   /* --compare decodes on the CPU */
-    int st = begin(c, in, out, &raw, pl, so, meta, &engines, r);
+    struct placement pm;   /* --compare decodes on the CPU, the whole image unless --shrink-on-load */
+    struct run_ctx whole = *c;
+    if (whole.shrink_on_load == SHRINK_AUTO)
+        whole.shrink_on_load = SHRINK_NEVER;
+    int st = begin(&whole, in, out, &raw, pl, so, meta, &pm, r);
     return st ? st : decode(&raw, img, r);
 }
 
@@ -369,11 +415,11 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     struct plan pl;
     struct save_opts so;
     struct outcome o = { 0 };
-    int engines = 0;
-    int st = begin(c, in, out, &raw, &pl, &so, &meta, &engines, r);
+    struct placement pm;
+    int st = begin(c, in, out, &raw, &pl, &so, &meta, &pm, r);
     if (!st) {
         pl.abandoned = c->abandoned;
-        st = run(c, out, &raw, &pl, &so, engines, &o, r);
+        st = run(c, out, &raw, &pl, &so, &pm, &o, r);
     }
     if (!st)
         st = plan_abandoned(&pl);   /* not written (a large result's longest stage) for no one */

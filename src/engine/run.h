@@ -35,8 +35,8 @@ struct run_ctx {
     const atomic_int *abandoned;  /* non-NULL: the run stops once it is set (struct plan's) */
 };
 
-/* run_file's load and plan, then the decode, for --compare: in decoded and the plan resolved for
- * it (into *pl), the output's settings into *so (its format resolved, its metadata in *meta,
+/* run_file's load and plan, then the decode, for --compare: in decoded (whole, unless
+ * --shrink-on-load) and the plan resolved for it (into *pl), the output's settings into *so (its format resolved, its metadata in *meta,
  * zeroed by the caller, who frees it with meta_free), the decode timed. The input is read whole
  * before anything is written, so with save.force an output may be the input itself (an existing
  * output is refused earlier without it: io_check_output, the batch's checks). */

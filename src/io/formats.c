@@ -201,10 +201,10 @@ static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, in
  * a pass over every block of its components, however few bytes it holds (a progressive scan of
  * end-of-band runs skips 32767 blocks in two bytes), so scans past JPEG_SCANS_MAX are refused
  * here, before any decoder (libjpeg-turbo, stb_image, nvJPEG) starts on them. */
-int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, int *pprogressive)
+int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, struct jpeg_facts *f)
 {
     size_t pos = 1;
-    int st, progressive = 0, scans = 0;
+    int st, progressive = 0, four = 0, scans = 0;
     unsigned defined[2] = { 0, 0 };   /* Huffman tables seen: DC, AC (bit = table id) */
     while (pos < len && buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
         pos++;
@@ -220,7 +220,8 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             break;
         uint8_t m = buf[pos++];
         if (m == 0xD9) {
-            *pprogressive = progressive;
+            f->progressive = progressive;
+            f->four = four;
             return GPUIMG_OK;
         }
         if ((m >= 0xD0 && m <= 0xD7) || m == 0x01)
@@ -239,6 +240,7 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
         if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && seg >= 7 && !*pw) {
             *ph = (uint32_t)buf[pos + 3] << 8 | buf[pos + 4];
             *pw = (uint32_t)buf[pos + 5] << 8 | buf[pos + 6];
+            four = seg >= 8 && buf[pos + 7] == 4;
         }
         if (m == 0xC2)
             progressive = 1;

@@ -182,7 +182,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     switch (kind) {
     case KIND_PNG: st = png_check(name, buf, len, &hw, &hh, &in->png); break;
     case KIND_JPEG:
-        if (!(st = jpeg_check(name, buf, len, &hw, &hh, &in->progressive)))
+        if (!(st = jpeg_check(name, buf, len, &hw, &hh, &in->jpeg_facts)))
             in->orient = jpeg_orientation(buf, len);
         break;
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
@@ -246,7 +246,8 @@ int io_read_meta(const struct io_input *in, struct io_meta *m)
 int io_can_shrink(const struct io_input *in)
 {
 #ifdef HAVE_LIBJPEG
-    return in->kind == KIND_JPEG && in->dec != DEC_STB;
+    /* not CMYK: scaled before its conversion to RGB, it lands further off */
+    return in->kind == KIND_JPEG && in->dec != DEC_STB && !in->jpeg_facts.four;
 #else
     (void)in;
     return 0;

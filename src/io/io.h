@@ -58,7 +58,8 @@ struct io_input {
     size_t len;
     const char *name;    /* for messages */
     int jpeg;            /* the bytes are a JPEG (checked: complete marker structure) */
-    int progressive;     /* a progressive JPEG (the GPU's JPEG engines take baseline ones only) */
+    struct jpeg_facts jpeg_facts;   /* a JPEG's: progressive (the GPU's engines take baseline files),
+                                       four components (CMYK: never shrunk on load) */
     int kind;            /* formats.h's file_kind */
     enum io_decoder dec; /* load_opts' choice for this kind */
     struct geom g;       /* from the header; after io_shrink, the shrunk image's */
