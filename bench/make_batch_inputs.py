@@ -48,6 +48,8 @@ def make(i):
     if hasattr(cv2, "IMWRITE_JPEG_SAMPLING_FACTOR"):   # OpenCV 4.7 on; 4:2:0 is libjpeg's default
         params += [cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420]
     ok, buf = cv2.imencode(".jpg", c, params)
+    if not ok:
+        raise SystemExit("make_batch_inputs: OpenCV could not encode image %d" % i)
     data = buf.tobytes()
     if A.exif:
         data = data[:2] + exif_segment(i) + data[2:]
@@ -69,6 +71,9 @@ def main():
     ap.add_argument("--exif", action="store_true")
     A = ap.parse_args()
     SRCS = [cv2.imread(p, cv2.IMREAD_COLOR) for p in A.sources]
+    for p, s in zip(A.sources, SRCS):
+        if s is None:
+            raise SystemExit("make_batch_inputs: %s: OpenCV cannot read it" % p)
     os.makedirs(A.out, exist_ok=True)
     cv2.setNumThreads(1)
     with Pool() as pool:   # forked: the workers see A and SRCS
