@@ -5,7 +5,8 @@
 #   levels of libjpeg-turbo (their chroma upsampling interpolates as libjpeg-turbo's does); a
 #   progressive file on nvJPEG's other backend within TOL_OTHER and MEAN_OTHER on average (it
 #   replicates chroma); CMYK on libjpeg-turbo, its bytes.
-# - auto, one file: libjpeg-turbo (the engines' start costs more than the decode), its bytes.
+# - auto, one file: libjpeg-turbo (the engines' start costs more than the decode), its bytes;
+#   shrunk on load for a resize to a quarter, by default and with --shrink-on-load, the CPU's bytes.
 # - a cut file and one with damaged data fail as on the CPU (exit 1, the CPU's message, no output).
 # - JPEG out with GPUIMG_JPEG_GPU=1: nvJPEG's encoder
 #   writes baseline grey (one component) and 4:2:0 / 4:4:4 colour files whose pixels are within
@@ -111,6 +112,17 @@ for v in 6 7; do
     expect_ok -q --backend=cpu gray,resize=50% "$T/phone$v.jpg" "$T/phone$v-cpu.png"
     "$dir/golden_test" --diff "$T/phone$v-gpu.png" "$T/phone$v-cpu.png" "$TOL" >"$T/log" && ok \
         || bad "orientation $v on the GPU: $(cat "$T/log")"
+done
+
+# shrink on load on the GPU path: --shrink-on-load has the cores decode shrunk, then the GPU
+# resizes: the CPU path's bytes; one file in its own process decodes on the cores anyway (the
+# engines start for a batch), shrunk by default as on the CPU
+for how in --shrink-on-load ""; do
+    # shellcheck disable=SC2086
+    run -v -f --backend=gpu $how resize=25% "$S/samples/path-640x400.jpg" "$T/q-gpu.png"
+    grep -q "shrunk 1/2 on load" "$ERR" && ok || bad "GPU ${how:-default}: not shrunk on load: $(cat "$ERR")"
+    expect_ok -q -f --backend=cpu resize=25% "$S/samples/path-640x400.jpg" "$T/q-cpu.png"
+    cmp -s "$T/q-gpu.png" "$T/q-cpu.png" && ok || bad "GPU ${how:-default}: not the CPU path's bytes"
 done
 
 # a batch: 120 files, baseline and the others mixed, 16 jobs decoding at once, and a cut file
