@@ -49,10 +49,29 @@ static int gpu_decodes(const struct run_ctx *c, const struct io_input *raw)
         && (raw->g.c == 1 || raw->g.c == 3) && (!raw->jpeg_facts.progressive || c->gpu.jpeg == 2);
 }
 
-/* Where a file's decode was placed, and what a later shrink on load needs: the plan as parsed,
- * with the turn its EXIF orientation asks in its first nturn steps. */
+/* EXIF orientation o (2 to 8): the turn that shows the image upright, as the plan's first steps
+ * (on the CPU and the GPU alike; the output's EXIF says 1, so that nothing turns it again). */
+static int orient(struct plan *pl, int o, struct run_report *r)
+{
+    static const char *const turn[9] = { NULL,        NULL,        "flip=h",     "rotate=180",          "flip=v",
+                                         "transpose", "rotate=90", "transpose,rotate=180", "rotate=270" };
+    struct plan pre;
+    int st = plan_parse(turn[o], &pre);
+    if (st)
+        return st;
+    if (pl->nsteps + pre.nsteps > PLAN_MAX_STEPS)
+        return gpuimg_fail(GPUIMG_EPARAM, "%s: no room in the pipeline (%d steps at most) for the turn its EXIF orientation "
+                           "asks (use --no-auto-orient)", r->input, PLAN_MAX_STEPS);
+    memmove(pl->steps + pre.nsteps, pl->steps, sizeof pl->steps[0] * (size_t)pl->nsteps);
+    memcpy(pl->steps, pre.steps, sizeof pre.steps[0] * (size_t)pre.nsteps);
+    pl->nsteps += pre.nsteps;
+    r->orient = o;
+    return GPUIMG_OK;
+}
+
+/* Where a file's decode was placed, and what a later shrink on load needs: the plan's first
+ * nturn steps are the turn its EXIF orientation asks, the rest c->plan's. */
 struct placement {
-    struct plan base;
     int nturn;
     int engines;   /* the GPU's JPEG engines (or nvJPEG) decode it; else the CPU */
 };
@@ -61,31 +80,34 @@ struct placement {
  * decoder's scaling commutes with) can take a shrunk input and only pointwise steps
  * (op_region_point: gray) come between, the factor (2, 4 or 8) its load_shrink picks for raw,
  * with that step's index and arguments; 1: none. */
-static int shrink_factor(const struct placement *pm, const struct io_input *raw, const struct plan *pl, int *step,
-                         struct op_args *a)
+static int shrink_factor(const struct run_ctx *c, const struct placement *pm, const struct io_input *raw,
+                         const struct plan *pl, int *step, struct op_args *a)
 {
-    if (!io_can_shrink(raw))
+    if (c->shrink_on_load == SHRINK_NEVER || raw->shrink > 1 || !io_can_shrink(raw))
         return 1;
     int i = pm->nturn;
     while (i < pl->nsteps && pl->steps[i].op->region == op_region_point)
         i++;
     if (i == pl->nsteps || !pl->steps[i].op->load_shrink)
         return 1;
-    *a = pm->base.steps[i].args;   /* as parsed: automatic choices made afresh */
+    *a = c->plan->steps[i - pm->nturn].args;   /* as parsed: automatic choices made afresh */
     *step = i;
     return pl->steps[i].op->load_shrink(a, &pl->steps[i].in, &pl->steps[i].out);
 }
 
-/* The decoder shrinks raw by f and the plan is resolved again for the shrunk input, to the same
- * output. */
+/* The decoder shrinks raw by f and the plan is made again (the turn, then c->plan's steps, step i
+ * with a) and resolved for the shrunk input, to the same output. */
 static int shrink_on_load(const struct run_ctx *c, const struct placement *pm, struct io_input *raw, struct plan *pl,
                           int f, int i, const struct op_args *a, struct run_report *r)
 {
     const struct geom want = pl->out;
     io_shrink(raw, f);
-    *pl = pm->base;
+    *pl = *c->plan;
+    int st = pm->nturn ? orient(pl, raw->orient, r) : GPUIMG_OK;
+    if (st)
+        return st;
     pl->steps[i].args = *a;
-    int st = plan_resolve(pl, &raw->g, c->max_pixels);
+    st = plan_resolve(pl, &raw->g, c->max_pixels);
     if (!st && (pl->out.w != want.w || pl->out.h != want.h))
         st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: shrink on load changed the result's size", pl->steps[i].text);
     r->shrink = f;
@@ -98,7 +120,7 @@ static int shrink_if_allowed(const struct run_ctx *c, const struct placement *pm
 {
     struct op_args a;
     int i = 0;
-    const int f = c->shrink_on_load == SHRINK_NEVER || raw->shrink > 1 ? 1 : shrink_factor(pm, raw, pl, &i, &a);
+    const int f = shrink_factor(c, pm, raw, pl, &i, &a);
     return f > 1 ? shrink_on_load(c, pm, raw, pl, f, i, &a, r) : GPUIMG_OK;
 }
 
@@ -142,9 +164,9 @@ static void cpu_decoded(int f, long long px, double ms)
 
 /* Whether a core would decode raw (px pixels) at shrink f before the engines would: their queue
  * at their measured rate against a core's rate, slowed by the decodes the cores already run
- * beyond their number. Only at a shrink of 4 or more (measured: at 2 a core's decode costs the
- * other stages more than it saves); without a measurement of the engines yet, the engines
- * (their first calls measure them). */
+ * beyond their number. Only at a shrink of 4 or more (at 2 a core's decode costs the other
+ * stages more than it saves: bench/RESULTS.md); without a measurement of the engines yet, the
+ * engines (their first calls measure them). */
 static int cores_first(const struct run_ctx *c, const struct io_input *raw, int f)
 {
     if (!c->jpeg_split || c->gpu.jpeg != 1 || f < 4)
@@ -166,34 +188,17 @@ static int place_decode(const struct run_ctx *c, struct io_input *raw, struct pl
 {
     struct op_args a;
     int i = 0;
-    const int f = c->shrink_on_load == SHRINK_NEVER ? 1 : shrink_factor(pm, raw, pl, &i, &a);
+    const int f = shrink_factor(c, pm, raw, pl, &i, &a);
     const int gpu = gpu_decodes(c, raw);
     const int always = c->shrink_on_load == SHRINK_ALWAYS && f > 1;
     pm->engines = gpu && !always && !cores_first(c, raw, f);
     if (gpu && !pm->engines)
         snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: %s",
                  always ? "--shrink-on-load" : "the cores were to finish it first");
+    else if (!gpu && c->kind == BACKEND_GPU && raw->jpeg_facts.progressive && backend_gpu_jpeg_now(&c->gpu))
+        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: progressive (the JPEG engines take "
+                 "baseline files)");
     return pm->engines || f <= 1 ? GPUIMG_OK : shrink_on_load(c, pm, raw, pl, f, i, &a, r);
-}
-
-/* EXIF orientation o (2 to 8): the turn that shows the image upright, as the plan's first steps
- * (on the CPU and the GPU alike; the output's EXIF says 1, so that nothing turns it again). */
-static int orient(struct plan *pl, int o, struct run_report *r)
-{
-    static const char *const turn[9] = { NULL,        NULL,        "flip=h",     "rotate=180",          "flip=v",
-                                         "transpose", "rotate=90", "transpose,rotate=180", "rotate=270" };
-    struct plan pre;
-    int st = plan_parse(turn[o], &pre);
-    if (st)
-        return st;
-    if (pl->nsteps + pre.nsteps > PLAN_MAX_STEPS)
-        return gpuimg_fail(GPUIMG_EPARAM, "%s: no room in the pipeline (%d steps at most) for the turn its EXIF orientation "
-                           "asks (use --no-auto-orient)", r->input, PLAN_MAX_STEPS);
-    memmove(pl->steps + pre.nsteps, pl->steps, sizeof pl->steps[0] * (size_t)pl->nsteps);
-    memcpy(pl->steps, pre.steps, sizeof pre.steps[0] * (size_t)pre.nsteps);
-    pl->nsteps += pre.nsteps;
-    r->orient = o;
-    return GPUIMG_OK;
 }
 
 /* The plan resolved for raw (turned upright, its decoder placed: pm->engines, or the CPU shrinking on
@@ -209,7 +214,6 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
     if (turn)
         meta_upright(meta, raw->orient);
     int st = turn ? orient(pl, raw->orient, r) : GPUIMG_OK;
-    pm->base = *pl;
     pm->nturn = pl->nsteps - c->plan->nsteps;
     if (st || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (st = place_decode(c, raw, pl, pm, r))
         || (st = out_format(c, out, &so->fmt))
@@ -306,9 +310,7 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, s
             io_input_free(raw);
             return st;
         }
-    } else if (c->kind == BACKEND_GPU && raw->jpeg_facts.progressive && backend_gpu_jpeg_now(&c->gpu))
-        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: progressive (the JPEG engines take "
-                 "baseline files)");
+    }
     if (!(st = decode(raw, &o->img, r)))
         st = c->kind == BACKEND_GPU ? backend_gpu_run(pl, &go, &o->img, r) : backend_cpu_run(pl, &o->img, r);
     if (st == GPUIMG_ENODEVMEM && o->img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */

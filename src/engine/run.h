@@ -11,7 +11,7 @@
 /* --shrink-on-load and --exact: where a JPEG decoder that scales is asked to shrink for a resize */
 enum shrink_mode {
     SHRINK_AUTO = -1,   /* the default: unless the GPU decodes the file (its JPEG engines, ready) */
-    SHRINK_NEVER = 0,   /* --exact: the full decode, the same pixels as before the default changed */
+    SHRINK_NEVER = 0,   /* --exact: the full decode (the reference's pixels) */
     SHRINK_ALWAYS = 1,  /* --shrink-on-load: on the CPU even where the GPU's engines would take it */
 };
 
@@ -36,10 +36,11 @@ struct run_ctx {
 };
 
 /* run_file's load and plan, then the decode, for --compare: in decoded (whole, unless
- * --shrink-on-load) and the plan resolved for it (into *pl), the output's settings into *so (its format resolved, its metadata in *meta,
- * zeroed by the caller, who frees it with meta_free), the decode timed. The input is read whole
- * before anything is written, so with save.force an output may be the input itself (an existing
- * output is refused earlier without it: io_check_output, the batch's checks). */
+ * --shrink-on-load) and the plan resolved for it (into *pl), the output's settings into *so (its
+ * format resolved, its metadata in *meta, zeroed by the caller, who frees it with meta_free), the
+ * decode timed. The input is read whole before anything is written, so with save.force an output
+ * may be the input itself (an existing output is refused earlier without it: io_check_output, the
+ * batch's checks). */
 int run_load(const struct run_ctx *c, const char *in, const char *out, struct image *img, struct plan *pl,
              struct save_opts *so, struct io_meta *meta, struct run_report *r);
 /* Write img to out with so (or with c->hold, left there for the caller to publish), timing it. */
