@@ -158,6 +158,30 @@ check_bad 1 "scans101.jpg: a JPEG of more than 100 scans" "$T/scans101.jpg" "$T/
 expect_ok -q gray "$T/scans100.jpg" "$T/out/s100.png" && expect_ok -q gray "$T/scans1.jpg" "$T/out/s1.png" \
     && cmp -s "$T/out/s100.png" "$T/out/s1.png" && ok || bad "100 scans: not the image one scan makes"
 rm -f "$T/out/s100.png" "$T/out/s1.png"
+# progressive scans times pixels are bounded by the bytes (2^30, or 1024 a byte): 17 scans over
+# 8192x8192 in 133 KB are refused for every decoder, 16 decode
+"$MKBAD" progressive 8192 8192 17 "$T/scans17.jpg" && "$MKBAD" progressive 2048 2048 100 "$T/scans2k.jpg" || exit 99
+vbad scans17.jpg "a progressive JPEG of 17 scans over 8192x8192, more decoding than its [0-9]+ bytes carry"
+check_bad 1 "scans17.jpg: a progressive JPEG of 17 scans" "$T/scans17.jpg" "$T/out/o.png" --jpeg-decoder=stb
+expect_ok -q gray "$T/scans2k.jpg" "$T/out/s2k.png"
+rm -f "$T/out/s2k.png"
+# decompression bombs: past 64 MiB decoded, at most --max-expansion (64) bytes a byte of the
+# file, whatever the format (HDR counted with its floats, GIF with its canvas): a 768 KB PNG of
+# zeros claiming 16384x16384 RGB is refused on its header, in the process and from standard
+# input; 4096x4096 RGBA (64 MiB) decodes; one column more is refused, and decodes with
+# --max-expansion=0
+"$MKBAD" flat png 16384 16384 3 "$T/zeros.png" && "$MKBAD" flat png 4097 4096 4 "$T/flat4097.png" \
+    && "$MKBAD" flat hdr 2200 2200 3 "$T/flat.hdr" && "$MKBAD" flat gif 3000 3000 1 "$T/flat.gif" || exit 99
+vbad zeros.png "decoding this 16384x16384 image takes 768 MiB, over 64 times the file's [0-9]+ bytes \(--max-expansion; a decompression bomb\?\)$"
+vlimit "$GPUIMG" gray - "$T/out/o.png" <"$T/zeros.png" 2>"$T/err"
+[ $? -eq 1 ] && grep -q "^gpuimg: <stdin>: decoding this 16384x16384 image" "$T/err" && [ ! -e "$T/out/o.png" ] && ok \
+    || bad "zeros.png from stdin: $(cat "$T/err")"
+check_bad 1 "flat4097.png: decoding this 4097x4096 image takes 65 MiB" "$T/flat4097.png"
+check_bad 1 "flat.hdr: decoding this 2200x2200 image takes 70 MiB" "$T/flat.hdr"
+check_bad 1 "flat.gif: decoding this 3000x3000 image takes 69 MiB" "$T/flat.gif"
+check_bad 1 "flat4097.png: decoding this 4097x4096 image takes 65 MiB, over 2 times" "$T/flat4097.png" "$T/out/o.png" --max-expansion=2
+expect_ok -q --max-expansion=0 copy "$T/flat4097.png" "$T/out/f.png"
+rm -f "$T/out/f.png"
 # a TIFF's strips must hold its pixels, checked before they are allocated: strips sharing their
 # bytes (9 KB of Deflate for 16384x16384 RGBA, 66 KB uncompressed for 4096x4096 at 16 bits), a
 # 150-byte header whose strip lies past its end, strips apart but too small for what Deflate

@@ -5,7 +5,9 @@
 # On the CPU the bound is absolute. Where a GPU is usable the GPU run is checked too, less the
 # CUDA runtime's own host memory, which does not grow with the image: the peak of the same
 # command on a 1x1 image, printed beside it. A batch holds one image a job whatever its length:
-# 16 files at --jobs=2 peak below 3 times one file alone.
+# 16 files at --jobs=2 peak below 3 times one file alone. Every input under 1 MiB decodes within
+# 256 MiB: the worst each format's bounds let through (--max-expansion, the progressive JPEG's
+# scans) is converted to PNG on the CPU, its peak and time printed.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 if [ -n "${GPUIMG_SANITIZERS:-}" ]; then   # ASan's shadow memory and quarantine are in the figure
     echo "SKIP: peak memory is not measured in a sanitizer build"
@@ -34,6 +36,22 @@ for b in $backends; do
             [ "$use" -lt "$limit" ] || bad "$b $pipe: $use KiB is not below $limit KiB (4x decoded)"
         fi
     done
+done
+
+# the worst files under 1 MiB that the bounds let through, each within 256 MiB
+"$MKBAD" flat png 4096 4096 4 "$T/w.png" && "$MKBAD" flat hdr 2114 2114 3 "$T/w.hdr" \
+    && "$MKBAD" flat gif 2896 2896 1 "$T/w.gif" && "$MKBAD" progressive 8192 8192 16 "$T/w.jpg" || exit 99
+worst="w.png w.hdr w.gif w.jpg"
+for f in webp tif; do
+    "$GPUIMG" -q --webp-lossless copy "$T/w.png" "$T/w.$f" 2>/dev/null && worst="$worst w.$f"
+done
+for f in $worst; do
+    [ "$(wc -c <"$T/$f")" -lt 1048576 ] || bad "$f is not under 1 MiB"
+    if expect_ok -q --backend=cpu --json="$T/w.json" --force copy "$T/$f" "$T/o.png"; then
+        peak=$(json_field "$T/w.json" peak_rss_kib)
+        echo "under 1 MiB, $f ($(wc -c <"$T/$f") bytes): peak $peak KiB, $(json_field "$T/w.json" total) ms"
+        [ "$peak" -lt 262144 ] && ok || bad "$f: peak $peak KiB, not below 256 MiB"
+    fi
 done
 
 # a batch's memory is bounded by its jobs, not by its files

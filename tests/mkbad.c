@@ -20,7 +20,9 @@
  *                             8 bits, 16 rows a strip, the strips apart but 8 bytes each)
  *   mkbad progressive W H N OUT  a valid grey progressive JPEG of WxH (all 128) in N scans (1 to
  *                             883): the DC, then each of the 63 AC coefficients in a scan of its
- *                             own from bit 13 and 13 refinements down to bit 0, every scan EOB runs */
+ *                             own from bit 13 and 13 refinements down to bit 0, every scan EOB runs
+ *   mkbad flat png|hdr|gif W H C OUT  one flat colour (C channels: PNG's; RGB for HDR, a
+ *                             palette for GIF) compressed as far as the format goes, a valid file */
 #include <config.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -195,6 +197,123 @@ static int progressive(unsigned w, unsigned h, int scans, const char *out)
 }
 
 /* The whole of a file (at most 4 MiB), or NULL. */
+/* mkbad flat png|hdr|gif W H C OUT: one flat colour compressed as far as the format goes */
+static int flat_png(unsigned w, unsigned h, unsigned c, FILE *f)
+{
+    static const unsigned char type[5] = { 0, 0, 4, 2, 6 };
+    unsigned char ihdr[13] = { (unsigned char)(w >> 24), (unsigned char)(w >> 16), (unsigned char)(w >> 8),
+                               (unsigned char)w, (unsigned char)(h >> 24), (unsigned char)(h >> 16),
+                               (unsigned char)(h >> 8), (unsigned char)h, 8, type[c], 0, 0, 0 };
+    fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
+    chunk(f, "IHDR", ihdr, 13);
+    const size_t row = (size_t)w * c + 1;
+    unsigned char *in = calloc(row, 1), out[65536];
+    z_stream z = { 0 };
+    if (!in || deflateInit(&z, 9) != Z_OK)
+        return 1;
+    for (unsigned y = 0; y <= h; y++) {
+        z.next_in = in;
+        z.avail_in = y < h ? (uInt)row : 0;
+        do {
+            z.next_out = out;
+            z.avail_out = sizeof out;
+            deflate(&z, y < h ? Z_NO_FLUSH : Z_FINISH);
+            if (sizeof out - z.avail_out)
+                chunk(f, "IDAT", out, (uint32_t)(sizeof out - z.avail_out));
+        } while (z.avail_out == 0);
+    }
+    deflateEnd(&z);
+    free(in);
+    chunk(f, "IEND", NULL, 0);
+    return 0;
+}
+
+/* Radiance RGBE in run-length scanlines: runs of 127 of each component, two bytes a run */
+static int flat_hdr(unsigned w, unsigned h, FILE *f)
+{
+    fprintf(f, "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %u +X %u\n", h, w);
+    for (unsigned y = 0; y < h; y++) {
+        const unsigned char start[4] = { 2, 2, (unsigned char)(w >> 8), (unsigned char)w };
+        fwrite(start, 1, 4, f);
+        for (int k = 0; k < 4; k++)
+            for (unsigned x = 0; x < w; x += 127) {
+                const unsigned n = w - x < 127 ? w - x : 127;
+                fputc((int)(128 + n), f);
+                fputc(128, f);
+            }
+    }
+    return 0;
+}
+
+/* GIF: one frame of colour 0 in LZW codes of 3 to 12 bits, a clear code when the table is full */
+struct lzw { FILE *f; uint32_t acc; int n; unsigned char blk[255]; int len; };
+static void lzw_put(struct lzw *b, unsigned code, int size)
+{
+    b->acc |= (uint32_t)code << b->n;
+    for (b->n += size; b->n >= 8; b->n -= 8, b->acc >>= 8) {
+        b->blk[b->len++] = (unsigned char)b->acc;
+        if (b->len == 255) {
+            fputc(255, b->f);
+            fwrite(b->blk, 1, 255, b->f);
+            b->len = 0;
+        }
+    }
+}
+static int flat_gif(unsigned w, unsigned h, FILE *f)
+{
+    const unsigned char head[13] = { 'G', 'I', 'F', '8', '9', 'a', (unsigned char)w, (unsigned char)(w >> 8),
+                                     (unsigned char)h, (unsigned char)(h >> 8), 0x80, 0, 0 };
+    const unsigned char pal[6] = { 0, 0, 0, 255, 255, 255 };
+    const unsigned char desc[10] = { 0x2C, 0, 0, 0, 0, (unsigned char)w, (unsigned char)(w >> 8),
+                                     (unsigned char)h, (unsigned char)(h >> 8), 0 };
+    fwrite(head, 1, 13, f);
+    fwrite(pal, 1, 6, f);
+    fwrite(desc, 1, 10, f);
+    fputc(2, f);   /* minimum code size: codes 0-3 colours, 4 clear, 5 end */
+    static uint16_t next[4096];   /* the code of (code, colour 0), 0: none yet */
+    struct lzw b = { .f = f };
+    unsigned avail = 6, size = 3, cur = 0;
+    lzw_put(&b, 4, size);
+    for (unsigned long long i = 1, n = (unsigned long long)w * h; i < n; i++) {
+        if (next[cur]) {
+            cur = next[cur];
+            continue;
+        }
+        lzw_put(&b, cur, size);
+        if (avail == 4096) {
+            lzw_put(&b, 4, size);
+            memset(next, 0, sizeof next);
+            avail = 6;
+            size = 3;
+        } else {
+            next[cur] = (uint16_t)avail++;
+            if (avail > (1u << size) && size < 12)
+                size++;
+        }
+        cur = 0;
+    }
+    lzw_put(&b, cur, size);
+    lzw_put(&b, 5, size);
+    lzw_put(&b, 0, 7);   /* flush the last bits */
+    if (b.len) {
+        fputc(b.len, f);
+        fwrite(b.blk, 1, (size_t)b.len, f);
+    }
+    fputc(0, f);
+    fputc(0x3B, f);
+    return 0;
+}
+
+static int flat(const char *kind, unsigned w, unsigned h, unsigned c, const char *out)
+{
+    FILE *f = fopen(out, "wb");
+    if (!f || c < 1 || c > 4)
+        return 1;
+    const int bad = !strcmp(kind, "png") ? flat_png(w, h, c, f) : !strcmp(kind, "hdr") ? flat_hdr(w, h, f)
+                  : !strcmp(kind, "gif") ? flat_gif(w, h, f) : 1;
+    return fclose(f) != 0 || bad;
+}
+
 static unsigned char *slurp(const char *path, size_t *n)
 {
     static unsigned char buf[1 << 22];
@@ -333,10 +452,14 @@ int main(int argc, char **argv)
     if (argc == 6 && !strcmp(argv[1], "progressive"))
         return progressive((unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10), atoi(argv[4]),
                            argv[5]);
+    if (argc == 7 && !strcmp(argv[1], "flat"))
+        return flat(argv[2], (unsigned)strtoul(argv[3], NULL, 10), (unsigned)strtoul(argv[4], NULL, 10),
+                    (unsigned)strtoul(argv[5], NULL, 10), argv[6]);
     if (argc == 6 && !strcmp(argv[1], "tiff"))
         return bad_tiff(argv[2], (uint32_t)strtoul(argv[3], NULL, 10), (uint32_t)strtoul(argv[4], NULL, 10), argv[5]);
     fprintf(stderr, "usage: mkbad header W H OUT | mkbad badcrc|badzlib|emptyidat|ihdrlen IN OUT | "
                     "mkbad jpegsize W H IN OUT | mkbad badadler|shortdata|badfilter|extradata IN OUT | "
-                    "mkbad tiff shared|rawshared|past|thin W H OUT | mkbad progressive W H N OUT\n");
+                    "mkbad tiff shared|rawshared|past|thin W H OUT | mkbad progressive W H N OUT | "
+                    "mkbad flat png|hdr|gif W H C OUT\n");
     return 2;
 }

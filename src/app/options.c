@@ -701,6 +701,7 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
         .plan = pl,
         .kind = BACKEND_CPU,
         .max_pixels = o->max_pixels,
+        .max_expansion = (unsigned)o->max_expansion,
         .gpu = { .device = o->device, .variant = o->kernel, .pin = o->pin, .nofuse = o->nofuse,
                  .jpeg = o->jpeg_decoder == JPEG_DEC_AUTO ? 1 : o->jpeg_decoder == JPEG_DEC_NVJPEG ? 2 : 0 },
         .save = { .fmt = (enum out_format)o->format, .png_level = o->png_level, .jpeg_quality = o->jpeg_quality,

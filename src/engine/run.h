@@ -20,6 +20,7 @@ struct run_ctx {
     enum backend_kind kind;       /* BACKEND_CPU or BACKEND_GPU, already selected */
     struct gpu_run_opts gpu;
     uint64_t max_pixels;
+    unsigned max_expansion;       /* load_opts' */
     struct save_opts save;        /* save.fmt is the format of every output unless per_file_format */
     int per_file_format;          /* take each output's format from its extension */
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */

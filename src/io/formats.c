@@ -199,8 +199,9 @@ static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, in
 /* Walk JPEG markers from SOI to EOI, skipping entropy-coded data after each SOS. A file without
  * EOI was cut short: stb would fill the missing rows with grey and report success. Each scan is
  * a pass over every block of its components, however few bytes it holds (a progressive scan of
- * end-of-band runs skips 32767 blocks in two bytes), so scans past JPEG_SCANS_MAX are refused
- * here, before any decoder (libjpeg-turbo, stb_image, nvJPEG) starts on them. */
+ * end-of-band runs skips 32767 blocks in two bytes), so scans past JPEG_SCANS_MAX, or more scans
+ * times pixels than the bytes carry (JPEG_SCAN_PX_PER_BYTE), are refused here, before any
+ * decoder (libjpeg-turbo, stb_image, nvJPEG) starts on them. */
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, struct jpeg_facts *f)
 {
     size_t pos = 1;
@@ -220,6 +221,12 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             break;
         uint8_t m = buf[pos++];
         if (m == 0xD9) {
+            const unsigned long long work = (unsigned long long)scans * *pw * *ph;
+            if (progressive && work > JPEG_SCAN_PX_FLOOR && work / JPEG_SCAN_PX_PER_BYTE > len)
+                return gpuimg_fail(GPUIMG_ETOOBIG,
+                                   "%s: a progressive JPEG of %d scans over %ux%u, more decoding than its %zu bytes "
+                                   "carry (gpuimg decodes up to 2^30 pixels of scans, or %d a byte)",
+                                   name, scans, *pw, *ph, len, JPEG_SCAN_PX_PER_BYTE);
             f->progressive = progressive;
             f->four = four;
             return GPUIMG_OK;

@@ -40,6 +40,11 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, ui
 /* The most scans a JPEG may have: ten times libjpeg's own progressions (6 scans for grey, 10 for
  * colour); a baseline JPEG has one, or one a component. */
 #define JPEG_SCANS_MAX 100
+/* A progressive JPEG's scans times its pixels, past 2^30, may be at most JPEG_SCAN_PX_PER_BYTE
+ * times its bytes: a scan of end-of-band runs is a pass over every block for two bytes. Real
+ * progressive files (about 10 scans, half a bit a pixel or more) are far below. */
+#define JPEG_SCAN_PX_FLOOR (1ULL << 30)
+#define JPEG_SCAN_PX_PER_BYTE 1024
 int pnm_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
 
 #endif

@@ -231,6 +231,19 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     if (kind == KIND_PNG)
         comp = in->png.channels;
     in->g = lib.w ? lib : (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
+    /* the bytes the decoder holds against the file's: checked on the header, before it allocates;
+     * stb_image decodes Radiance HDR through floats (4 bytes a sample more) and GIF with a canvas
+     * and a background beside its frame */
+    const unsigned factor = kind == KIND_HDR ? 5 : kind == KIND_GIF ? 2 : 1;
+    const unsigned long long out = (unsigned long long)in->g.w * in->g.h * in->g.c * (in->g.depth / 8) * factor;
+    if (o->max_expansion && out > IO_EXPANSION_FLOOR && out / o->max_expansion > len) {
+        st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: decoding this %dx%d image takes %llu MiB, over %u times the file's %zu "
+                         "bytes (--max-expansion; a decompression bomb?)", name, in->g.w, in->g.h, (out + (1u << 20) - 1) >> 20,
+                         o->max_expansion, len);
+        free(buf);
+        memset(in, 0, sizeof *in);
+        return st;
+    }
     return GPUIMG_OK;
 }
 

@@ -28,7 +28,13 @@ struct load_opts {
     uint64_t max_pixels;   /* refuse larger images (0: no limit) */
     enum io_decoder jpeg, png;
     int in_fd;             /* > 0: read this open file, not the path (which names it in messages) */
+    unsigned max_expansion;   /* past IO_EXPANSION_FLOOR decoded bytes, refuse more than this many
+                                 a byte of the file (a decompression bomb); 0: no limit */
 };
+/* Decoded sizes up to this are never refused for their file's size: a flat 16-megapixel RGBA
+ * image, a 22-megapixel RGB one. Past it an input under 1 MiB is refused. */
+#define IO_EXPANSION_FLOOR (64ULL << 20)
+#define IO_EXPANSION_DEFAULT 64   /* --max-expansion's */
 
 struct save_opts {
     enum out_format fmt;
