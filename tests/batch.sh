@@ -101,7 +101,7 @@ cp in/a/one.png inpl/2.png
 expect_fail 2 'inpl/2.png would overwrite the input inpl/2.png$' --force -o '%D/%i.png' gray inpl/2.png inpl/x.png
 expect_fail 2 'unknown %q' -o 'x/%q.png' gray in/a/one.png
 expect_fail 2 'only %i takes a width' -o 'x/%3s.png' gray in/a/one.png
-expect_fail 2 'unknown output format for in/a/one.png' -o 'x/%s.avif' gray in/a/one.png
+expect_fail 2 'unknown output format for in/a/one.png' -o 'x/%s.xyz' gray in/a/one.png
 expect_fail 2 "'-' \\(stdin\\) cannot be one of a batch's inputs" -o 'x/%s.png' gray -
 expect_fail 2 'no INPUT files' -o 'x/%s.png' gray
 expect_fail 2 'batch outputs cannot go to stdout' -o - gray in/a/one.png
@@ -157,6 +157,7 @@ mkdir -p jl && cp out/one.png jl/one.png
 reads=   # the formats this build reads beside those it always does, as the message lists them
 "$GPUIMG" --version | grep -q 'none (WebP)' || reads="WebP, "
 "$GPUIMG" --version | grep -q 'none (TIFF)' || reads="${reads}TIFF, "
+"$GPUIMG" --version | grep -q 'none (HEIC, AVIF)' || reads="${reads}HEIC, AVIF, "
 "$GPUIMG" -q --json=lines.json -o 'jl/%s.png' gray in/a/one.png in/a/two.png in/b/bad.png 2>/dev/null
 [ $? -eq 1 ] && [ "$(wc -l <lines.json)" -eq 4 ] && ok || bad "JSON lines: $(cat lines.json)"
 grep -qx '{"input": "in/a/one.png", "output": "jl/one.png", "status": "skipped", "error": "output exists"}' lines.json \

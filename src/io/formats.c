@@ -39,6 +39,11 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
         return KIND_WEBP;
     if (len >= 4 && (!memcmp(buf, "II*\0", 4) || !memcmp(buf, "MM\0*", 4)))
         return KIND_TIFF;
+    /* ISO media with a HEIF or AVIF brand: HEIC, AVIF and their image sequences */
+    if (len >= 12 && !memcmp(buf + 4, "ftyp", 4))
+        for (const char *b = "heicheixhevchevxheimheismif1msf1avifavis"; *b; b += 4)
+            if (!memcmp(buf + 8, b, 4))
+                return KIND_HEIF;
     /* TGA has no signature: a header as stb_image's test takes it (colour map type 0 or 1,
      * image type 1-3 or 9-11, a colour-mapped type only with a map, 8 to 32 bits) */
     if (len >= 18 && buf[1] <= 1 && ((buf[2] >= 1 && buf[2] <= 3) || (buf[2] >= 9 && buf[2] <= 11))
@@ -57,7 +62,7 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
  * allocated. TIFF: 0, tiff.c checks its strips against the file and its compression. */
 const char *kind_name(enum file_kind k)
 {
-    static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA", "WebP", "TIFF" };
+    static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA", "WebP", "TIFF", "HEIF" };
     return n[k];
 }
 

@@ -19,6 +19,7 @@
 #include <stb/stb_image_write.h>
 #include "core/error.h"
 #include "io/formats.h"
+#include "io/heif.h"
 #include "io/io.h"
 #include "io/jpeg.h"
 #include "io/meta.h"
@@ -33,15 +34,22 @@
 #define IO_MAX_BYTES ((size_t)INT_MAX)
 
 /* The formats this build reads, for the message that says a file is none of them. */
-#if defined HAVE_WEBP && defined HAVE_TIFF
-#define IO_READS "PNG, JPEG, WebP, TIFF, BMP, TGA, PSD, GIF, PNM, HDR"
-#elif defined HAVE_WEBP
-#define IO_READS "PNG, JPEG, WebP, BMP, TGA, PSD, GIF, PNM, HDR"
-#elif defined HAVE_TIFF
-#define IO_READS "PNG, JPEG, TIFF, BMP, TGA, PSD, GIF, PNM, HDR"
+#ifdef HAVE_WEBP
+#define READS_WEBP "WebP, "
 #else
-#define IO_READS "PNG, JPEG, BMP, TGA, PSD, GIF, PNM, HDR"
+#define READS_WEBP ""
 #endif
+#ifdef HAVE_TIFF
+#define READS_TIFF "TIFF, "
+#else
+#define READS_TIFF ""
+#endif
+#ifdef HAVE_HEIF
+#define READS_HEIF "HEIC, AVIF, "
+#else
+#define READS_HEIF ""
+#endif
+#define IO_READS "PNG, JPEG, " READS_WEBP READS_TIFF READS_HEIF "BMP, TGA, PSD, GIF, PNM, HDR"
 #define NOT_AN_IMAGE "not an image in a format gpuimg reads (" IO_READS ")"
 
 /* len: the file's size, or 0 for a stream that passed the limit */
@@ -188,6 +196,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
     case KIND_WEBP: st = webp_info(name, buf, len, &lib); break;
     case KIND_TIFF: st = tiff_info(name, buf, len, &lib); break;
+    case KIND_HEIF: st = heif_info(name, buf, len, &lib); break;
     default: break;
     }
     if (!st && lib.w) {   /* read by its own library, not stb_image */
@@ -233,8 +242,8 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->g = lib.w ? lib : (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     /* the bytes the decoder holds against the file's: checked on the header, before it allocates;
      * stb_image decodes Radiance HDR through floats (4 bytes a sample more) and GIF with a canvas
-     * and a background beside its frame */
-    const unsigned factor = kind == KIND_HDR ? 5 : kind == KIND_GIF ? 2 : 1;
+     * and a background beside its frame; libheif decodes to planes, then to the pixels it hands */
+    const unsigned factor = kind == KIND_HDR ? 5 : kind == KIND_GIF ? 2 : kind == KIND_HEIF ? 3 : 1;
     const unsigned long long out = (unsigned long long)in->g.w * in->g.h * in->g.c * (in->g.depth / 8) * factor;
     if (o->max_expansion && out > IO_EXPANSION_FLOOR && out / o->max_expansion > len) {
         st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: decoding this %dx%d image takes %llu MiB, over %u times the file's %zu "
@@ -253,6 +262,8 @@ int io_read_meta(const struct io_input *in, struct io_meta *m)
         return webp_meta(in->buf, in->len, m);
     if (in->kind == KIND_TIFF)
         return tiff_meta(in->buf, in->len, m);
+    if (in->kind == KIND_HEIF)
+        return heif_meta(in->buf, in->len, m);
     return meta_read(in->buf, in->len, in->kind, m);
 }
 
@@ -357,9 +368,10 @@ static int decode(struct io_input *in, struct image *out, const struct image_row
         return st;
     }
 #endif
-    if (in->kind == KIND_WEBP || in->kind == KIND_TIFF) {
-        in->codec = in->kind == KIND_WEBP ? webp_codec_name() : tiff_codec_name();
-        int st = (in->kind == KIND_WEBP ? webp_decode : tiff_decode)(in->name, in->buf, in->len, &in->g, out);
+    if (in->kind == KIND_WEBP || in->kind == KIND_TIFF || in->kind == KIND_HEIF) {
+        in->codec = in->kind == KIND_WEBP ? webp_codec_name() : in->kind == KIND_TIFF ? tiff_codec_name() : heif_codec_name();
+        int st = (in->kind == KIND_WEBP ? webp_decode : in->kind == KIND_TIFF ? tiff_decode : heif_decode)(
+            in->name, in->buf, in->len, &in->g, out);
         io_input_free(in);
         if (!st && rows)
             rows->done(rows->arg, out, out->h);
@@ -434,7 +446,7 @@ int io_load(const char *path, const struct load_opts *o, struct image *out)
 static const struct { const char *name; enum out_format f; } fmt_names[] = {
     { "png", FMT_PNG }, { "jpg", FMT_JPEG }, { "jpeg", FMT_JPEG }, { "bmp", FMT_BMP }, { "tga", FMT_TGA },
     { "ppm", FMT_PNM }, { "pgm", FMT_PNM }, { "pnm", FMT_PNM }, { "webp", FMT_WEBP }, { "tif", FMT_TIFF },
-    { "tiff", FMT_TIFF },
+    { "tiff", FMT_TIFF }, { "heic", FMT_HEIC }, { "heif", FMT_HEIC }, { "avif", FMT_AVIF },
 };
 
 int io_format_from_name(const char *name, enum out_format *f)
@@ -460,26 +472,34 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
 {
     /* JPEG: libjpeg's JPEG_MAX_DIMENSION (the format's 16 bits would allow 65535; stb_image_write
      * builds are held to the same rule) */
+    /* HEIC: x265 encodes at most 16384 a side in one picture (libheif 1.15 makes no grid) */
     static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65500, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535,
-                                    [FMT_PNM] = 1 << 24, [FMT_WEBP] = 16383, [FMT_TIFF] = 1 << 24 };
+                                    [FMT_PNM] = 1 << 24, [FMT_WEBP] = 16383, [FMT_TIFF] = 1 << 24,
+                                    [FMT_HEIC] = 16384, [FMT_AVIF] = 65536 };
     static const char *const what[] = { [FMT_PNG] = "PNG (libpng)", [FMT_JPEG] = "JPEG", [FMT_BMP] = "BMP",
-                                        [FMT_TGA] = "TGA", [FMT_PNM] = "PNM", [FMT_WEBP] = "WebP", [FMT_TIFF] = "TIFF" };
-    if ((f == FMT_WEBP && !webp_codec_name()) || (f == FMT_TIFF && !tiff_codec_name()))
+                                        [FMT_TGA] = "TGA", [FMT_PNM] = "PNM", [FMT_WEBP] = "WebP", [FMT_TIFF] = "TIFF",
+                                        [FMT_HEIC] = "HEIC (x265)", [FMT_AVIF] = "AVIF" };
+    const char *out = strcmp(path, "-") ? path : "<stdout>";
+    if ((f == FMT_WEBP && !webp_codec_name()) || (f == FMT_TIFF && !tiff_codec_name())
+        || ((f == FMT_HEIC || f == FMT_AVIF) && !heif_codec_name()))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this gpuimg was built without %s (install %s, then configure and "
-                           "build again)", strcmp(path, "-") ? path : "<stdout>", f == FMT_WEBP ? "libwebp" : "libtiff",
-                           f == FMT_WEBP ? "libwebp-dev" : "libtiff-dev");
+                           "build again)", out, f == FMT_WEBP ? "libwebp" : f == FMT_TIFF ? "libtiff" : "libheif",
+                           f == FMT_WEBP ? "libwebp-dev" : f == FMT_TIFF ? "libtiff-dev" : "libheif-dev");
+    if ((f == FMT_HEIC || f == FMT_AVIF) && !heif_can_write(f == FMT_AVIF))
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this libheif has no %s encoder (install %s)", out,
+                           f == FMT_AVIF ? "AV1" : "HEVC", f == FMT_AVIF ? "libheif-plugin-aomenc" : "libheif-plugin-x265");
     if (f == FMT_PNM && (g->c == 2 || g->c == 4))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: PNM holds no alpha channel and the result has one (%s): write .png or "
-                           ".tga to keep it", strcmp(path, "-") ? path : "<stdout>", g->c == 2 ? "grey+alpha" : "RGBA");
+                           ".tga to keep it", out, g->c == 2 ? "grey+alpha" : "RGBA");
     if (g->w <= max_side[f] && g->h <= max_side[f])
         return GPUIMG_OK;
     return gpuimg_fail(GPUIMG_ETOOBIG, "%s: %s holds at most %d pixels a side; the result would be %dx%d",
-                       strcmp(path, "-") ? path : "<stdout>", what[f], max_side[f], g->w, g->h);
+                       out, what[f], max_side[f], g->w, g->h);
 }
 
 const char *io_format_name(enum out_format f)
 {
-    static const char *const n[] = { "png", "jpeg", "bmp", "tga", "pnm" };
+    static const char *const n[] = { "png", "jpeg", "bmp", "tga", "pnm", "webp", "tiff", "heic", "avif" };
     return n[f];
 }
 
@@ -572,6 +592,8 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
         return webp_encode(fp, name, im, o->webp_quality, o->webp_lossless, o->webp_effort, o->meta);
     if (o->fmt == FMT_TIFF)
         return tiff_encode(fp, name, im, o->meta);
+    if (o->fmt == FMT_HEIC || o->fmt == FMT_AVIF)
+        return heif_encode(fp, name, im, o->fmt == FMT_AVIF, o->heif_quality, o->heif_effort, o->meta);
     return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads, o->meta) : write_stb(fp, name, im, o);
 }
 
@@ -634,6 +656,7 @@ const char *io_encoder_name(const struct geom *g, const struct save_opts *o)
     case FMT_PNM: return "netpbm (gpuimg)";
     case FMT_WEBP: return webp_codec_name();
     case FMT_TIFF: return tiff_codec_name();
+    case FMT_HEIC: case FMT_AVIF: return heif_codec_name();
     default: return "stb_image_write";
     }
 }
@@ -650,10 +673,12 @@ void io_codecs(FILE *f)
 #else
     const char *png = "";
 #endif
-    const char *webp = webp_codec_name(), *tiff = tiff_codec_name();
-    fprintf(f, "decoders: %s%s (PNG), %s (JPEG), %s (WebP), %s (TIFF), stb_image (BMP, TGA, PSD, GIF, PNM, HDR; PNG "
-               "and JPEG with --decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), %s (JPEG), %s (WebP), "
-               "%s (TIFF), stb_image_write (BMP, TGA), netpbm (PGM, PPM)\n",
-            png, png_libpng_name(), jpeg, webp ? webp : "none", tiff ? tiff : "none", png, zlibVersion(),
-            strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write", webp ? webp : "none", tiff ? tiff : "none");
+    const char *webp = webp_codec_name(), *tiff = tiff_codec_name(), *heif = heif_codec_name();
+    fprintf(f, "decoders: %s%s (PNG), %s (JPEG), %s (WebP), %s (TIFF), %s (HEIC, AVIF), stb_image (BMP, TGA, PSD, "
+               "GIF, PNM, HDR; PNG and JPEG with --decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), "
+               "%s (JPEG), %s (WebP), %s (TIFF), %s (HEIC%s, AVIF%s), stb_image_write (BMP, TGA), netpbm (PGM, PPM)\n",
+            png, png_libpng_name(), jpeg, webp ? webp : "none", tiff ? tiff : "none", heif ? heif : "none", png,
+            zlibVersion(), strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write", webp ? webp : "none",
+            tiff ? tiff : "none", heif ? heif : "none", heif && !heif_can_write(0) ? ": no encoder" : "",
+            heif && !heif_can_write(1) ? ": no encoder" : "");
 }

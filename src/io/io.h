@@ -16,9 +16,9 @@
 
 struct pngenc;   /* io/pngenc.h */
 
-enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_WEBP, FMT_TIFF, FMT_COUNT };
+enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_WEBP, FMT_TIFF, FMT_HEIC, FMT_AVIF, FMT_COUNT };
 /* The output extensions, for messages */
-#define IO_OUTPUT_EXTENSIONS ".png, .jpg, .jpeg, .webp, .tif, .tiff, .bmp, .tga, .ppm, .pgm or .pnm"
+#define IO_OUTPUT_EXTENSIONS ".png, .jpg, .jpeg, .webp, .tif, .tiff, .heic, .heif, .avif, .bmp, .tga, .ppm, .pgm or .pnm"
 
 /* Which decoder takes a format: its library (libjpeg-turbo; for PNG libdeflate for the common
  * kinds, libpng for the rest), libpng alone (PNG), or stb_image, which reads every format. */
@@ -49,6 +49,8 @@ struct save_opts {
     int webp_quality;      /* 0..100, lossy */
     int webp_lossless;
     int webp_effort;       /* 0..6: libwebp's method */
+    int heif_quality;      /* 0..100: HEIC's and AVIF's */
+    int heif_effort;       /* 0..9: the HEVC and AV1 encoders' speed is 9 less this */
     int strip;             /* --strip: no metadata read or written */
     const struct io_meta *meta;   /* what PNG and JPEG outputs keep beside the pixels (io/meta.h),
                                      or NULL; the other formats hold none */

@@ -365,6 +365,10 @@ def main():
               + struct.pack("<H", 3) + struct.pack("<HHII", 0x8827, 2, 4, 0x303032) + struct.pack("<HHIHH", 0x927C, 7, 2, 7, 7)
               + struct.pack("<HHIHH", 0xEEEE, 3, 1, 7, 0) + struct.pack("<I", 0))
     load["jpeg-exif-notiff.jpg"] = meta[:2] + seg(0xE1, notiff) + meta[2:]
+    # HEIC and AVIF as other encoders make them (tests/heif/make_heif.py)
+    for name in ("rgb8.heic", "rgb10.heic", "rgb8.avif"):
+        with open(os.path.join(HERE, "..", "heif", name), "rb") as f:
+            load["heif-" + name] = f.read()
     for k, v in load.items():
         out("load", k, v)
 

@@ -1,0 +1,269 @@
+/* gpuimg: HEIF and AVIF in and out (heif.h). */
+#include <config.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "io/formats.h"
+#include "io/heif.h"
+#include "io/meta.h"
+#ifdef HAVE_HEIF
+#include <libheif/heif.h>
+
+/* The primary image's handle of buf; on failure nothing is left to free */
+static struct heif_error open_primary(const uint8_t *buf, size_t len, struct heif_context **ctx,
+                                      struct heif_image_handle **h)
+{
+    static const struct heif_error nomem = { heif_error_Memory_allocation_error, heif_suberror_Unspecified,
+                                             "out of memory" };
+    *h = NULL;
+    if (!(*ctx = heif_context_alloc()))
+        return nomem;
+    struct heif_error e = heif_context_read_from_memory_without_copy(*ctx, buf, len, NULL);
+    if (!e.code)
+        e = heif_context_get_primary_image_handle(*ctx, h);
+    if (e.code) {
+        heif_context_free(*ctx);
+        *ctx = NULL;
+    }
+    return e;
+}
+
+static int fail(const char *name, const char *what, struct heif_error e)
+{
+    return gpuimg_fail(e.code == heif_error_Memory_allocation_error ? GPUIMG_ENOMEM : GPUIMG_EDECODE, "%s: %s: %s",
+                       name, what, e.message);
+}
+
+static void close_primary(struct heif_context *ctx, struct heif_image_handle *h)
+{
+    heif_image_handle_release(h);
+    heif_context_free(ctx);
+}
+
+int heif_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
+{
+    struct heif_context *ctx;
+    struct heif_image_handle *h;
+    const struct heif_error e = open_primary(buf, len, &ctx, &h);
+    if (e.code)
+        return fail(name, "invalid HEIF", e);
+    const int w = heif_image_handle_get_width(h), ht = heif_image_handle_get_height(h);
+    const int bits = heif_image_handle_get_luma_bits_per_pixel(h);
+    *g = (struct geom){ w, ht, heif_image_handle_has_alpha_channel(h) ? 4 : 3, bits > 8 ? 16 : 8 };
+    close_primary(ctx, h);
+    if (w <= 0 || ht <= 0)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid HEIF: a %dx%d image", name, w, ht);
+    if (bits < 1 || bits > 16)
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a HEIF of %d-bit samples", name, bits);
+    return GPUIMG_OK;
+}
+
+int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
+{
+    struct heif_context *ctx;
+    struct heif_image_handle *h;
+    struct heif_error e = open_primary(buf, len, &ctx, &h);
+    if (e.code)
+        return fail(name, "invalid HEIF", e);
+    int st = GPUIMG_OK;
+    const int hdr = g->depth == 16;
+    const enum heif_chroma chroma = g->c == 4 ? hdr ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RGBA
+                                              : hdr ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB;
+    struct heif_image *im = NULL;
+    e = heif_decode_image(h, &im, heif_colorspace_RGB, chroma, NULL);
+    if (e.code) {
+        close_primary(ctx, h);
+        return fail(name, "cannot decode HEIF", e);
+    }
+    int stride = 0;
+    const uint8_t *p = heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride);
+    const int bits = heif_image_get_bits_per_pixel_range(im, heif_channel_interleaved);
+    if (!p || heif_image_get_width(im, heif_channel_interleaved) != g->w
+        || heif_image_get_height(im, heif_channel_interleaved) != g->h || bits < 1 || bits > 16)
+        st = gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt HEIF: the image decoded is not the one its header describes", name);
+    if (!st)
+        st = image_alloc(out, g);
+    if (!st) {
+        const size_t row = (size_t)g->w * g->c;
+        const uint32_t top = (1u << bits) - 1;
+        for (int y = 0; y < g->h; y++) {
+            const uint8_t *s = p + (size_t)y * stride;
+            uint8_t *d = out->data + (size_t)y * out->stride;
+            if (!hdr) {
+                memcpy(d, s, row);
+                continue;
+            }
+            for (size_t i = 0; i < row; i++) {   /* little-endian samples of `bits` bits to 16 */
+                const uint32_t v = (uint32_t)s[2 * i] | (uint32_t)s[2 * i + 1] << 8;
+                ((uint16_t *)d)[i] = (uint16_t)(((v > top ? top : v) * 65535u + top / 2) / top);
+            }
+        }
+    }
+    heif_image_release(im);
+    close_primary(ctx, h);
+    return st;
+}
+
+int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    struct heif_context *ctx;
+    struct heif_image_handle *h;
+    if (open_primary(buf, len, &ctx, &h).code)
+        return GPUIMG_OK;
+    int st = GPUIMG_OK;
+    const size_t icc = heif_image_handle_get_raw_color_profile_size(h);
+    if (icc && icc <= META_ICC_MAX && (m->icc = malloc(icc))) {
+        if (heif_image_handle_get_raw_color_profile(h, m->icc).code) {
+            free(m->icc);
+            m->icc = NULL;
+        } else {
+            m->icc_len = icc;
+        }
+    } else if (icc && icc <= META_ICC_MAX) {
+        st = GPUIMG_ENOMEM;
+    }
+    heif_item_id id;
+    if (!st && heif_image_handle_get_list_of_metadata_block_IDs(h, "Exif", &id, 1) == 1) {
+        /* a 4-byte offset to the TIFF header, then the block */
+        const size_t n = heif_image_handle_get_metadata_size(h, id);
+        uint8_t *b = n > 4 && n <= META_EXIF_MAX ? malloc(n) : NULL;
+        if (b && !heif_image_handle_get_metadata(h, id, b).code) {
+            const size_t off = (size_t)b[0] << 24 | (size_t)b[1] << 16 | (size_t)b[2] << 8 | b[3];
+            if (off < n - 4 && (m->exif = malloc(n - 4 - off))) {
+                memcpy(m->exif, b + 4 + off, n - 4 - off);
+                m->exif_len = n - 4 - off;
+            }
+        }
+        free(b);
+    }
+    close_primary(ctx, h);
+    if (st) {
+        meta_free(m);
+        return gpuimg_fail(st, "out of memory for the image's metadata");
+    }
+    meta_found_exif(m);
+    if (m->orient_at)   /* the container's turns were applied: EXIF's must not turn it again */
+        meta_upright(m, 1);
+    return GPUIMG_OK;
+}
+
+/* RGB or RGBA 8-bit rows from a grey or 16-bit layout into the image's interleaved plane */
+static void fill(struct heif_image *hi, const struct image *im, int c)
+{
+    int stride = 0;
+    uint8_t *d0 = heif_image_get_plane(hi, heif_channel_interleaved, &stride);
+    for (int y = 0; y < im->h; y++) {
+        const uint8_t *s = im->data + (size_t)y * im->stride;
+        uint8_t *d = d0 + (size_t)y * stride;
+        for (int x = 0; x < im->w; x++)
+            for (int k = 0; k < c; k++) {
+                const int from = im->c <= 2 ? (k < 3 ? 0 : 1) : k;   /* grey to R, G and B; its alpha last */
+                const size_t i = (size_t)x * im->c + from;
+                d[(size_t)x * c + k] = im->depth == 16 ? (uint8_t)((((const uint16_t *)s)[i] + 128u) / 257u) : s[i];
+            }
+    }
+}
+
+static struct heif_error file_write(struct heif_context *ctx, const void *data, size_t size, void *arg)
+{
+    (void)ctx;
+    struct heif_error e = { heif_error_Ok, heif_suberror_Unspecified, "" };
+    if (fwrite(data, 1, size, arg) != size) {
+        e.code = heif_error_Encoding_error;
+        e.subcode = heif_suberror_Cannot_write_output_data;
+        e.message = "write error";
+    }
+    return e;
+}
+
+int heif_encode(FILE *fp, const char *name, const struct image *im, int avif, int quality, int effort,
+                const struct io_meta *meta)
+{
+    const int c = im->c == 2 || im->c == 4 ? 4 : 3;
+    struct heif_context *ctx = heif_context_alloc();
+    struct heif_encoder *enc = NULL;
+    struct heif_image *hi = NULL;
+    struct heif_image_handle *h = NULL;
+    const char *what = "libheif";
+    struct heif_error e = { heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory" };
+    if (ctx)
+        e = heif_context_get_encoder_for_format(ctx, avif ? heif_compression_AV1 : heif_compression_HEVC, &enc);
+    if (!e.code) {
+        what = heif_encoder_get_name(enc);
+        e = heif_image_create(im->w, im->h, heif_colorspace_RGB,
+                              c == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &hi);
+    }
+    if (!e.code)
+        e = heif_image_add_plane(hi, heif_channel_interleaved, im->w, im->h, 8);
+    if (!e.code) {
+        fill(hi, im, c);
+        if (meta && meta_icc_fits(meta, 3))
+            e = heif_image_set_raw_color_profile(hi, "prof", meta->icc, meta->icc_len);
+    }
+    if (!e.code)
+        e = heif_encoder_set_lossy_quality(enc, quality);
+    if (!e.code) {   /* effort: aom's speed is 9 less it; x265's preset from ultrafast (0) to placebo
+                        (8, 9), medium (4, x265's own) between */
+        static const char *const preset[10] = { "ultrafast", "superfast", "veryfast", "faster", "medium",
+                                                "slow", "slower", "veryslow", "placebo", "placebo" };
+        if (avif)
+            heif_encoder_set_parameter_integer(enc, "speed", 9 - effort);
+        else
+            heif_encoder_set_parameter_string(enc, "preset", preset[effort < 0 ? 0 : effort > 9 ? 9 : effort]);
+        heif_encoder_set_parameter_string(enc, "chroma", "420");
+        e = heif_context_encode_image(ctx, hi, enc, NULL, &h);
+    }
+    if (!e.code && meta && meta->exif && meta->exif_len)
+        e = heif_context_add_exif_metadata(ctx, h, meta->exif, (int)meta->exif_len);
+    int st = GPUIMG_OK;
+    if (!e.code) {
+        struct heif_writer w = { 1, file_write };
+        e = heif_context_write(ctx, &w, fp);
+        if (e.code && e.subcode == heif_suberror_Cannot_write_output_data)
+            st = gpuimg_write_error(name, errno);
+    }
+    if (e.code && !st)
+        st = gpuimg_fail(GPUIMG_EENCODE, "%s: %s encoder (%s) failed: %s", name, avif ? "AVIF" : "HEIC",
+                         what ? what : "libheif", e.message);
+    heif_image_handle_release(h);
+    heif_image_release(hi);
+    if (enc)
+        heif_encoder_release(enc);
+    if (ctx)
+        heif_context_free(ctx);
+    return st;
+}
+
+const char *heif_codec_name(void)
+{
+    static char name[32];
+    snprintf(name, sizeof name, "libheif %s", heif_get_version());
+    return name;
+}
+
+int heif_can_write(int avif)
+{
+    return heif_have_encoder_for_format(avif ? heif_compression_AV1 : heif_compression_HEVC);
+}
+#else
+static int refuse(const char *name) { return kind_unbuilt(name, KIND_HEIF, "libheif", "libheif-dev"); }
+int heif_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
+int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
+{
+    return refuse(name);
+}
+int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    return GPUIMG_OK;
+}
+int heif_encode(FILE *fp, const char *name, const struct image *im, int avif, int quality, int effort,
+                const struct io_meta *meta)
+{
+    return refuse(name);
+}
+const char *heif_codec_name(void) { return NULL; }
+int heif_can_write(int avif) { return 0; }
+#endif
