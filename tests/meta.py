@@ -15,6 +15,10 @@ handling (independent of gpuimg's parser).
           bytes before every marker after SOI up to the scan (JPEG allows any number)
   meta.py show FILE    one line: icc=LEN:CRC|none exif=LEN|none orient=N density=XxY|none (a TIFF:
           exif=none, orient its own tag's)
+  meta.py pieces IN.jpg OUT.jpg   IN with every piece: EXIF (a make, a GPS directory whose latitude
+          holds the bytes 0x5A5A5A5A), XMP (APP1), IPTC (APP13, a caption), a comment (COM), ICC
+  meta.py pieces-show FILE     one line: exif=yes|no gps=yes|no gpsbytes=yes|no xmp=CRC|none
+          iptc=CRC|none comment=TEXT|none icc=CRC|none (JPEG, PNG, WebP, TIFF)
   meta.py dims FILE    one line: pixels=WxH (EXIF's PixelX/YDimension, or none) image=WxH (a JPEG's
           SOF, a PNG's IHDR, a TIFF's IFD0) make= exposure= iso= makernote=yes|no (EXIF's, a TIFF's
           own IFD0 and EXIF directory)
@@ -278,6 +282,111 @@ def show(path):
         "%dx%d" % dens if dens else "none"))
 
 
+XMP = (b'<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF '
+       b'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/'
+       b'elements/1.1/" dc:creator="gpuimg-test"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>')
+IPTC = b"\x1c\x02\x00\x00\x02\x00\x04" + b"\x1c\x02\x78\x00\x0bgpuimg-test"   # version 4, caption
+COMMENT = b"made by gpuimg-test"
+GPS_MARK = b"\x5a\x5a\x5a\x5a"
+
+
+def exif_gps():
+    """Little-endian: IFD0 with a make and a GPS pointer; the GPS IFD: a version, N, a latitude of
+    three rationals whose first numerator is 0x5A5A5A5A"""
+    e = "<"
+    make = b"gpuimg-test\0"
+    ifd0 = 8
+    n0 = 2
+    make_at = ifd0 + 2 + 12 * n0 + 4
+    gps_at = make_at + len(make)
+    n1 = 3
+    lat_at = gps_at + 2 + 12 * n1 + 4
+    t = b"II\x2a\x00" + struct.pack(e + "I", ifd0) + struct.pack(e + "H", n0)
+    t += struct.pack(e + "HHII", 0x010F, 2, len(make), make_at) + struct.pack(e + "HHII", 0x8825, 4, 1, gps_at)
+    t += struct.pack(e + "I", 0) + make
+    t += struct.pack(e + "H", n1) + struct.pack(e + "HHI", 0x0000, 1, 4) + bytes([2, 3, 0, 0])
+    t += struct.pack(e + "HHI", 0x0001, 2, 2) + b"N\0\0\0" + struct.pack(e + "HHII", 0x0002, 5, 3, lat_at)
+    t += struct.pack(e + "I", 0) + GPS_MARK + struct.pack(e + "IIIII", 1, 1, 1, 1, 1)
+    return t
+
+
+def make_pieces(src, dst):
+    data = open(src, "rb").read()
+    rest, pos = b"", 2   # the source's segments but its APPn and COM, then the scan on
+    for m, p in segments(data):
+        if not (0xE0 <= m <= 0xEF or m == 0xFE):
+            rest += segment(m, p)
+        pos += 4 + len(p)
+    rest += data[pos:]
+    p = icc()
+    ps = b"Photoshop 3.0\0" + b"8BIM\x04\x04\0\0" + struct.pack(">I", len(IPTC)) + IPTC + b"\0" * (len(IPTC) & 1)
+    out = (b"\xff\xd8" + segment(0xE1, b"Exif\0\0" + exif_gps()) + segment(0xE1, b"http://ns.adobe.com/xap/1.0/\0" + XMP)
+           + segment(0xE2, b"ICC_PROFILE\0" + bytes([1, 1]) + p) + segment(0xED, ps) + segment(0xFE, COMMENT) + rest)
+    open(dst, "wb").write(out)
+
+
+def pieces_show(path):
+    data = open(path, "rb").read()
+    got = {"exif": None, "xmp": None, "iptc": None, "comment": None, "icc": None}
+    if data[:2] == b"\xff\xd8":
+        for m, p in segments(data):
+            if m == 0xE1 and p[:6] == b"Exif\0\0":
+                got["exif"] = p[6:]
+            elif m == 0xE1 and p[:29] == b"http://ns.adobe.com/xap/1.0/\0":
+                got["xmp"] = p[29:]
+            elif m == 0xE2 and p[:12] == b"ICC_PROFILE\0":
+                got["icc"] = p[14:]
+            elif m == 0xED and p[:14] == b"Photoshop 3.0\0" and p[14:20] == b"8BIM\x04\x04":
+                n = struct.unpack(">I", p[22:26])[0]
+                got["iptc"] = p[26:26 + n]
+            elif m == 0xFE:
+                got["comment"] = p
+    elif data[:4] == b"RIFF":
+        pos = 12
+        while pos + 8 <= len(data):
+            kind, n = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+            p = data[pos + 8:pos + 8 + n]
+            key = {b"EXIF": "exif", b"XMP ": "xmp", b"ICCP": "icc"}.get(kind)
+            if key:
+                got[key] = p
+            pos += 8 + n + (n & 1)
+    elif data[:4] in (b"II*\0", b"MM\0*"):
+        e = "<" if data[:2] == b"II" else ">"
+        ifd = struct.unpack(e + "I", data[4:8])[0]
+        size = {1: 1, 2: 1, 3: 2, 4: 4, 7: 1}
+        for i in range(struct.unpack(e + "H", data[ifd:ifd + 2])[0]):
+            tag, typ, cnt, val = struct.unpack(e + "HHII", data[ifd + 2 + 12 * i:ifd + 14 + 12 * i])
+            n = cnt * size.get(typ, 1)
+            v = data[ifd + 10 + 12 * i:ifd + 10 + 12 * i + n] if n <= 4 else data[val:val + n]
+            key = {700: "xmp", 33723: "iptc", 34675: "icc", 34665: "exif"}.get(tag)
+            if key:
+                got[key] = v if key != "exif" else b"dir"
+    else:
+        pos = 8
+        while pos + 12 <= len(data):
+            n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+            p = data[pos + 8:pos + 8 + n]
+            if kind == b"iCCP":
+                got["icc"] = zlib.decompress(p[p.index(b"\0") + 2:])
+            elif kind == b"eXIf":
+                got["exif"] = p
+            elif kind in (b"iTXt", b"tEXt"):
+                key, text = p.split(b"\0", 1)
+                if kind == b"iTXt":   # flag, method, language, translated keyword
+                    text = text[2:].split(b"\0", 2)[2]
+                if key == b"XML:com.adobe.xmp":
+                    got["xmp"] = text
+                elif key == b"Comment":
+                    got["comment"] = text
+            pos += 12 + n
+    ex = got["exif"]
+    crc = lambda k: "%08x" % zlib.crc32(got[k]) if got[k] else "none"
+    print("exif=%s gps=%s gpsbytes=%s xmp=%s iptc=%s comment=%s icc=%s" % (
+        "yes" if ex else "no", "yes" if ex and ex != b"dir" and 0x8825 in [struct.unpack("<H" if ex[:2] == b"II" else ">H", ex[10 + 12 * i:12 + 12 * i])[0] for i in range(struct.unpack("<H" if ex[:2] == b"II" else ">H", ex[8:10])[0])] else "no",
+        "yes" if ex and GPS_MARK in ex else "no", crc("xmp"), crc("iptc").replace("none", "none") if got["iptc"] is None else "%08x" % zlib.crc32(got["iptc"].rstrip(b"\0")),
+        got["comment"].decode("latin-1") .replace(" ", "_") if got["comment"] else "none", crc("icc")))
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
     if a[0] == "jpeg":
@@ -288,6 +397,10 @@ if __name__ == "__main__":
         make_png(a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]) if len(a) > 6 else 0)
     elif a[0] == "dims":
         dims(a[1])
+    elif a[0] == "pieces":
+        make_pieces(a[1], a[2])
+    elif a[0] == "pieces-show":
+        pieces_show(a[1])
     elif a[0] == "icc":
         sys.stdout.write("%d:%08x\n" % (len(icc()), zlib.crc32(icc())))
     else:

@@ -15,6 +15,10 @@
 #   pixel dimensions made the output's, the maker note left out); and a TIFF input's are read
 #   into JPEG and PNG outputs.
 # - WebP keeps the profile and EXIF, TIFF the profile and the density (read back both ways).
+# - Every piece (EXIF with a GPS directory, XMP, IPTC, a comment, ICC) from a JPEG: JPEG keeps
+#   all, PNG all but IPTC, WebP EXIF, XMP and ICC, TIFF XMP, IPTC and ICC (and back to JPEG);
+#   --strip=LIST drops the pieces named (gps: the directory's entry and its bytes, the rest of EXIF
+#   kept), --keep=LIST keeps only those; the server does the same as the process.
 # - GPU builds on a GPU: nvJPEG's JPEG (GPUIMG_JPEG_GPU=1) and nvCOMP's PNG (GPUIMG_PNG_GPU=1)
 #   carry the same metadata as the CPU's files.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
@@ -131,6 +135,49 @@ if "$GPUIMG" --version | grep -q 'libtiff [0-9.]* (TIFF)'; then
     esac
 fi
 
+# every piece, and --strip and --keep piece by piece
+"$GPUIMG" -q -f copy "$T/in.jpg" "$T/plain.jpg" || exit 99
+meta pieces "$T/plain.jpg" "$T/pieces.jpg" || exit 99
+ALL=$(meta pieces-show "$T/pieces.jpg")
+case $ALL in
+"exif=yes gps=yes gpsbytes=yes xmp="[0-9a-f]*" iptc="[0-9a-f]*" comment=made_by_gpuimg-test icc="[0-9a-f]*) ok ;;
+*) bad "the pieces' input: $ALL" ;;
+esac
+xmp=$(echo "$ALL" | sed 's/.* xmp=\([^ ]*\).*/\1/') iptc=$(echo "$ALL" | sed 's/.* iptc=\([^ ]*\).*/\1/')
+icc=$(echo "$ALL" | sed 's/.* icc=\([^ ]*\)$/\1/')
+pieces() {   # LABEL FILE WANT [OPTIONS...]: FILE from pieces.jpg with OPTIONS shows WANT
+    label=$1 file=$2 want=$3
+    shift 3
+    expect_ok -q -f "$@" copy "$T/pieces.jpg" "$T/$file" || return
+    got=$(meta pieces-show "$T/$file")
+    [ "$got" = "$want" ] && ok || bad "$label: $got, want $want"
+}
+keep="xmp=$xmp iptc=$iptc"
+pieces "JPEG" p.jpg "$ALL"
+pieces "PNG" p.png "exif=yes gps=yes gpsbytes=yes xmp=$xmp iptc=none comment=made_by_gpuimg-test icc=$icc"
+if "$GPUIMG" --version | grep -q 'libwebp [0-9.]* (WebP)'; then
+    pieces "WebP" p.webp "exif=yes gps=yes gpsbytes=yes xmp=$xmp iptc=none comment=none icc=$icc"
+fi
+if "$GPUIMG" --version | grep -q 'libtiff [0-9.]* (TIFF)'; then
+    pieces "TIFF" p.tif "exif=no gps=no gpsbytes=no $keep comment=none icc=$icc"
+    expect_ok -q -f copy "$T/p.tif" "$T/pt.jpg"
+    got=$(meta pieces-show "$T/pt.jpg")
+    [ "$got" = "exif=yes gps=no gpsbytes=no $keep comment=none icc=$icc" ] && ok || bad "TIFF to JPEG: $got"
+fi
+pieces "--strip=gps" s1.jpg "exif=yes gps=no gpsbytes=no $keep comment=made_by_gpuimg-test icc=$icc" --strip=gps
+pieces "--strip=xmp,iptc,comment" s2.jpg "exif=yes gps=yes gpsbytes=yes xmp=none iptc=none comment=none icc=$icc" \
+    --strip=xmp,iptc,comment
+pieces "--strip=icc,exif" s3.png "exif=no gps=no gpsbytes=no xmp=$xmp iptc=none comment=made_by_gpuimg-test icc=none" \
+    --strip=icc,exif
+pieces "--keep=icc" k1.jpg "exif=no gps=no gpsbytes=no xmp=none iptc=none comment=none icc=$icc" --keep=icc
+pieces "--keep=exif,comment" k2.jpg "exif=yes gps=yes gpsbytes=yes xmp=none iptc=none comment=made_by_gpuimg-test icc=none" \
+    --keep=exif,comment
+pieces "--strip=all" s4.jpg "exif=no gps=no gpsbytes=no xmp=none iptc=none comment=none icc=none" --strip=all
+expect_fail 2 "--strip: each piece must be all, exif, gps, xmp, iptc, icc or comment, not 'gpx'" --strip=exif,gpx copy \
+    "$T/pieces.jpg" "$T/bad.jpg"
+expect_fail 2 "--keep: each piece must be exif, xmp, iptc, icc or comment, not 'all'" --keep=all copy \
+    "$T/pieces.jpg" "$T/bad.jpg"
+
 # a batch (the streamed PNG encoder on two threads) and the server keep it too
 mkdir -p "$T/b"
 expect_ok -q --backend=cpu --threads=2 resize=50% -o "$T/b/%s.png" "$T/in.jpg" "$T/bigexif.png"
@@ -141,5 +188,9 @@ unset XDG_RUNTIME_DIR
 GPUIMG_SERVER=1 run resize=50% "$T/in.jpg" "$T/srv.jpg"
 [ "$RC" -eq 0 ] && grep -q 'served by the server' "$ERR" && ok || bad "through the server: exit $RC, $(cat "$ERR")"
 check "through the server" "$T/srv.jpg" "icc=$ICC exif=26 orient=1 density=150x300"
+GPUIMG_SERVER=1 run -f --strip=gps,comment copy "$T/pieces.jpg" "$T/srv-p.jpg"
+got=$(meta pieces-show "$T/srv-p.jpg")
+[ "$RC" -eq 0 ] && [ "$got" = "exif=yes gps=no gpsbytes=no $keep comment=none icc=$icc" ] && ok \
+    || bad "--strip=gps,comment through the server: $got; $(cat "$ERR")"
 "$GPUIMG" --server-stop >/dev/null 2>&1
 finish

@@ -121,6 +121,52 @@ static int opt_set_list(struct cli_opts *o, const struct opt_desc *d, const char
     return GPUIMG_OK;
 }
 
+/* A comma-separated list of d's words as a mask of meta_piece bits: its words in order are
+ * all (META_ALL) or the pieces exif, gps, xmp, iptc, icc, comment (--keep's lack all and gps). */
+static int piece_mask(const struct opt_desc *d, const char *s, unsigned *mask)
+{
+    static const struct { const char *word; unsigned bit; } piece[] = {
+        { "all", META_ALL }, { "exif", META_EXIF }, { "gps", META_GPS }, { "xmp", META_XMP },
+        { "iptc", META_IPTC }, { "icc", META_ICC }, { "comment", META_COMMENT },
+    };
+    *mask = 0;
+    for (const char *w = s;; w++) {
+        const size_t n = strcspn(w, ",");
+        char word[16];
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word - 1 ? n : sizeof word - 1), w);
+        size_t i = 0;
+        while (i < sizeof piece / sizeof *piece && (strcmp(piece[i].word, word) || param_choice_index(d->choices, word) < 0))
+            i++;
+        if (!n || n >= sizeof word - 1 || i == sizeof piece / sizeof *piece) {
+            char words[96];
+            choice_words(d->choices, words, sizeof words);
+            return gpuimg_fail(GPUIMG_EUSAGE, "--%s: each piece must be %s, not '%.*s'", d->name, words, (int)n, w);
+        }
+        *mask |= piece[i].bit;
+        if (!w[n])
+            return GPUIMG_OK;
+        w += n;
+    }
+}
+
+static int opt_set_strip(struct cli_opts *o, const struct opt_desc *d, const char *s)
+{
+    unsigned mask = META_ALL;
+    if (s && piece_mask(d, s, &mask))
+        return GPUIMG_EUSAGE;
+    o->strip = (int)mask;
+    return GPUIMG_OK;
+}
+
+static int opt_set_keep(struct cli_opts *o, const struct opt_desc *d, const char *s)
+{
+    unsigned mask = 0;
+    if (piece_mask(d, s, &mask))
+        return GPUIMG_EUSAGE;
+    o->strip = (int)(META_ALL & ~mask & ~(mask & META_EXIF ? (unsigned)META_GPS : 0u));   /* GPS goes with EXIF */
+    return GPUIMG_OK;
+}
+
 static int opt_set_kernel(struct cli_opts *o, const struct opt_desc *d, const char *s)
 {
     if (!strcmp(s, "auto")) {

@@ -23,8 +23,10 @@ static int load(const struct run_ctx *c, const char *in, struct io_input *raw, s
     if (st)
         return st;
     r->in = raw->g;
-    if (!c->save.strip && (st = io_read_meta(raw, meta)))
+    if ((c->save.strip & META_ALL) != META_ALL && (st = io_read_meta(raw, meta)))
         io_input_free(raw);
+    else if (c->save.strip)
+        meta_strip(meta, (unsigned)c->save.strip);
     r->decode_ms = timing_now_ms() - t0;
     return st;
 }
@@ -209,7 +211,7 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
 {
     *pl = *c->plan;
     *so = c->save;
-    so->meta = c->save.strip ? NULL : meta;
+    so->meta = (c->save.strip & META_ALL) == META_ALL ? NULL : meta;
     const int turn = !c->no_auto_orient && raw->orient > 1;
     if (turn)
         meta_upright(meta, raw->orient);

@@ -138,6 +138,21 @@ int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
         }
         free(b);
     }
+    heif_item_id ids[16];
+    const int nx = st ? 0 : heif_image_handle_get_list_of_metadata_block_IDs(h, "mime", ids, 16);
+    for (int i = 0; i < nx && !m->xmp; i++) {
+        const char *type = heif_image_handle_get_metadata_content_type(h, ids[i]);
+        const size_t n = heif_image_handle_get_metadata_size(h, ids[i]);
+        if (!type || strcmp(type, "application/rdf+xml") || !n || n > META_XMP_MAX)
+            continue;
+        if (!(m->xmp = malloc(n)))
+            st = GPUIMG_ENOMEM;
+        else if (heif_image_handle_get_metadata(h, ids[i], m->xmp).code) {
+            free(m->xmp);
+            m->xmp = NULL;
+        } else
+            m->xmp_len = n;
+    }
     close_primary(ctx, h);
     if (st) {
         meta_free(m);
@@ -217,6 +232,8 @@ int heif_encode(FILE *fp, const char *name, const struct image *im, int avif, in
     }
     if (!e.code && meta && meta->exif && meta->exif_len)
         e = heif_context_add_exif_metadata(ctx, h, meta->exif, (int)meta->exif_len);
+    if (!e.code && meta && meta->xmp && meta->xmp_len <= INT32_MAX)
+        e = heif_context_add_XMP_metadata(ctx, h, meta->xmp, (int)meta->xmp_len);
     int st = GPUIMG_OK;
     if (!e.code) {
         struct heif_writer w = { 1, file_write };

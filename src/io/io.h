@@ -51,7 +51,8 @@ struct save_opts {
     int webp_effort;       /* 0..6: libwebp's method */
     int heif_quality;      /* 0..100: HEIC's and AVIF's */
     int heif_effort;       /* 0..9: the HEVC and AV1 encoders' speed is 9 less this */
-    int strip;             /* --strip: no metadata read or written */
+    int strip;             /* --strip's meta_piece mask: META_ALL, no metadata read or written; other
+                              pieces dropped from what is read (meta_strip) */
     const struct io_meta *meta;   /* what PNG and JPEG outputs keep beside the pixels (io/meta.h),
                                      or NULL; the other formats hold none */
 };

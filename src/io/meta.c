@@ -328,6 +328,33 @@ static uint8_t *dup_bytes(const uint8_t *p, size_t n)
     return d;
 }
 
+#define XMP_SIG "http://ns.adobe.com/xap/1.0/"   /* and its 0: sizeof counts it */
+#define PS_SIG "Photoshop 3.0"
+
+/* IPTC from Photoshop's image resources (APP13 after its signature): "8BIM", a 16-bit id, a
+ * name (a length byte and its bytes, padded to even), a 32-bit size and the data (padded to
+ * even); IPTC-IIM is resource 0x0404. */
+static int read_iptc(const uint8_t *p, size_t n, struct io_meta *m)
+{
+    for (size_t pos = 0; pos + 12 <= n && !memcmp(p + pos, "8BIM", 4);) {
+        const unsigned id = u16(p + pos + 4, 1);
+        const size_t name = ((size_t)p[pos + 6] + 2) & ~(size_t)1;
+        if (pos + 6 + name + 4 > n)
+            break;
+        const size_t size = u32(p + pos + 6 + name, 1), at = pos + 6 + name + 4;
+        if (size > n - at)
+            break;
+        if (id == 0x0404 && size) {
+            if (!(m->iptc = dup_bytes(p + at, size)))
+                return -1;
+            m->iptc_len = size;
+            return 0;
+        }
+        pos = at + size + (size & 1);
+    }
+    return 0;
+}
+
 static int jpeg_visit(void *arg, int m, const uint8_t *p, size_t n)
 {
     struct jpeg_walk *w = arg;
@@ -342,6 +369,17 @@ static int jpeg_visit(void *arg, int m, const uint8_t *p, size_t n)
         if (!(w->m->exif = dup_bytes(p + 6, n - 6)))
             return -1;
         w->m->exif_len = n - 6;
+    } else if (m == 0xE1 && n > sizeof XMP_SIG && !memcmp(p, XMP_SIG, sizeof XMP_SIG) && !w->m->xmp) {
+        if (!(w->m->xmp = dup_bytes(p + sizeof XMP_SIG, n - sizeof XMP_SIG)))
+            return -1;
+        w->m->xmp_len = n - sizeof XMP_SIG;
+    } else if (m == 0xED && n > sizeof PS_SIG && !memcmp(p, PS_SIG, sizeof PS_SIG) && !w->m->iptc) {
+        if (read_iptc(p + sizeof PS_SIG, n - sizeof PS_SIG, w->m))
+            return -1;
+    } else if (m == 0xFE && n && !w->m->comment) {
+        if (!(w->m->comment = dup_bytes(p, n)))
+            return -1;
+        w->m->comment_len = n;
     } else if (m == 0xE2 && n > ICC_HDR && !memcmp(p, ICC_SIG, 12)) {
         const int seq = p[12], count = p[13];
         if (!seq || seq > count || (w->icc_count && count != w->icc_count) || w->icc[seq])
@@ -382,6 +420,46 @@ static int read_jpeg(const uint8_t *buf, size_t len, struct io_meta *m)
     return st;
 }
 
+/* A whole zlib stream of n bytes at z inflated, up to max bytes: *out (malloc'ed; NULL where the
+ * stream is broken, empty or longer). Returns GPUIMG_ENOMEM or GPUIMG_OK. */
+static int inflate_all(const uint8_t *z, size_t n, size_t max, uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    z_stream s = { 0 };
+    if (inflateInit(&s) != Z_OK)
+        return GPUIMG_ENOMEM;
+    size_t cap = 1 << 16;
+    uint8_t *o = malloc(cap);
+    int r = o ? Z_OK : Z_MEM_ERROR;
+    s.next_in = (Bytef *)z;
+    s.avail_in = (uInt)n;
+    while (r == Z_OK) {
+        if (s.total_out == cap) {
+            uint8_t *grown = cap < max ? realloc(o, cap * 2) : NULL;
+            if (!grown) {
+                r = cap < max ? Z_MEM_ERROR : Z_DATA_ERROR;
+                break;
+            }
+            o = grown;
+            cap *= 2;
+        }
+        s.next_out = o + s.total_out;
+        s.avail_out = (uInt)(cap - s.total_out);
+        r = inflate(&s, Z_NO_FLUSH);
+        if (r == Z_BUF_ERROR && s.avail_out)   /* the stream ends early */
+            r = Z_DATA_ERROR;
+    }
+    inflateEnd(&s);
+    if (r == Z_STREAM_END && s.total_out && s.total_out <= max) {
+        *out = o;
+        *len = s.total_out;
+        return GPUIMG_OK;
+    }
+    free(o);
+    return r == Z_MEM_ERROR ? GPUIMG_ENOMEM : GPUIMG_OK;
+}
+
 /* An iCCP chunk's profile: a name of 1 to 79 bytes, a 0, method 0 (zlib), the zlib stream. */
 static int read_iccp(const uint8_t *p, size_t n, struct io_meta *m)
 {
@@ -389,38 +467,42 @@ static int read_iccp(const uint8_t *p, size_t n, struct io_meta *m)
     if (!z || z == p || (size_t)(z - p) + 2 > n || z[1] != 0)
         return GPUIMG_OK;
     z += 2;
-    z_stream s = { 0 };
-    if (inflateInit(&s) != Z_OK)
-        return GPUIMG_ENOMEM;
-    size_t cap = 1 << 16;
-    uint8_t *out = malloc(cap);
-    int r = out ? Z_OK : Z_MEM_ERROR;
-    s.next_in = (Bytef *)z;
-    s.avail_in = (uInt)(p + n - z);
-    while (r == Z_OK) {
-        if (s.total_out == cap) {
-            uint8_t *grown = cap < META_ICC_MAX ? realloc(out, cap * 2) : NULL;
-            if (!grown) {
-                r = cap < META_ICC_MAX ? Z_MEM_ERROR : Z_DATA_ERROR;
-                break;
-            }
-            out = grown;
-            cap *= 2;
+    return inflate_all(z, (size_t)(p + n - z), META_ICC_MAX, &m->icc, &m->icc_len);
+}
+
+/* A text chunk (tEXt, zTXt, iTXt: type t) whose keyword is key, its text into *out (the first
+ * such chunk's; a compressed one inflated). */
+static int read_text(const uint8_t *type, const uint8_t *p, size_t n, const char *key, uint8_t **out, size_t *len)
+{
+    const size_t k = strlen(key);
+    if (*out || n <= k || memcmp(p, key, k + 1))
+        return GPUIMG_OK;
+    const uint8_t *t = p + k + 1, *end = p + n;
+    int zipped = 0;
+    if (!memcmp(type, "zTXt", 4)) {   /* method, zlib stream */
+        if (t >= end || *t++ != 0)
+            return GPUIMG_OK;
+        zipped = 1;
+    } else if (!memcmp(type, "iTXt", 4)) {   /* flag, method, language 0, translated keyword 0 */
+        if (end - t < 2 || t[1] != 0)
+            return GPUIMG_OK;
+        zipped = t[0] == 1;
+        t += 2;
+        for (int i = 0; i < 2; i++) {
+            const uint8_t *z = memchr(t, 0, (size_t)(end - t));
+            if (!z)
+                return GPUIMG_OK;
+            t = z + 1;
         }
-        s.next_out = out + s.total_out;
-        s.avail_out = (uInt)(cap - s.total_out);
-        r = inflate(&s, Z_NO_FLUSH);
-        if (r == Z_BUF_ERROR && s.avail_out)   /* the stream ends early */
-            r = Z_DATA_ERROR;
-    }
-    inflateEnd(&s);
-    if (r == Z_STREAM_END && s.total_out) {
-        m->icc = out;
-        m->icc_len = s.total_out;
+    } else if (memcmp(type, "tEXt", 4)) {
         return GPUIMG_OK;
     }
-    free(out);
-    return r == Z_MEM_ERROR ? GPUIMG_ENOMEM : GPUIMG_OK;
+    if (zipped)
+        return inflate_all(t, (size_t)(end - t), META_XMP_MAX, out, len);
+    if (t == end || !(*out = dup_bytes(t, (size_t)(end - t))))
+        return t == end ? GPUIMG_OK : GPUIMG_ENOMEM;
+    *len = (size_t)(end - t);
+    return GPUIMG_OK;
 }
 
 static int read_png(const uint8_t *buf, size_t len, struct io_meta *m)
@@ -437,6 +519,10 @@ static int read_png(const uint8_t *buf, size_t len, struct io_meta *m)
             if (!(m->exif = dup_bytes(p, n)))
                 st = GPUIMG_ENOMEM;
             m->exif_len = n;
+        } else if (!memcmp(type + 1, "TXt", 3) || !memcmp(type, "tEXt", 4)) {
+            st = read_text(type, p, n, "XML:com.adobe.xmp", &m->xmp, &m->xmp_len);
+            if (!st)
+                st = read_text(type, p, n, "Comment", &m->comment, &m->comment_len);
         } else if (!memcmp(type, "pHYs", 4) && n == 9 && p[8] == 1 && u32(p, 1) && u32(p + 4, 1)) {
             m->density = 1;   /* unit 1: per metre (0 gives the aspect ratio alone) */
             m->xres = u32(p, 1) * 0.0254;
@@ -470,7 +556,65 @@ void meta_free(struct io_meta *m)
 {
     free(m->icc);
     free(m->exif);
+    free(m->xmp);
+    free(m->iptc);
+    free(m->comment);
     memset(m, 0, sizeof *m);
+}
+
+/* EXIF without its GPS directory: IFD0's pointer entry taken out (the entries after it moved up),
+ * the directory and the values it points to zeroed, so that no position is left in the bytes */
+static void strip_gps(struct io_meta *m)
+{
+    int be = 0;
+    uint8_t *t = m->exif;
+    const size_t n = m->exif_len, ifd0 = t ? exif_ifd0(t, n, &be) : 0, ptr = ifd_entry(t, n, ifd0, 0x8825, be);
+    if (!ptr)
+        return;
+    const size_t gps = u32(t + ptr + 8, be);
+    if (gps >= 8 && gps <= n - 2) {
+        const unsigned count = u16(t + gps, be);
+        for (unsigned i = 0; i < count && gps + 2 + (size_t)(i + 1) * 12 <= n; i++) {
+            const uint8_t *e = t + gps + 2 + (size_t)i * 12;
+            const uint64_t bytes = (uint64_t)u32(e + 4, be) * type_size(u16(e + 2, be)), at = u32(e + 8, be);
+            if (bytes > 4 && at + bytes <= n)
+                memset(t + at, 0, (size_t)bytes);
+        }
+        const size_t end = gps + 2 + (size_t)count * 12 + 4;
+        memset(t + gps, 0, (end <= n ? end : n) - gps);
+    }
+    const unsigned count = u16(t + ifd0, be);
+    const size_t tail = ifd0 + 2 + (size_t)count * 12 + 4;   /* the entries and the next IFD's offset */
+    if (tail > n)
+        return;
+    memmove(t + ptr, t + ptr + 12, tail - ptr - 12);
+    memset(t + tail - 12, 0, 12);
+    put16(t + ifd0, count - 1, be);
+    meta_found_exif(m);
+}
+
+void meta_strip(struct io_meta *m, unsigned mask)
+{
+    if ((mask & META_ALL) == META_ALL) {
+        meta_free(m);
+        return;
+    }
+    struct { unsigned bit; uint8_t **p; size_t *n; } piece[] = {
+        { META_EXIF, &m->exif, &m->exif_len }, { META_XMP, &m->xmp, &m->xmp_len }, { META_IPTC, &m->iptc, &m->iptc_len },
+        { META_ICC, &m->icc, &m->icc_len }, { META_COMMENT, &m->comment, &m->comment_len },
+    };
+    if (mask & META_GPS)
+        strip_gps(m);
+    for (size_t i = 0; i < sizeof piece / sizeof *piece; i++)
+        if (mask & piece[i].bit) {
+            free(*piece[i].p);
+            *piece[i].p = NULL;
+            *piece[i].n = 0;
+        }
+    if (mask & META_EXIF)
+        m->orient_at = 0;
+    if (mask & META_DENSITY)
+        m->density = 0;
 }
 
 void meta_upright(struct io_meta *m, int o)
@@ -502,6 +646,8 @@ int meta_jpeg_segments(const struct io_meta *m, int c,
     int r = 0;
     if (m->exif && m->exif_len <= SEG_MAX - 6)   /* larger EXIF cannot be one APP1, as JPEG readers expect */
         r = emit(arg, 0xE1, (const uint8_t *)"Exif\0\0", 6, m->exif, m->exif_len);
+    if (!r && m->xmp && m->xmp_len <= SEG_MAX - sizeof XMP_SIG)   /* larger: extended XMP, not written */
+        r = emit(arg, 0xE1, (const uint8_t *)XMP_SIG, sizeof XMP_SIG, m->xmp, m->xmp_len);
     if (!r && meta_icc_fits(m, c)) {
         const size_t piece = SEG_MAX - ICC_HDR, count = (m->icc_len + piece - 1) / piece;
         for (size_t k = 0; !r && k < count && count <= 255; k++) {
@@ -513,6 +659,19 @@ int meta_jpeg_segments(const struct io_meta *m, int c,
             r = emit(arg, 0xE2, hdr, ICC_HDR, m->icc + off, dn);
         }
     }
+    /* the signature, then one resource: "8BIM", 0x0404, no name, the size, the data padded to even */
+    const size_t ps = sizeof PS_SIG + 12, pn = ps + m->iptc_len + (m->iptc_len & 1);
+    uint8_t *app13 = !r && m->iptc && pn <= SEG_MAX ? calloc(1, pn) : NULL;
+    if (app13) {
+        memcpy(app13, PS_SIG, sizeof PS_SIG);
+        memcpy(app13 + sizeof PS_SIG, "8BIM\x04\x04\0\0", 8);
+        put32(app13 + sizeof PS_SIG + 8, (uint32_t)m->iptc_len, 1);
+        memcpy(app13 + ps, m->iptc, m->iptc_len);
+        r = emit(arg, 0xED, app13, pn, (const uint8_t *)"", 0);
+        free(app13);
+    }
+    if (!r && m->comment && m->comment_len <= SEG_MAX)
+        r = emit(arg, 0xFE, NULL, 0, m->comment, m->comment_len);
     return r;
 }
 

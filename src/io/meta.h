@@ -1,6 +1,8 @@
 /* gpuimg: what an image file says besides its pixels, kept from input to output (as vips and
- * ImageMagick keep it, --strip to drop it): the ICC profile (PNG iCCP, JPEG APP2 ICC_PROFILE),
- * EXIF (JPEG APP1 Exif, PNG eXIf) and the density (JPEG JFIF, PNG pHYs). Read from a file's
+ * ImageMagick keep it, --strip to drop it, all or piece by piece): the ICC profile (PNG iCCP,
+ * JPEG APP2 ICC_PROFILE), EXIF (JPEG APP1 Exif, PNG eXIf), XMP (JPEG APP1, PNG iTXt
+ * XML:com.adobe.xmp), IPTC (JPEG APP13's Photoshop resource 0x0404), a comment (JPEG COM, PNG
+ * text "Comment") and the density (JPEG JFIF, PNG pHYs). Read from a file's
  * bytes with every length and offset checked against them; a broken piece is left out, never an
  * error: the pixels decide whether a file is readable. */
 #ifndef GPUIMG_IO_META_H
@@ -17,10 +19,25 @@ struct io_meta {
     size_t orient_at;    /* the offset in exif of IFD0's orientation value (a SHORT); 0: no such tag */
     int density;         /* xres and yres are pixels per inch */
     double xres, yres;
+    uint8_t *xmp;        /* the XMP packet, xmp_len bytes, or NULL */
+    size_t xmp_len;
+    uint8_t *iptc;       /* IPTC-IIM records (0x1C, record, dataset, size, data ...), or NULL */
+    size_t iptc_len;
+    uint8_t *comment;    /* the comment's bytes (UTF-8 or Latin-1, as found), or NULL */
+    size_t comment_len;
 };
+
+/* The pieces --strip and --keep name (META_GPS: EXIF's GPS directory, its values zeroed) */
+enum meta_piece { META_EXIF = 1, META_XMP = 2, META_IPTC = 4, META_ICC = 8, META_GPS = 16, META_COMMENT = 32,
+                  META_DENSITY = 64, META_ALL = 127 };
+/* Drop the pieces of m that mask names. */
+void meta_strip(struct io_meta *m, unsigned mask);
 
 /* ICC profiles larger than this are left out: the limit on what an iCCP chunk inflates to. */
 #define META_ICC_MAX (16u << 20)
+/* XMP packets larger than this are left out (a JPEG's APP1 holds at most 65502 bytes of one; the
+ * extended XMP split over several segments is not read). */
+#define META_XMP_MAX (16u << 20)
 /* An EXIF block made from a TIFF's entries larger than this is left out (entries may share their
  * values, so that a small file could ask for a large block). */
 #define META_EXIF_MAX (1u << 20)
@@ -72,8 +89,9 @@ double exif_value(const struct exif_entry *e, uint32_t i);
 /* Whether m's profile describes images of c channels: an RGB profile for 3 or 4, a grey one for
  * 1 or 2 (another makes a wrong file: libpng refuses it, viewers misread it). */
 int meta_icc_fits(const struct io_meta *m, int c);
-/* JPEG's segments for m, each as marker (0xE1, 0xE2), a header (hn bytes) and data (dn): EXIF as
- * one APP1 where it fits a segment, the profile in APP2 pieces. emit returns non-zero to stop;
+/* JPEG's segments for m, each as marker (0xE1, 0xE2, 0xED, 0xFE), a header (hn bytes) and data
+ * (dn): EXIF and XMP each as one APP1 where it fits a segment, the profile in APP2 pieces, IPTC in
+ * an APP13 Photoshop resource, the comment as COM. emit returns non-zero to stop;
  * meta_jpeg_segments returns that. */
 int meta_jpeg_segments(const struct io_meta *m, int c,
                        int (*emit)(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn),

@@ -296,8 +296,27 @@ static void on_error(png_structp png, png_const_charp msg)
 }
 static void on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
 
+/* A text chunk, keyword key, of n bytes (up to a 0 among them): iTXt (UTF-8) for XMP and for a
+ * text that is not ASCII, tEXt otherwise; libpng copies it. */
+static void set_text(png_structp png, png_infop info, const char *key, const uint8_t *p, size_t n)
+{
+    char *t = malloc(n + 1);
+    if (!t)
+        return;
+    memcpy(t, p, n);
+    t[n] = 0;
+    int ascii = strcmp(key, "Comment") == 0;
+    for (size_t i = 0; ascii && i < n; i++)
+        ascii = p[i] < 0x80;
+    png_text text = { .compression = ascii ? PNG_TEXT_COMPRESSION_NONE : PNG_ITXT_COMPRESSION_NONE,
+                      .key = (png_charp)key, .text = t, .text_length = strlen(t) };
+    png_set_text(png, info, &text, 1);
+    free(t);
+}
+
 /* The metadata kept (meta.h): a profile that fits the channels (libpng checks it further and
- * leaves out one it finds wrong, with a warning, not an error), EXIF, the density per metre. */
+ * leaves out one it finds wrong, with a warning, not an error), EXIF, XMP, the comment, the
+ * density per metre (IPTC has no place in PNG). */
 static void set_meta(png_structp png, png_infop info, const struct geom *g, const struct io_meta *m)
 {
     png_set_benign_errors(png, 1);
@@ -307,6 +326,10 @@ static void set_meta(png_structp png, png_infop info, const struct geom *g, cons
     if (m->exif && m->exif_len <= UINT32_MAX)
         png_set_eXIf_1(png, info, (png_uint_32)m->exif_len, m->exif);
 #endif
+    if (m->xmp)
+        set_text(png, info, "XML:com.adobe.xmp", m->xmp, m->xmp_len);
+    if (m->comment)
+        set_text(png, info, "Comment", m->comment, m->comment_len);
     if (m->density)
         png_set_pHYs(png, info, (png_uint_32)lround(m->xres / 0.0254), (png_uint_32)lround(m->yres / 0.0254),
                      PNG_RESOLUTION_METER);

@@ -409,6 +409,14 @@ int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct g
     return st;
 }
 
+/* The bytes of one element of the IPTC tag as this libtiff declares it */
+static size_t iptc_word(TIFF *t)
+{
+    const TIFFField *f = TIFFFieldWithTag(t, TIFFTAG_RICHTIFFIPTC);
+    const int w = f ? TIFFDataWidth(TIFFFieldDataType(f)) : 0;
+    return w == 4 ? 4 : 1;
+}
+
 int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
 {
     memset(m, 0, sizeof *m);
@@ -423,6 +431,25 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
         if ((m->icc = malloc(n))) {
             memcpy(m->icc, icc, n);
             m->icc_len = n;
+        } else
+            st = GPUIMG_ENOMEM;
+    }
+    /* XMP (bytes); IPTC, counted in the elements of the type this libtiff declares it (UNDEFINED
+     * bytes in 4.5, LONG words in others) */
+    const size_t word = iptc_word(t);
+    void *xmp = NULL, *iptc = NULL;
+    uint32_t xn = 0, in = 0;
+    if (!st && TIFFGetField(t, TIFFTAG_XMLPACKET, &xn, &xmp) && xn && xmp && xn <= META_XMP_MAX) {
+        if ((m->xmp = malloc(xn))) {
+            memcpy(m->xmp, xmp, xn);
+            m->xmp_len = xn;
+        } else
+            st = GPUIMG_ENOMEM;
+    }
+    if (!st && TIFFGetField(t, TIFFTAG_RICHTIFFIPTC, &in, &iptc) && in && iptc && in <= META_XMP_MAX / word) {
+        if ((m->iptc = malloc((size_t)in * word))) {
+            memcpy(m->iptc, iptc, (size_t)in * word);
+            m->iptc_len = (size_t)in * word;
         } else
             st = GPUIMG_ENOMEM;
     }
@@ -585,6 +612,15 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
     TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
     if (meta && meta_icc_fits(meta, im->c))
         TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)meta->icc_len, meta->icc);
+    if (meta && meta->xmp && meta->xmp_len <= UINT32_MAX)
+        TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)meta->xmp_len, meta->xmp);
+    const size_t word = iptc_word(t);
+    uint8_t *iptc = meta && meta->iptc ? calloc((meta->iptc_len + 3) / 4, 4) : NULL;   /* padded to words */
+    if (iptc) {
+        memcpy(iptc, meta->iptc, meta->iptc_len);
+        TIFFSetField(t, TIFFTAG_RICHTIFFIPTC, (uint32_t)((meta->iptc_len + 3) / 4 * 4 / word), iptc);
+        free(iptc);
+    }
     if (meta && meta->density) {
         TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)meta->xres);
         TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)meta->yres);

@@ -87,6 +87,8 @@ int webp_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     int st = take_chunk(mux, "ICCP", &m->icc, &m->icc_len);
     if (!st)
         st = take_chunk(mux, "EXIF", &m->exif, &m->exif_len);
+    if (!st)
+        st = take_chunk(mux, "XMP ", &m->xmp, &m->xmp_len);
     WebPMuxDelete(mux);
     if (st)
         meta_free(m);
@@ -161,14 +163,16 @@ int webp_encode(FILE *fp, const char *name, const struct image *im, int quality,
         return gpuimg_fail(GPUIMG_EENCODE, "%s: WebP encoder (libwebp) failed", name);
     WebPData out = { enc, n };
     WebPMux *mux = NULL;
-    const int icc = meta && meta_icc_fits(meta, 3), exif = meta && meta->exif;
+    const int icc = meta && meta_icc_fits(meta, 3), exif = meta && meta->exif, xmp = meta && meta->xmp;
     int st = GPUIMG_OK;
-    if (icc || exif) {   /* the chunks go in through libwebpmux, which writes the VP8X header they need */
+    if (icc || exif || xmp) {   /* the chunks go in through libwebpmux, which writes the VP8X header they need */
         const WebPData image = { enc, n }, p = { icc ? meta->icc : NULL, icc ? meta->icc_len : 0 },
-                       e = { exif ? meta->exif : NULL, exif ? meta->exif_len : 0 };
+                       e = { exif ? meta->exif : NULL, exif ? meta->exif_len : 0 },
+                       x = { xmp ? meta->xmp : NULL, xmp ? meta->xmp_len : 0 };
         mux = WebPMuxNew();
         if (!mux || WebPMuxSetImage(mux, &image, 0) != WEBP_MUX_OK || (icc && WebPMuxSetChunk(mux, "ICCP", &p, 0) != WEBP_MUX_OK)
-            || (exif && WebPMuxSetChunk(mux, "EXIF", &e, 0) != WEBP_MUX_OK) || WebPMuxAssemble(mux, &out) != WEBP_MUX_OK)
+            || (exif && WebPMuxSetChunk(mux, "EXIF", &e, 0) != WEBP_MUX_OK)
+            || (xmp && WebPMuxSetChunk(mux, "XMP ", &x, 0) != WEBP_MUX_OK) || WebPMuxAssemble(mux, &out) != WEBP_MUX_OK)
             st = gpuimg_fail(GPUIMG_EENCODE, "%s: WebP metadata (libwebpmux) failed", name);
     }
     if (!st && fwrite(out.bytes, 1, out.size, fp) != out.size)
