@@ -124,4 +124,47 @@ if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
 fi
 # and through the command line, from stdin too
 "$GPUIMG" -q --backend=cpu transpose - "$T/o.png" <"$TOP_SRCDIR/tests/formats/image.psd" && ok || bad "PSD from stdin"
+# JPEG holds no alpha: grey+alpha and RGBA are flattened onto --background (white by default),
+# (c a + b (top - a) + top / 2) / top, then 16 bits rounded to 8. numpy flattens the same input
+# independently; gpuimg's JPEG of that must be the same file, byte for byte (same encoder, same
+# pixels). The transparent columns hide colour the JPEG must not show.
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import cv2, numpy' 2>/dev/null; then
+    for spec in "4 8 white" "4 16 #336699" "2 8 10,20,30" "2 16 black" "4 8 #fff"; do
+        set -- $spec
+        "$MKIMG" 37 23 $1 $2 "$T/fa.png" 9 6 1 || exit 99
+        expect_ok -q -f --jpeg-quality=100 --jpeg-sampling=444 --background="$3" copy "$T/fa.png" "$T/fa.jpg" || continue
+        python3 - "$T/fa.png" "$T/fref.png" "$3" <<'PY' || { bad "flatten reference $spec"; continue; }
+import sys, cv2, numpy as np
+a = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)   # BGRA (grey+alpha comes as BGRA too)
+top = 65535 if a.dtype == np.uint16 else 255
+c = sys.argv[3]
+names = {"white": (255, 255, 255), "black": (0, 0, 0)}
+if c in names:
+    rgb = names[c]
+elif c.startswith("#"):
+    h = c[1:] if len(c) == 7 else "".join(ch * 2 for ch in c[1:])
+    rgb = tuple(int(h[i:i + 2], 16) for i in (0, 2, 4))
+else:
+    rgb = tuple(int(v) for v in c.split(","))
+grey = len(sys.argv[1]) and np.array_equal(a[..., 0], a[..., 1]) and np.array_equal(a[..., 1], a[..., 2])
+al = a[..., 3].astype(np.uint64)
+if grey:
+    bg = [((9798 * rgb[0] + 19235 * rgb[1] + 3735 * rgb[2] + 16384) >> 15) * (top // 255)]
+    col = [a[..., 0]]
+else:
+    bg = [v * (top // 255) for v in rgb]
+    col = [a[..., 2], a[..., 1], a[..., 0]]   # R, G, B
+out = [((ch.astype(np.uint64) * al + b * (top - al) + top // 2) // top) for ch, b in zip(col, bg)]
+if top == 65535:
+    out = [(v + 128) // 257 for v in out]
+o = np.dstack(out).astype(np.uint8)
+cv2.imwrite(sys.argv[2], o[..., 0] if grey else o[..., ::-1])
+PY
+        expect_ok -q -f --jpeg-quality=100 --jpeg-sampling=444 copy "$T/fref.png" "$T/fref.jpg" \
+            && cmp -s "$T/fa.jpg" "$T/fref.jpg" && ok || bad "flattened onto $3 ($1 channels, $2 bits): not numpy's"
+    done
+fi
+expect_fail 2 "--background: a colour is white, black, grey, red, green, blue, #rgb, #rrggbb or R,G,B \\(0 to 255 each\\), not '#12'" \
+    --background='#12' copy "$T/fa.png" "$T/x.jpg"
+expect_fail 2 "--background: .* not '1,2,300'" --background=1,2,300 copy "$T/fa.png" "$T/x.jpg"
 finish

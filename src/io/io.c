@@ -520,7 +520,15 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
 {
     const uint8_t *px = im->data;
     uint8_t *tmp = NULL;
-    if (im->depth == 16) { /* these formats are 8-bit: round each sample, v8 = round(v16 / 257) */
+    int c = im->c;
+    if (o->fmt == FMT_JPEG && (c == 2 || c == 4)) {   /* no alpha in JPEG: flattened, as libjpeg's */
+        c = c == 2 ? 1 : 3;
+        if (!(tmp = malloc((size_t)im->w * im->h * c)))
+            return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory flattening alpha", name);
+        for (int y = 0; y < im->h; y++)
+            image_flatten_row(im, y, o->background, tmp + (size_t)y * im->w * c);
+        px = tmp;
+    } else if (im->depth == 16) { /* these formats are 8-bit: round each sample, v8 = round(v16 / 257) */
         size_t n = (size_t)im->w * im->h * im->c;
         tmp = malloc(n);
         if (!tmp)
@@ -533,7 +541,7 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
     struct sink s = { fp, 0, 0 };
     int ok;
     switch (o->fmt) {
-    case FMT_JPEG: ok = stbi_write_jpg_to_func(sink_write, &s, im->w, im->h, im->c, px, o->jpeg_quality); break;
+    case FMT_JPEG: ok = stbi_write_jpg_to_func(sink_write, &s, im->w, im->h, c, px, o->jpeg_quality); break;
     case FMT_BMP: ok = stbi_write_bmp_to_func(sink_write, &s, im->w, im->h, im->c, px); break;
     case FMT_TGA: ok = stbi_write_tga_to_func(sink_write, &s, im->w, im->h, im->c, px); break;
     default: ok = 0;
@@ -582,7 +590,7 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
 {
 #ifdef HAVE_LIBJPEG
     if (o->fmt == FMT_JPEG) {
-        const struct jpeg_opts jo = { o->jpeg_quality, io_jpeg_sampling(o), o->jpeg_progressive, o->meta };
+        const struct jpeg_opts jo = { o->jpeg_quality, io_jpeg_sampling(o), o->jpeg_progressive, o->meta, o->background };
         return jpeg_encode(fp, name, im, &jo);
     }
 #endif

@@ -50,6 +50,7 @@ struct save_opts {
     int webp_lossless;
     int webp_effort;       /* 0..6: libwebp's method */
     int heif_quality;      /* 0..100: HEIC's and AVIF's */
+    uint32_t background;   /* 0xRRGGBB: what alpha is flattened onto in a JPEG (--background) */
     int heif_effort;       /* 0..9: the HEVC and AV1 encoders' speed is 9 less this */
     int strip;             /* --strip's meta_piece mask: META_ALL, no metadata read or written; other
                               pieces dropped from what is read (meta_strip) */

@@ -162,7 +162,7 @@ int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct
     jpeg_stdio_dest(&c, fp);
     c.image_width = (JDIMENSION)im->w;
     c.image_height = (JDIMENSION)im->h;
-    const int grey = im->c <= 2;   /* alpha is dropped: JPEG has none */
+    const int grey = im->c <= 2;   /* JPEG has no alpha: flattened onto the background */
     c.input_components = grey ? 1 : 3;
     c.in_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&c);
@@ -191,13 +191,8 @@ int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct
     for (int y = 0; y < im->h; y++) {
         const uint8_t *src = im->data + (size_t)y * im->stride;
         JSAMPROW r = (JSAMPROW)src;
-        if (row) {   /* drop alpha, and 16 bits rounded to 8: v8 = round(v16 / 257) */
-            for (int x = 0; x < im->w; x++)
-                for (int k = 0; k < c.input_components; k++)
-                    row[(size_t)x * c.input_components + k] =
-                        im->depth == 16
-                            ? (uint8_t)((((const uint16_t *)src)[(size_t)x * im->c + k] + 128u) / 257u)
-                            : src[(size_t)x * im->c + k];
+        if (row) {   /* alpha flattened onto the background, 16 bits rounded to 8 */
+            image_flatten_row(im, y, o->background, row);
             r = row;
         }
         jpeg_write_scanlines(&c, &r, 1);
