@@ -790,6 +790,7 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
         .shrink_on_load = (enum shrink_mode)o->shrink_on_load,
         .jpeg_split = o->jpeg_split,
         .no_auto_orient = o->no_auto_orient,
+        .profile_srgb = o->profile == 1,
         .png_encoder = (enum encoder_choice)o->png_encoder,
         .jpeg_encoder = (enum encoder_choice)o->jpeg_encoder,
     };

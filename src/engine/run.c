@@ -10,6 +10,7 @@
 #include "engine/knobs.h"
 #include "engine/run.h"
 #include "engine/stream.h"
+#include "io/icc.h"
 #include "io/pngenc.h"
 
 /* ---- load: the file's bytes, header and metadata, nothing decoded --------------------------- */
@@ -23,10 +24,11 @@ static int load(const struct run_ctx *c, const char *in, struct io_input *raw, s
     if (st)
         return st;
     r->in = raw->g;
-    if ((c->save.strip & META_ALL) != META_ALL && (st = io_read_meta(raw, meta)))
+    /* the profile is read for --profile=srgb whatever --strip says; plan drops it after */
+    if (((c->save.strip & META_ALL) != META_ALL || c->profile_srgb) && (st = io_read_meta(raw, meta)))
         io_input_free(raw);
     else if (c->save.strip)
-        meta_strip(meta, (unsigned)c->save.strip);
+        meta_strip(meta, (unsigned)c->save.strip & ~(c->profile_srgb ? (unsigned)META_ICC : 0u));
     r->decode_ms = timing_now_ms() - t0;
     return st;
 }
@@ -76,6 +78,7 @@ static int orient(struct plan *pl, int o, struct run_report *r)
 struct placement {
     int nturn;
     int engines;   /* the GPU's JPEG engines (or nvJPEG) decode it; else the CPU */
+    struct icc_xform *icc;   /* --profile=srgb's conversion after the decode, on the CPU; NULL: none */
 };
 
 /* Shrink on load: where the first step that changes the geometry after the EXIF turn (which the
@@ -191,10 +194,12 @@ static int place_decode(const struct run_ctx *c, struct io_input *raw, struct pl
     struct op_args a;
     int i = 0;
     const int f = shrink_factor(c, pm, raw, pl, &i, &a);
-    const int gpu = gpu_decodes(c, raw);
+    const int gpu = gpu_decodes(c, raw) && !pm->icc;
     const int always = c->shrink_on_load == SHRINK_ALWAYS && f > 1;
     pm->engines = gpu && !always && !cores_first(c, raw, f);
-    if (gpu && !pm->engines)
+    if (pm->icc && gpu_decodes(c, raw))
+        snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: --profile=srgb converts its colour there");
+    else if (gpu && !pm->engines)
         snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: %s",
                  always ? "--shrink-on-load" : "the cores were to finish it first");
     else if (!gpu && c->kind == BACKEND_GPU && raw->jpeg_facts.progressive && backend_gpu_jpeg_now(&c->gpu))
@@ -215,11 +220,17 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
     const int turn = !c->no_auto_orient && raw->orient > 1;
     if (turn)
         meta_upright(meta, raw->orient);
+    pm->icc = NULL;
     int st = turn ? orient(pl, raw->orient, r) : GPUIMG_OK;
     pm->nturn = pl->nsteps - c->plan->nsteps;
+    if (!st && c->profile_srgb && !(st = icc_srgb_prepare(io_display_name(r->input, 0), meta, &raw->g, &pm->icc))
+        && (c->save.strip & META_ICC))
+        meta_strip(meta, META_ICC);
     if (st || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (st = place_decode(c, raw, pl, pm, r))
         || (st = out_format(c, out, &so->fmt))
         || (st = io_check_size(out, so->fmt, &pl->out))) {
+        icc_free(pm->icc);
+        pm->icc = NULL;
         if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
             char msg[512];
             snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
@@ -293,7 +304,7 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, s
     int st = GPUIMG_OK;
     struct gpu_run_opts go = c->gpu;
     go.enc = gpu_encodes(c, pl, so, &o->enc) ? &o->enc : NULL;
-    if (c->kind == BACKEND_CPU && engine_streams()) {
+    if (c->kind == BACKEND_CPU && engine_streams() && !pm->icc) {
         st = stream_run(pl, raw, io_display_name(out, 1), so, &o->strips, &declined, r);
         if (st || o->strips) {
             io_input_free(raw);
@@ -313,7 +324,12 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, s
             return st;
         }
     }
-    if (!(st = decode(raw, &o->img, r)))
+    if (!(st = decode(raw, &o->img, r)) && pm->icc) {   /* timed with the decode */
+        const double t0 = timing_now_ms();
+        icc_apply(pm->icc, &o->img);
+        r->decode_ms += timing_now_ms() - t0;
+    }
+    if (!st)
         st = c->kind == BACKEND_GPU ? backend_gpu_run(pl, &go, &o->img, r) : backend_cpu_run(pl, &o->img, r);
     if (st == GPUIMG_ENODEVMEM && o->img.data) {   /* no room on the GPU, even in tiles: the CPU, said once */
         snprintf(r->note, sizeof r->note, "%s: %s; ran on the CPU", r->input,
@@ -393,12 +409,15 @@ int run_load(const struct run_ctx *c, const char *in, const char *out, struct im
              struct save_opts *so, struct io_meta *meta, struct run_report *r)
 {
     struct io_input raw;
-    struct placement pm;   /* --compare decodes on the CPU, the whole image unless --shrink-on-load */
+    struct placement pm = { 0 };   /* --compare decodes on the CPU, the whole image unless --shrink-on-load */
     struct run_ctx whole = *c;
     if (whole.shrink_on_load == SHRINK_AUTO)
         whole.shrink_on_load = SHRINK_NEVER;
     int st = begin(&whole, in, out, &raw, pl, so, meta, &pm, r);
-    return st ? st : decode(&raw, img, r);
+    if (!st && !(st = decode(&raw, img, r)) && pm.icc)
+        icc_apply(pm.icc, img);
+    icc_free(pm.icc);
+    return st;
 }
 
 int run_save(const struct run_ctx *c, const char *out, const struct image *img, const struct save_opts *so,
@@ -419,7 +438,7 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     struct plan pl;
     struct save_opts so;
     struct outcome o = { 0 };
-    struct placement pm;
+    struct placement pm = { 0 };
     int st = begin(c, in, out, &raw, &pl, &so, &meta, &pm, r);
     if (!st) {
         pl.abandoned = c->abandoned;
@@ -432,6 +451,7 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
         st = write_result(c, out, &o.res, &so, o.res.kind == IO_RESULT_PNG_CHUNKS || o.res.kind == IO_RESULT_JPEG_BYTES
                                                     ? o.enc.ms : 0, r);
     }
+    icc_free(pm.icc);
     outcome_free(&o);
     meta_free(&meta);
     r->total_ms = timing_now_ms() - t0;

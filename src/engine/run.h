@@ -30,6 +30,7 @@ struct run_ctx {
                                      is predicted to finish first (else the engines when ready) */
     struct io_pending *hold;      /* non-NULL: the output is left written here, unpublished */
     int no_auto_orient;           /* --no-auto-orient: leave a JPEG as stored, whatever its EXIF says */
+    int profile_srgb;             /* --profile=srgb: pixels from the input's ICC profile to sRGB */
     int in_fd;                    /* > 0: the input is this open file (the path names it); with
                                      save.out_fd, the server's run of a client's files */
     enum encoder_choice png_encoder, jpeg_encoder;   /* where PNG and JPEG outputs are encoded */

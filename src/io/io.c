@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "io/formats.h"
 #include "io/heif.h"
+#include "io/icc.h"
 #include "io/io.h"
 #include "io/jpeg.h"
 #include "io/meta.h"
@@ -684,9 +685,10 @@ void io_codecs(FILE *f)
     const char *webp = webp_codec_name(), *tiff = tiff_codec_name(), *heif = heif_codec_name();
     fprintf(f, "decoders: %s%s (PNG), %s (JPEG), %s (WebP), %s (TIFF), %s (HEIC, AVIF), stb_image (BMP, TGA, PSD, "
                "GIF, PNM, HDR; PNG and JPEG with --decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), "
-               "%s (JPEG), %s (WebP), %s (TIFF), %s (HEIC%s, AVIF%s), stb_image_write (BMP, TGA), netpbm (PGM, PPM)\n",
+               "%s (JPEG), %s (WebP), %s (TIFF), %s (HEIC%s, AVIF%s), stb_image_write (BMP, TGA), netpbm (PGM, PPM); "
+               "colour: %s\n",
             png, png_libpng_name(), jpeg, webp ? webp : "none", tiff ? tiff : "none", heif ? heif : "none", png,
             zlibVersion(), strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write", webp ? webp : "none",
             tiff ? tiff : "none", heif ? heif : "none", heif && !heif_can_write(0) ? ": no encoder" : "",
-            heif && !heif_can_write(1) ? ": no encoder" : "");
+            heif && !heif_can_write(1) ? ": no encoder" : "", icc_codec_name() ? icc_codec_name() : "none");
 }

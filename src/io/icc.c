@@ -1,0 +1,111 @@
+/* gpuimg: colour to sRGB through LittleCMS 2 (icc.h). */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "io/icc.h"
+#include "io/meta.h"
+#ifdef HAVE_LCMS2
+#include <lcms2.h>
+
+struct icc_xform { cmsHTRANSFORM t; };
+
+/* LittleCMS's sRGB profile as bytes, made once */
+static int srgb_bytes(uint8_t **p, size_t *n)
+{
+    static uint8_t *bytes;
+    static cmsUInt32Number len;
+    static int made;
+#pragma omp critical(gpuimg_srgb)
+    if (!made) {
+        cmsHPROFILE s = cmsCreate_sRGBProfile();
+        if (s && cmsSaveProfileToMem(s, NULL, &len) && (bytes = malloc(len)) && !cmsSaveProfileToMem(s, bytes, &len)) {
+            free(bytes);
+            bytes = NULL;
+        }
+        if (s)
+            cmsCloseProfile(s);
+        made = 1;
+    }
+    if (!bytes || !(*p = malloc(len)))
+        return GPUIMG_ENOMEM;
+    memcpy(*p, bytes, len);
+    *n = len;
+    return GPUIMG_OK;
+}
+
+int icc_srgb_prepare(const char *name, struct io_meta *m, const struct geom *g, struct icc_xform **x)
+{
+    *x = NULL;
+    if (!m || !m->icc || g->c < 3 || !meta_icc_fits(m, g->c))
+        return GPUIMG_OK;
+    cmsHPROFILE in = cmsOpenProfileFromMem(m->icc, (cmsUInt32Number)m->icc_len);
+    if (!in)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: its ICC profile is one LittleCMS cannot read (--profile=srgb)", name);
+    cmsHPROFILE out = cmsCreate_sRGBProfile();
+    const cmsUInt32Number type = g->depth == 16 ? (g->c == 4 ? TYPE_RGBA_16 : TYPE_RGB_16)
+                                                : (g->c == 4 ? TYPE_RGBA_8 : TYPE_RGB_8);
+    /* no cache: one transform used by every thread at once */
+    cmsHTRANSFORM t = out && cmsGetColorSpace(in) == cmsSigRgbData
+                          ? cmsCreateTransform(in, type, out, type, INTENT_RELATIVE_COLORIMETRIC,
+                                               cmsFLAGS_NOCACHE | (g->c == 4 ? cmsFLAGS_COPY_ALPHA : 0))
+                          : NULL;
+    cmsCloseProfile(in);
+    if (out)
+        cmsCloseProfile(out);
+    if (!t)
+        return gpuimg_fail(GPUIMG_EDECODE, "%s: LittleCMS cannot convert from its ICC profile to sRGB (--profile=srgb)",
+                           name);
+    uint8_t *p;
+    size_t n;
+    if (!(*x = malloc(sizeof **x)) || srgb_bytes(&p, &n)) {
+        free(*x);
+        *x = NULL;
+        cmsDeleteTransform(t);
+        return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the sRGB profile", name);
+    }
+    (*x)->t = t;
+    free(m->icc);
+    m->icc = p;
+    m->icc_len = n;
+    return GPUIMG_OK;
+}
+
+void icc_apply(struct icc_xform *x, struct image *im)
+{
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < im->h; y++) {
+        uint8_t *row = im->data + (size_t)y * im->stride;
+        cmsDoTransform(x->t, row, row, (cmsUInt32Number)im->w);
+    }
+}
+
+void icc_free(struct icc_xform *x)
+{
+    if (x) {
+        cmsDeleteTransform(x->t);
+        free(x);
+    }
+}
+
+const char *icc_codec_name(void)
+{
+    static char name[32];
+    const int v = cmsGetEncodedCMMversion();
+    snprintf(name, sizeof name, "LittleCMS %d.%d", v / 1000, v % 1000 / 10);
+    return name;
+}
+#else
+int icc_srgb_prepare(const char *name, struct io_meta *m, const struct geom *g, struct icc_xform **x)
+{
+    *x = NULL;
+    if (!m || !m->icc || g->c < 3 || !meta_icc_fits(m, g->c))
+        return GPUIMG_OK;
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: --profile=srgb, and this gpuimg was built without LittleCMS "
+                       "(install liblcms2-dev, then configure and build again)", name);
+}
+void icc_apply(struct icc_xform *x, struct image *im) {}
+void icc_free(struct icc_xform *x) {}
+const char *icc_codec_name(void) { return NULL; }
+#endif
