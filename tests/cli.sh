@@ -214,4 +214,30 @@ expect_fail 2 "tune: --size must be WxH \(1 to 32768\), not '0x5'" tune --size=0
 expect_fail 2 "tune: --repeat: expected a whole number from 1 to 1000, not '0'" tune --repeat=0
 expect_fail 2 "tune: unknown option '--json=x.json'" tune --json=x.json
 expect_fail 2 "tune: unexpected argument 'gray'" tune gray
+# gpuimg info: headers and metadata, nothing decoded; a bad file said, the others described
+"$GPUIMG" -q --jpeg-quality=80 copy "$T/rgb.png" "$T/i.jpg" || exit 99
+printf 'not an image' >"$T/junk.png"
+run info "$T/ga.png" "$T/i.jpg" "$T/junk.png" "$TOP_SRCDIR/tests/formats/progressive.jpg"
+[ "$RC" -eq 1 ] && [ "$(wc -l <"$OUT")" -eq 3 ] && [ "$(wc -l <"$ERR")" -eq 1 ] \
+    && grep -q "^$T/ga.png: PNG [0-9]*x[0-9]* gray+alpha 8-bit" "$OUT" && grep -q "^$T/i.jpg: JPEG [0-9]*x[0-9]* RGB 8-bit" "$OUT" \
+    && grep -q "progressive.jpg: JPEG 13x9 RGB 8-bit, progressive (752 bytes)$" "$OUT" \
+    && grep -q "^gpuimg: $T/junk.png: not an image" "$ERR" && ok || bad "info: exit $RC: $(cat "$OUT" "$ERR")"
+run info --json "$T/i.jpg"
+[ "$RC" -eq 0 ] && grep -q '^{"file": ".*i.jpg", "format": "JPEG", "width": [0-9]*, "height": [0-9]*, "channels": 3, "depth": 8, "orientation": 1, "progressive": false, "icc": null, .*"bytes": [0-9]*}$' "$OUT" \
+    && ok || bad "info --json: $(cat "$OUT" "$ERR")"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys; json.loads(open(sys.argv[1]).read())' "$OUT" && ok || bad "info --json is not JSON"
+fi
+expect_fail 2 "info: no FILE" info --json
+expect_fail 2 "info: unknown option '--pretty'" info --pretty "$T/i.jpg"
+# a first word that is an operation and a file: which is meant is asked; one file alone: a hint
+here=$(pwd)
+cd "$T" && cp rgb.png gray && {
+    expect_fail 2 "'gray' is both an operation and a file here: write ./gray x.png to convert the file, or gray INPUT OUTPUT" \
+        gray x.png
+    [ ! -e x.png ] && ok || bad "the refused two-word command wrote x.png"
+    rm -f gray
+}
+cd "$here" || exit 99
+expect_fail 2 "missing OUTPUT: gpuimg .*i.jpg OUTPUT converts .*i.jpg, gpuimg info .*i.jpg describes it" "$T/i.jpg"
 finish

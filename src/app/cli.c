@@ -76,6 +76,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     const int convert = nargs == 2 && plan_parse(argv[optind], &probe) != GPUIMG_OK;
     if (nargs == 2)
         gpuimg_clear_error();
+    struct stat fst;
+    const int is_file = nargs >= 1 && nargs <= 2 && stat(argv[optind], &fst) == 0;
+    if (nargs == 2 && !convert && is_file)   /* "gray out.png" beside a file named gray */
+        return gpuimg_fail(GPUIMG_EUSAGE, "'%s' is both an operation and a file here: write ./%s %s to convert the "
+                           "file, or %s INPUT OUTPUT to run the operation", argv[optind], argv[optind],
+                           argv[optind + 1], argv[optind]);
+    if (nargs == 1 && is_file)
+        return gpuimg_fail(GPUIMG_EUSAGE, "missing OUTPUT: gpuimg %s OUTPUT converts %s, gpuimg info %s describes it",
+                           argv[optind], argv[optind], argv[optind]);
     if (nargs < 3 && !convert)
         return gpuimg_fail(GPUIMG_EUSAGE, "missing %s",
                            nargs == 0 ? "PIPELINE, INPUT and OUTPUT" : nargs == 1 ? "INPUT and OUTPUT" : "OUTPUT");
@@ -137,6 +146,7 @@ void cli_help(FILE *f)
             "Usage: gpuimg [OPTION]... PIPELINE INPUT OUTPUT\n"
             "   or: gpuimg [OPTION]... INPUT OUTPUT   (a format conversion: copy)\n"
             "   or: gpuimg [OPTION]... -o TEMPLATE PIPELINE INPUT... [--from-list=FILE] [--shard=K/N]\n"
+            "   or: gpuimg info [--json] FILE...   (each file's header and metadata, nothing decoded)\n"
             "   or: gpuimg tune ");
     options_usage(f, OPT_TUNE);
     fprintf(f,

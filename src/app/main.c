@@ -21,6 +21,7 @@
 #include "engine/run.h"
 #include "app/report.h"
 #include "app/tune.h"
+#include "app/info.h"
 
 static int fail(int st)
 {
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
     const double t_start = timing_now_ms();   /* total: the command's wall time */
     struct cli_opts o;
     struct engine_knobs knobs;   /* the environment's, read once (cli_parse, options_init) */
+    if (argc > 1 && !strcmp(argv[1], "info"))   /* gpuimg info [--json] FILE...: headers, nothing decoded */
+        return info_main(argc - 1, argv + 1);
     const int tune = argc > 1 && !strcmp(argv[1], "tune");   /* gpuimg tune [OPTIONS]: its own rows */
     int st = tune ? tune_parse(argc - 1, argv + 1, &o) : cli_parse(argc, argv, &o);
     if (st)

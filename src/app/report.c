@@ -60,7 +60,7 @@ void report_print_line(FILE *f, const struct run_report *r, int verbose, const c
         fprintf(f, "gpuimg: peak memory %.1f MiB\n", r->peak_rss_kb / 1024.0);
 }
 
-static void json_str(FILE *f, const char *s)
+void report_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; s && *s; s++) {
@@ -84,41 +84,41 @@ static void json_geom(FILE *f, const char *key, const struct geom *g)
 void report_write_json(FILE *f, const struct run_report *r, const char *server, const struct compare_table *t)
 {
     fprintf(f, "{\n  \"input\": ");
-    json_str(f, r->input);
+    report_json_str(f, r->input);
     fprintf(f, ",\n  \"output\": ");
-    json_str(f, r->output);
+    report_json_str(f, r->output);
     fprintf(f, ",\n  \"pipeline\": ");
-    json_str(f, r->pipeline);
+    report_json_str(f, r->pipeline);
     fprintf(f, ",\n");
     json_geom(f, "input_image", &r->in);
     json_geom(f, "output_image", &r->out);
     fprintf(f, "  \"backend\": ");
-    json_str(f, r->backend);
+    report_json_str(f, r->backend);
     fprintf(f, ",\n  \"threads\": %d,\n  \"device\": ", r->threads);
     if (r->device)
-        json_str(f, r->device);
+        report_json_str(f, r->device);
     else
         fprintf(f, "null");
     fprintf(f, ",\n  \"decoder\": ");
-    json_str(f, r->decoder);
+    report_json_str(f, r->decoder);
     fprintf(f, ",\n  \"shrink_on_load\": %d", r->shrink > 1 ? r->shrink : 1);
     fprintf(f, ",\n  \"exif_orientation\": %d", r->orient > 1 ? r->orient : 1);
     fprintf(f, ",\n  \"encoder\": ");
-    json_str(f, r->encoder);
+    report_json_str(f, r->encoder);
     fprintf(f, ",\n  \"streamed\": %s", r->streamed ? "true" : "false");
     if (r->tiles)
         fprintf(f, ",\n  \"tiles\": {\"count\": %d, \"width\": %d, \"height\": %d}", r->tiles, r->tile_w, r->tile_h);
     if (r->note[0]) {
         fprintf(f, ",\n  \"note\": ");
-        json_str(f, r->note);
+        report_json_str(f, r->note);
     }
     if (r->declined[0]) {
         fprintf(f, ",\n  \"declined\": ");
-        json_str(f, r->declined);
+        report_json_str(f, r->declined);
     }
     if (server && server[0]) {
         fprintf(f, ",\n  \"server\": ");
-        json_str(f, server);
+        report_json_str(f, server);
     }
     fprintf(f, ",\n  \"ms\": {\"decode\": %.3f, ", r->decode_ms);
     if (r->gpu_init_ms >= 0)
@@ -131,7 +131,7 @@ void report_write_json(FILE *f, const struct run_report *r, const char *server, 
     fprintf(f, "\"encode\": %.3f, \"total\": %.3f},\n  \"steps\": [", r->encode_ms, r->total_ms);
     for (int i = 0; i < r->nsteps; i++) {
         fprintf(f, "%s\n    {\"step\": ", i ? "," : "");
-        json_str(f, r->steps[i].label);
+        report_json_str(f, r->steps[i].label);
         fprintf(f, ", \"ms\": %.3f}", r->steps[i].ms);
     }
     fprintf(f, "%s],\n", r->nsteps ? "\n  " : "");
@@ -140,9 +140,9 @@ void report_write_json(FILE *f, const struct run_report *r, const char *server, 
         for (int i = 0; i < t->nrows; i++) {
             const struct compare_row *w = &t->rows[i];
             fprintf(f, "%s\n    {\"what\": ", i ? "," : "");
-            json_str(f, w->what);
+            report_json_str(f, w->what);
             fprintf(f, ", \"impl\": ");
-            json_str(f, w->impl);
+            report_json_str(f, w->impl);
             fprintf(f, ", \"ms\": %.4f", w->ms);
             if (w->bytes > 0 && w->ms > 0)
                 fprintf(f, ", \"gb_per_s\": %.2f", w->bytes / w->ms / 1e6);
@@ -150,7 +150,7 @@ void report_write_json(FILE *f, const struct run_report *r, const char *server, 
                 fprintf(f, ", \"speedup\": %.2f", w->ref_ms / w->ms);
             if (w->check[0]) {
                 fprintf(f, ", \"check\": ");
-                json_str(f, w->check);
+                report_json_str(f, w->check);
             }
             fprintf(f, "}");
         }
@@ -232,23 +232,23 @@ void report_count_decoder(struct batch_report *b, const char *name)
 void report_write_batch_json(FILE *f, const struct batch_report *b)
 {
     fprintf(f, "{\"summary\": true, \"pipeline\": ");
-    json_str(f, b->pipeline);
+    report_json_str(f, b->pipeline);
     fprintf(f, ", \"output_template\": ");
-    json_str(f, b->template);
+    report_json_str(f, b->template);
     fprintf(f, ", \"files\": {\"listed\": %ld, \"selected\": %ld, \"done\": %ld, \"failed\": %ld, \"skipped\": %ld}, ",
             b->listed, b->selected, b->done, b->failed, b->skipped);
     if (b->shard_n)
         fprintf(f, "\"shard\": {\"k\": %d, \"n\": %d}, ", b->shard_k, b->shard_n);
     fprintf(f, "\"backend\": ");
-    json_str(f, b->backend);
+    report_json_str(f, b->backend);
     fprintf(f, ", \"device\": ");
     if (b->device)
-        json_str(f, b->device);
+        report_json_str(f, b->device);
     else
         fprintf(f, "null");
     fprintf(f, ", \"server\": ");
     if (b->server)
-        json_str(f, b->server);
+        report_json_str(f, b->server);
     else
         fprintf(f, "null");
     fprintf(f, ", \"gpus\": %d, \"jobs\": %d, \"threads_per_job\": %d, ", b->ndevices, b->jobs, b->threads_per_job);
@@ -259,7 +259,7 @@ void report_write_batch_json(FILE *f, const struct batch_report *b)
     fprintf(f, "}, \"decoders\": {");
     for (int i = 0; i < b->ndecoders; i++) {
         fprintf(f, "%s", i ? ", " : "");
-        json_str(f, b->decoders[i].name);
+        report_json_str(f, b->decoders[i].name);
         fprintf(f, ": %ld", b->decoders[i].n);
     }
     fprintf(f, "}, \"peak_rss_kib\": %ld}\n", b->peak_rss_kb);
@@ -269,18 +269,18 @@ void report_write_file_json(FILE *f, const char *in, const char *out, const char
                             const char *decoder, const float *ms)
 {
     fprintf(f, "{\"input\": ");
-    json_str(f, in);
+    report_json_str(f, in);
     fprintf(f, ", \"output\": ");
-    json_str(f, out);
+    report_json_str(f, out);
     fprintf(f, ", \"status\": ");
-    json_str(f, status);
+    report_json_str(f, status);
     if (error) {
         fprintf(f, ", \"error\": ");
-        json_str(f, error);
+        report_json_str(f, error);
     }
     if (ms) {
         fprintf(f, ", \"decoder\": ");
-        json_str(f, decoder);
+        report_json_str(f, decoder);
         fprintf(f, ", \"ms\": {");
         for (int i = 0, k = 0; i < STAGE_COUNT; i++)
             if (ms[i] >= 0)

@@ -50,6 +50,8 @@ void report_count_decoder(struct batch_report *b, const char *name);
 /* "gpuimg: decode 12.1 ms, process 3.2 ms, encode 40.0 ms, total 55.3 ms [cpu, 2 threads]";
  * verbose adds the per-step times and the sizes. */
 void report_print_line(FILE *f, const struct run_report *r, int verbose, const char *server);
+/* s as a JSON string, quoted and escaped */
+void report_json_str(FILE *f, const char *s);
 void report_write_json(FILE *f, const struct run_report *r, const char *server, const struct compare_table *t);
 /* "gpuimg: batch: 98 done, 2 failed, 0 skipped of 100 in 12.0 s, 8.2 images/s [cpu, 2 jobs x 1 thread]"
  * and the busy time of every stage with its share. */
