@@ -19,6 +19,11 @@ handling (independent of gpuimg's parser).
           holds the bytes 0x5A5A5A5A), XMP (APP1), IPTC (APP13, a caption), a comment (COM), ICC
   meta.py pieces-show FILE     one line: exif=yes|no gps=yes|no gpsbytes=yes|no xmp=CRC|none
           iptc=CRC|none comment=TEXT|none icc=CRC|none (JPEG, PNG, WebP, TIFF)
+  meta.py gps-edge KIND IN.jpg OUT.jpg  IN with EXIF whose GPS directory is hostile, the mark
+          0x5A5A5A5A in its values: self (the GPS pointer points at IFD0; no mark), utf8 (a value of EXIF
+          3.0's type 129), chain (a second directory chained after it), twoptr (two pointers)
+  meta.py png-prefix IN.png OUT.png     IN with an eXIf chunk that keeps JPEG's "Exif\0\0" prefix,
+          holding exif_gps()
   meta.py dims FILE    one line: pixels=WxH (EXIF's PixelX/YDimension, or none) image=WxH (a JPEG's
           SOF, a PNG's IHDR, a TIFF's IFD0) make= exposure= iso= makernote=yes|no (EXIF's, a TIFF's
           own IFD0 and EXIF directory)
@@ -387,6 +392,44 @@ def pieces_show(path):
         got["comment"].decode("latin-1") .replace(" ", "_") if got["comment"] else "none", crc("icc")))
 
 
+def gps_edge(kind):
+    """Little-endian EXIF for gps-edge (see the top)"""
+    e = "<"
+    if kind == "self":   # IFD0 of a make and the GPS pointer, pointing at IFD0 itself (no mark: no GPS data)
+        return (b"II*\0" + struct.pack(e + "IH", 8, 2) + struct.pack(e + "HHI", 0x010F, 2, 4) + b"cam\0"
+                + struct.pack(e + "HHII", 0x8825, 4, 1, 8) + struct.pack(e + "I", 0))
+    if kind == "twoptr":   # two pointers to two directories, each a latitude of the mark
+        d1, d2 = 8 + 2 + 24 + 4, 8 + 2 + 24 + 4 + 18 + 24
+        ifd0 = struct.pack(e + "H", 2) + struct.pack(e + "HHII", 0x8825, 4, 1, d1) + struct.pack(e + "HHII", 0x8825, 4, 1, d2) + struct.pack(e + "I", 0)
+        def gdir(at):
+            return struct.pack(e + "H", 1) + struct.pack(e + "HHII", 2, 5, 3, at + 18) + struct.pack(e + "I", 0) + GPS_MARK + struct.pack(e + "IIIII", 1, 1, 1, 1, 1)
+        return b"II*\0" + struct.pack(e + "I", 8) + ifd0 + gdir(d1) + gdir(d2)
+    g = 8 + 2 + 12 + 4   # IFD0: the pointer alone; the GPS directory right after
+    if kind == "utf8":   # a GPSDateStamp of type 129 (UTF-8) holding the mark
+        gd = struct.pack(e + "H", 1) + struct.pack(e + "HHII", 0x1D, 129, 11, g + 18) + struct.pack(e + "I", 0) + b"2024:" + GPS_MARK + b"\0\0"
+    else:   # chain: the GPS directory's next link to a second one whose latitude is the mark
+        d2 = g + 18
+        gd = (struct.pack(e + "H", 1) + struct.pack(e + "HHI", 1, 2, 2) + b"N\0\0\0" + struct.pack(e + "I", d2)
+              + struct.pack(e + "H", 1) + struct.pack(e + "HHII", 2, 5, 3, d2 + 18) + struct.pack(e + "I", 0) + GPS_MARK + struct.pack(e + "IIIII", 1, 1, 1, 1, 1))
+    return b"II*\0" + struct.pack(e + "IH", 8, 1) + struct.pack(e + "HHII", 0x8825, 4, 1, g) + struct.pack(e + "I", 0) + gd
+
+
+def jpeg_with_exif(src, dst, ex):
+    data = open(src, "rb").read()
+    rest, pos = b"", 2
+    for m, p in segments(data):
+        if not (0xE0 <= m <= 0xEF or m == 0xFE):
+            rest += segment(m, p)
+        pos += 4 + len(p)
+    open(dst, "wb").write(b"\xff\xd8" + segment(0xE1, b"Exif\0\0" + ex) + rest + data[pos:])
+
+
+def png_prefix(src, dst):
+    data = open(src, "rb").read()
+    ihdr_end = 8 + 8 + 13 + 4
+    open(dst, "wb").write(data[:ihdr_end] + chunk(b"eXIf", b"Exif\0\0" + exif_gps()) + data[ihdr_end:])
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
     if a[0] == "jpeg":
@@ -401,6 +444,10 @@ if __name__ == "__main__":
         make_pieces(a[1], a[2])
     elif a[0] == "pieces-show":
         pieces_show(a[1])
+    elif a[0] == "gps-edge":
+        jpeg_with_exif(a[2], a[3], gps_edge(a[1]))
+    elif a[0] == "png-prefix":
+        png_prefix(a[1], a[2])
     elif a[0] == "icc":
         sys.stdout.write("%d:%08x\n" % (len(icc()), zlib.crc32(icc())))
     else:

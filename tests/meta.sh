@@ -18,7 +18,9 @@
 # - Every piece (EXIF with a GPS directory, XMP, IPTC, a comment, ICC) from a JPEG: JPEG keeps
 #   all, PNG all but IPTC, WebP EXIF, XMP and ICC, TIFF XMP, IPTC and ICC (and back to JPEG);
 #   --strip=LIST drops the pieces named (gps: the directory's entry and its bytes, the rest of EXIF
-#   kept), --keep=LIST keeps only those; the server does the same as the process.
+#   kept), --keep=LIST keeps only those; the server does the same as the process. Hostile GPS
+#   directories (pointing at IFD0, chained, two pointers, EXIF 3.0's UTF-8 type) and a PNG eXIf
+#   with JPEG's "Exif\0\0" prefix: --strip=gps leaves none of their bytes.
 # - GPU builds on a GPU: nvJPEG's JPEG (GPUIMG_JPEG_GPU=1) and nvCOMP's PNG (GPUIMG_PNG_GPU=1)
 #   carry the same metadata as the CPU's files.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
@@ -173,6 +175,22 @@ pieces "--keep=icc" k1.jpg "exif=no gps=no gpsbytes=no xmp=none iptc=none commen
 pieces "--keep=exif,comment" k2.jpg "exif=yes gps=yes gpsbytes=yes xmp=none iptc=none comment=made_by_gpuimg-test icc=none" \
     --keep=exif,comment
 pieces "--strip=all" s4.jpg "exif=no gps=no gpsbytes=no xmp=none iptc=none comment=none icc=none" --strip=all
+# hostile GPS directories (pointing at IFD0, chained, twice, a type EXIF 3.0 added) and a PNG
+# eXIf that keeps JPEG's prefix: --strip=gps leaves none of the mark 0x5A5A5A5A ("ZZZZ")
+meta gps-edge self "$T/plain.jpg" "$T/gps-self.jpg" || exit 99   # once corrupted the heap
+expect_ok -q -f --strip=gps copy "$T/gps-self.jpg" "$T/gps-self-out.jpg"
+got=$(meta pieces-show "$T/gps-self-out.jpg")
+case $got in "exif=yes gps=no "*) ok ;; *) bad "a GPS pointer to IFD0, --strip=gps: $got" ;; esac
+for k in utf8 chain twoptr; do
+    meta gps-edge $k "$T/plain.jpg" "$T/gps-$k.jpg" || exit 99
+    grep -q ZZZZ "$T/gps-$k.jpg" || bad "gps-edge $k: no mark to strip"
+    expect_ok -q -f --strip=gps copy "$T/gps-$k.jpg" "$T/gps-$k-out.jpg" && { grep -q ZZZZ "$T/gps-$k-out.jpg" \
+        && bad "--strip=gps left the GPS bytes of $k" || ok; }
+done
+"$GPUIMG" -q -f copy "$T/plain.jpg" "$T/plain.png" && meta png-prefix "$T/plain.png" "$T/prefix.png" || exit 99
+expect_ok -q -f --strip=gps copy "$T/prefix.png" "$T/prefix-out.jpg"
+got=$(meta pieces-show "$T/prefix-out.jpg")
+case $got in "exif=yes gps=no gpsbytes=no "*) ok ;; *) bad "a PNG eXIf with JPEG's prefix, --strip=gps: $got" ;; esac
 expect_fail 2 "--strip: each piece must be all, exif, gps, xmp, iptc, icc or comment, not 'gpx'" --strip=exif,gpx copy \
     "$T/pieces.jpg" "$T/bad.jpg"
 expect_fail 2 "--keep: each piece must be exif, xmp, iptc, icc or comment, not 'all'" --keep=all copy \

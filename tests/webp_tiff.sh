@@ -9,6 +9,8 @@
 # - Where python3 has OpenCV: OpenCV reads gpuimg's TIFF and WebP to the same pixels (an
 #   independent decoder).
 # - Cut and damaged files: one line naming the file, exit 1, no output.
+# - An animated WebP (tests/anim/make_anim.py, Pillow): its first frame exactly as Pillow decodes
+#   it, "frame 1 of 3" said by -v, --json and info; a GIF's two frames counted alike.
 # - EXIF whose Exif IFD holds nothing a TIFF's EXIF directory carries (a maker note, an
 #   interoperability pointer, an unknown tag, a number written as text; with python3): the TIFF
 #   is written, without that directory, its IFD0's make kept (read back by tests/meta.py).
@@ -119,4 +121,16 @@ if [ $webp = 1 ]; then
     expect_fail 1 "bad\\.webp: invalid WebP" copy "$T/bad.webp" "$T/bad-out.png"
     expect_fail 1 "webp: WebP holds at most 16383 pixels a side" resize=16384x1! "$T/g.png" "$T/wide.webp"
 fi
+# an animation: its first frame on the canvas, said (-v, --json, info); a GIF's frames counted too
+if [ $webp = 1 ]; then
+    A="${TOP_SRCDIR:-.}/tests/anim"
+    run -v -f --backend=cpu --json="$T/a.json" copy "$A/anim.webp" "$T/anim.png"
+    [ "$RC" -eq 0 ] && grep -q "anim.webp (33x21 RGBA 8-bit, libwebp [0-9.]*, frame 1 of 3)" "$ERR" \
+        && grep -q '"frames": 3' "$T/a.json" && ok || bad "animated WebP: exit $RC: $(cat "$ERR")"
+    same "$T/anim.png" "$A/want-anim-webp.png" 0 "animated WebP: the first frame, as Pillow decodes it"
+    run info "$A/anim.webp"
+    grep -q "anim.webp: WebP 33x21 RGBA 8-bit, 3 frames" "$OUT" && ok || bad "info of an animation: $(cat "$OUT" "$ERR")"
+fi
+run -v -f --backend=cpu copy "${TOP_SRCDIR:-.}/tests/formats/image.gif" "$T/gif.png"
+[ "$RC" -eq 0 ] && grep -q "image.gif (13x9 RGBA 8-bit, stb_image, frame 1 of 2)" "$ERR" && ok || bad "GIF frames: $(cat "$ERR")"
 finish

@@ -57,6 +57,7 @@ static int describe(const char *path, int json)
                "\"orientation\": %d", format_name(&in), g->w, g->h, g->c, g->depth, orient);
         if (in.kind == KIND_JPEG)
             printf(", \"progressive\": %s", in.jpeg_facts.progressive ? "true" : "false");
+        printf(", \"frames\": %d", in.frames);
         piece_json(stdout, "icc", m.icc_len);
         piece_json(stdout, "exif", m.exif_len);
         piece_json(stdout, "xmp", m.xmp_len);
@@ -72,6 +73,8 @@ static int describe(const char *path, int json)
             printf(", orientation %d", orient);
         if (in.kind == KIND_JPEG && in.jpeg_facts.progressive)
             printf(", progressive");
+        if (in.frames > 1)
+            printf(", %d frames", in.frames);
         int first = 1;
         piece_text(stdout, &first, "icc", m.icc_len);
         piece_text(stdout, &first, "exif", m.exif_len);

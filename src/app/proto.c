@@ -165,6 +165,7 @@ static void walk_reply(struct wire *x, struct proto_reply *a)
     geomf(x, &a->out);
     INT(x, 0, 64, a->shrink);
     INT(x, 0, 8, a->orient);
+    INT(x, 0, 1 << 30, a->frames);
     INT(x, 0, 1 << 30, a->tiles);
     INT(x, 0, 1 << 30, a->tile_w);
     INT(x, 0, 1 << 30, a->tile_h);
@@ -245,6 +246,7 @@ void proto_reply_from_report(struct proto_reply *a, const struct run_report *r)
     a->out = r->out;
     a->shrink = r->shrink;
     a->orient = r->orient;
+    a->frames = r->frames;
     a->tiles = r->tiles;
     a->tile_w = r->tile_w;
     a->tile_h = r->tile_h;
@@ -282,6 +284,7 @@ void proto_reply_to_report(const struct proto_reply *a, struct run_report *r)
     r->out = a->out;
     r->shrink = a->shrink;
     r->orient = a->orient;
+    r->frames = a->frames;
     r->tiles = a->tiles;
     r->tile_w = a->tile_w;
     r->tile_h = a->tile_h;

@@ -37,7 +37,7 @@ struct proto_reply {
     char select_note[256];        /* why auto chose the CPU (said with -v) */
     char backend[16], device[256], fallback[256], decoder[128], encoder[128], note[320], declined[128];
     struct geom in, out;
-    int shrink, orient, tiles, tile_w, tile_h, streamed, threads, nsteps;
+    int shrink, orient, frames, tiles, tile_w, tile_h, streamed, threads, nsteps;
     double decode_ms, upload_ms, process_ms, download_ms, encode_ms, total_ms, gpu_init_ms;
     struct { char label[96]; double ms; } steps[REPORT_MAX_STEPS];
     /* the server: its context's cost, paid by its first job; jobs run before this one */

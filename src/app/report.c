@@ -22,6 +22,8 @@ void report_print_line(FILE *f, const struct run_report *r, int verbose, const c
         if (r->orient > 1)
             snprintf(shrunk + strlen(shrunk), sizeof shrunk - strlen(shrunk), ", EXIF orientation %d turned upright",
                      r->orient);
+        if (r->frames > 1)
+            snprintf(shrunk + strlen(shrunk), sizeof shrunk - strlen(shrunk), ", frame 1 of %d", r->frames);
         fprintf(f, "gpuimg: %s (%s, %s%s) -> %s (%s, %s)\n", r->input, a, r->decoder ? r->decoder : "not decoded",
                 shrunk, r->output, b, r->encoder ? r->encoder : "not encoded");
         if (r->declined[0])
@@ -103,6 +105,7 @@ void report_write_json(FILE *f, const struct run_report *r, const char *server, 
     report_json_str(f, r->decoder);
     fprintf(f, ",\n  \"shrink_on_load\": %d", r->shrink > 1 ? r->shrink : 1);
     fprintf(f, ",\n  \"exif_orientation\": %d", r->orient > 1 ? r->orient : 1);
+    fprintf(f, ",\n  \"frames\": %d", r->frames > 1 ? r->frames : 1);
     fprintf(f, ",\n  \"encoder\": ");
     report_json_str(f, r->encoder);
     fprintf(f, ",\n  \"streamed\": %s", r->streamed ? "true" : "false");

@@ -18,6 +18,7 @@ struct run_report {
     char encoder_buf[128];        /* where encoder points when it is made up for the run */
     int shrink;                   /* the decoder shrank the image by this on load (0 or 1: not) */
     int orient;                   /* the EXIF orientation turned upright (0 or 1: none) */
+    int frames;                   /* the input's frames, the first decoded (0 or 1: a still) */
     int tiles, tile_w, tile_h;    /* the GPU ran the pipeline in tiles (0: whole) */
     int streamed;                 /* decode, process and encode overlapped (stream.h): their times are busy times */
     char note[320];               /* said on stderr after the run: the GPU had no room, the CPU ran it */

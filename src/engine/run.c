@@ -24,6 +24,7 @@ static int load(const struct run_ctx *c, const char *in, struct io_input *raw, s
     if (st)
         return st;
     r->in = raw->g;
+    r->frames = raw->frames;
     /* the profile is read for --profile=srgb whatever --strip says; plan drops it after */
     if (((c->save.strip & META_ALL) != META_ALL || c->profile_srgb) && (st = io_read_meta(raw, meta)))
         io_input_free(raw);

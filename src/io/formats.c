@@ -66,6 +66,34 @@ const char *kind_name(enum file_kind k)
     return n[k];
 }
 
+/* sub-blocks from pos: a size byte and that many bytes, to a size 0; the position after it */
+static size_t gif_skip_blocks(const uint8_t *buf, size_t len, size_t pos)
+{
+    while (pos < len && buf[pos])
+        pos += 1 + (size_t)buf[pos];
+    return pos + 1;
+}
+
+int gif_frames(const uint8_t *buf, size_t len)
+{
+    if (len < 13)
+        return 1;
+    size_t pos = 13 + (buf[10] & 0x80 ? 3u << ((buf[10] & 7) + 1) : 0);   /* the global colour table */
+    int frames = 0;
+    while (pos < len && buf[pos] != 0x3B) {
+        if (buf[pos] == 0x21 && pos + 1 < len) {   /* an extension: its label, its sub-blocks */
+            pos = gif_skip_blocks(buf, len, pos + 2);
+        } else if (buf[pos] == 0x2C && pos + 10 <= len) {   /* an image: descriptor, local table, LZW size, data */
+            frames++;
+            pos += 10 + (buf[pos + 9] & 0x80 ? 3u << ((buf[pos + 9] & 7) + 1) : 0);
+            pos = gif_skip_blocks(buf, len, pos + 1);
+        } else {
+            break;
+        }
+    }
+    return frames ? frames : 1;
+}
+
 int kind_unbuilt(const char *name, enum file_kind k, const char *lib, const char *pkg)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: %s, and this gpuimg was built without %s (install %s, then configure "
@@ -277,6 +305,54 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
     }
     return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated JPEG: the file ends at byte %zu without an end-of-image marker",
                        name, len);
+}
+
+/* An ISO media box at p (n bytes from there): its size (a 32-bit size, or 1 and a 64-bit one, or
+ * 0: to the end) and type; the header's length, or 0 where it does not fit n */
+static size_t bmff_box(const uint8_t *p, size_t n, uint64_t *size, const uint8_t **type)
+{
+    if (n < 8)
+        return 0;
+    uint64_t s = be32(p);
+    size_t h = 8;
+    if (s == 1) {
+        if (n < 16)
+            return 0;
+        s = (uint64_t)be32(p + 8) << 32 | be32(p + 12);
+        h = 16;
+    } else if (s == 0) {
+        s = n;
+    }
+    if (s < h || s > n)
+        return 0;
+    *size = s;
+    *type = p + 4;
+    return h;
+}
+
+int heif_check(const char *name, const uint8_t *buf, size_t len)
+{
+    uint64_t size, csize;
+    const uint8_t *type, *ctype;
+    for (size_t pos = 0, h; (h = bmff_box(buf + pos, len - pos, &size, &type)); pos += size) {
+        if (memcmp(type, "meta", 4))
+            continue;
+        const uint8_t *m = buf + pos + h + 4;   /* a full box: version and flags first */
+        const size_t mn = size - h < 4 ? 0 : size - h - 4;
+        for (size_t c = 0, ch; (ch = bmff_box(m + c, mn - c, &csize, &ctype)); c += csize) {
+            const uint8_t *b = m + c + ch;
+            const size_t bn = csize - ch;
+            uint32_t items = 0;
+            if (!memcmp(ctype, "iinf", 4) && bn >= 6)   /* version 0: a 16-bit count, else 32 */
+                items = b[0] == 0 ? (uint32_t)b[4] << 8 | b[5] : bn >= 8 ? be32(b + 4) : 0;
+            else if (!memcmp(ctype, "iloc", 4) && bn >= 8)   /* version, flags, 2 bytes of sizes, the count */
+                items = b[0] < 2 ? (uint32_t)b[6] << 8 | b[7] : bn >= 10 ? be32(b + 6) : 0;
+            if (items > HEIF_ITEMS_MAX)
+                return gpuimg_fail(GPUIMG_ETOOBIG, "%s: a HEIF of %u items (gpuimg reads up to %d)", name, items,
+                                   HEIF_ITEMS_MAX);
+        }
+    }
+    return GPUIMG_OK;
 }
 
 /* Binary PGM/PPM: stb_image reads the width, height and maximum value as ints with no overflow

@@ -15,6 +15,9 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len);
  * decoder allocates them. */
 double kind_max_px_per_byte(enum file_kind k);
 const char *kind_name(enum file_kind k);   /* "PNG", ...; "file" for KIND_UNKNOWN */
+/* The frames (image descriptors) of a GIF, counted by walking its blocks up to its trailer or
+ * its end; at least 1. */
+int gif_frames(const uint8_t *buf, size_t len);
 /* GPUIMG_EUNSUPPORTED: name is a file of kind k, whose library (lib, Debian's package pkg) this
  * build lacks. */
 int kind_unbuilt(const char *name, enum file_kind k, const char *lib, const char *pkg);
@@ -46,5 +49,9 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, ui
 #define JPEG_SCAN_PX_FLOOR (1ULL << 30)
 #define JPEG_SCAN_PX_PER_BYTE 1024
 int pnm_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h);
+/* A HEIF's (or AVIF's) item table before libheif reads it, whose time grows with the square of
+ * its items: at most HEIF_ITEMS_MAX in its iinf and iloc boxes (newer libheif's own limit). */
+#define HEIF_ITEMS_MAX 1000
+int heif_check(const char *name, const uint8_t *buf, size_t len);
 
 #endif

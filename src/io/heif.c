@@ -1,6 +1,7 @@
 /* gpuimg: HEIF and AVIF in and out (heif.h). */
 #include <config.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
@@ -10,7 +11,8 @@
 #ifdef HAVE_HEIF
 #include <libheif/heif.h>
 
-/* The primary image's handle of buf; on failure nothing is left to free */
+/* The primary image's handle of buf; on failure nothing is left to free, and the error's message
+ * (libheif's own lives in the context) copied to this thread's buffer first */
 static struct heif_error open_primary(const uint8_t *buf, size_t len, struct heif_context **ctx,
                                       struct heif_image_handle **h)
 {
@@ -23,6 +25,9 @@ static struct heif_error open_primary(const uint8_t *buf, size_t len, struct hei
     if (!e.code)
         e = heif_context_get_primary_image_handle(*ctx, h);
     if (e.code) {
+        static _Thread_local char msg[256];
+        snprintf(msg, sizeof msg, "%s", e.message ? e.message : "unknown error");
+        e.message = msg;
         heif_context_free(*ctx);
         *ctx = NULL;
     }
@@ -73,8 +78,9 @@ int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct g
     struct heif_image *im = NULL;
     e = heif_decode_image(h, &im, heif_colorspace_RGB, chroma, NULL);
     if (e.code) {
+        st = fail(name, "cannot decode HEIF", e);   /* before the context that holds the message goes */
         close_primary(ctx, h);
-        return fail(name, "cannot decode HEIF", e);
+        return st;
     }
     int stride = 0;
     const uint8_t *p = heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride);
@@ -130,7 +136,9 @@ int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
         const size_t n = heif_image_handle_get_metadata_size(h, id);
         uint8_t *b = n > 4 && n <= META_EXIF_MAX ? malloc(n) : NULL;
         if (b && !heif_image_handle_get_metadata(h, id, b).code) {
-            const size_t off = (size_t)b[0] << 24 | (size_t)b[1] << 16 | (size_t)b[2] << 8 | b[3];
+            size_t off = (size_t)b[0] << 24 | (size_t)b[1] << 16 | (size_t)b[2] << 8 | b[3];
+            if (off < n - 4 && n - 4 - off > 6 && !memcmp(b + 4 + off, "Exif\0\0", 6))
+                off += 6;   /* the offset left 0 before JPEG's prefix, as some writers do */
             if (off < n - 4 && (m->exif = malloc(n - 4 - off))) {
                 memcpy(m->exif, b + 4 + off, n - 4 - off);
                 m->exif_len = n - 4 - off;

@@ -195,9 +195,12 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
             in->orient = jpeg_orientation(buf, len);
         break;
     case KIND_PNM: st = pnm_check(name, buf, len, &hw, &hh); break;
-    case KIND_WEBP: st = webp_info(name, buf, len, &lib); break;
+    case KIND_WEBP: st = webp_info(name, buf, len, &lib, &in->frames); break;
     case KIND_TIFF: st = tiff_info(name, buf, len, &lib); break;
-    case KIND_HEIF: st = heif_info(name, buf, len, &lib); break;
+    case KIND_HEIF:
+        if (!(st = heif_check(name, buf, len)))
+            st = heif_info(name, buf, len, &lib);
+        break;
     default: break;
     }
     if (!st && lib.w) {   /* read by its own library, not stb_image */
@@ -238,6 +241,10 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->shrink = 1;
     if (!in->orient)
         in->orient = 1;
+    if (kind == KIND_GIF)
+        in->frames = gif_frames(buf, len);
+    if (in->frames < 1)
+        in->frames = 1;
     if (kind == KIND_PNG)
         comp = in->png.channels;
     in->g = lib.w ? lib : (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };

@@ -75,6 +75,7 @@ struct io_input {
     struct geom g;       /* from the header; after io_shrink, the shrunk image's */
     int shrink;          /* 1, or the factor io_shrink set */
     int orient;          /* EXIF orientation, 1 (as stored) to 8; 1 for every format but JPEG */
+    int frames;          /* an animation's frames (GIF, WebP), of which the first is decoded; 1 */
     struct png_facts png;   /* a PNG's, from its chunk walk */
     const char *codec;   /* the decoder that ran ("libdeflate", "stb_image", ...), set by io_decode */
 };

@@ -471,8 +471,9 @@ static int read_iccp(const uint8_t *p, size_t n, struct io_meta *m)
 }
 
 /* A text chunk (tEXt, zTXt, iTXt: type t) whose keyword is key, its text into *out (the first
- * such chunk's; a compressed one inflated). */
-static int read_text(const uint8_t *type, const uint8_t *p, size_t n, const char *key, uint8_t **out, size_t *len)
+ * such chunk's; a compressed one inflated while *budget, the inflations a file is allowed, lasts). */
+static int read_text(const uint8_t *type, const uint8_t *p, size_t n, const char *key, uint8_t **out, size_t *len,
+                     int *budget)
 {
     const size_t k = strlen(key);
     if (*out || n <= k || memcmp(p, key, k + 1))
@@ -484,7 +485,7 @@ static int read_text(const uint8_t *type, const uint8_t *p, size_t n, const char
             return GPUIMG_OK;
         zipped = 1;
     } else if (!memcmp(type, "iTXt", 4)) {   /* flag, method, language 0, translated keyword 0 */
-        if (end - t < 2 || t[1] != 0)
+        if (end - t < 2 || t[0] > 1 || t[1] != 0)   /* flag 0 or 1, method 0 */
             return GPUIMG_OK;
         zipped = t[0] == 1;
         t += 2;
@@ -498,31 +499,36 @@ static int read_text(const uint8_t *type, const uint8_t *p, size_t n, const char
         return GPUIMG_OK;
     }
     if (zipped)
-        return inflate_all(t, (size_t)(end - t), META_XMP_MAX, out, len);
+        return (*budget)-- > 0 ? inflate_all(t, (size_t)(end - t), META_XMP_MAX, out, len) : GPUIMG_OK;
     if (t == end || !(*out = dup_bytes(t, (size_t)(end - t))))
         return t == end ? GPUIMG_OK : GPUIMG_ENOMEM;
     *len = (size_t)(end - t);
     return GPUIMG_OK;
 }
 
+/* The compressed chunks (iCCP, zTXt, iTXt) a PNG's metadata may inflate, a failed one included */
+#define PNG_INFLATIONS 4
+
 static int read_png(const uint8_t *buf, size_t len, struct io_meta *m)
 {
+    int budget = PNG_INFLATIONS;
     for (size_t pos = 8; pos + 12 <= len;) {
         const uint32_t n = u32(buf + pos, 1);
         const uint8_t *type = buf + pos + 4, *p = buf + pos + 8;
         if (n > len - pos - 12 || !memcmp(type, "IDAT", 4) || !memcmp(type, "IEND", 4))
             break;   /* the chunks that matter come before the image data */
         int st = GPUIMG_OK;
-        if (!memcmp(type, "iCCP", 4) && !m->icc)
+        if (!memcmp(type, "iCCP", 4) && !m->icc && budget-- > 0)
             st = read_iccp(p, n, m);
         else if (!memcmp(type, "eXIf", 4) && !m->exif && n) {
-            if (!(m->exif = dup_bytes(p, n)))
+            const size_t skip = n > 6 && !memcmp(p, "Exif\0\0", 6) ? 6 : 0;   /* some writers keep JPEG's prefix */
+            if (!(m->exif = dup_bytes(p + skip, n - skip)))
                 st = GPUIMG_ENOMEM;
-            m->exif_len = n;
+            m->exif_len = n - skip;
         } else if (!memcmp(type + 1, "TXt", 3) || !memcmp(type, "tEXt", 4)) {
-            st = read_text(type, p, n, "XML:com.adobe.xmp", &m->xmp, &m->xmp_len);
+            st = read_text(type, p, n, "XML:com.adobe.xmp", &m->xmp, &m->xmp_len, &budget);
             if (!st)
-                st = read_text(type, p, n, "Comment", &m->comment, &m->comment_len);
+                st = read_text(type, p, n, "Comment", &m->comment, &m->comment_len, &budget);
         } else if (!memcmp(type, "pHYs", 4) && n == 9 && p[8] == 1 && u32(p, 1) && u32(p + 4, 1)) {
             m->density = 1;   /* unit 1: per metre (0 gives the aspect ratio alone) */
             m->xres = u32(p, 1) * 0.0254;
@@ -562,34 +568,55 @@ void meta_free(struct io_meta *m)
     memset(m, 0, sizeof *m);
 }
 
-/* EXIF without its GPS directory: IFD0's pointer entry taken out (the entries after it moved up),
- * the directory and the values it points to zeroed, so that no position is left in the bytes */
+/* The GPS directory at gps zeroed, with every value it points to (a type EXIF does not size taken
+ * as bytes; a value cut by the block's end zeroed to it) and the directories chained after it (up
+ * to depth), unless it overlaps IFD0 at [ifd0, ifd0_end), whose pointer was all that led to it */
+static void zero_gps(uint8_t *t, size_t n, size_t gps, size_t ifd0, size_t ifd0_end, int be, int depth)
+{
+    if (gps < 8 || gps > n - 2 || !depth)
+        return;
+    const unsigned count = u16(t + gps, be);
+    const size_t end = gps + 2 + (size_t)count * 12 + 4 < n ? gps + 2 + (size_t)count * 12 + 4 : n;
+    if (gps < ifd0_end && end > ifd0)
+        return;
+    const size_t next = end == gps + 2 + (size_t)count * 12 + 4 ? u32(t + end - 4, be) : 0;   /* a chained one */
+    for (unsigned i = 0; i < count && gps + 2 + (size_t)(i + 1) * 12 <= n; i++) {
+        const uint8_t *e = t + gps + 2 + (size_t)i * 12;
+        const unsigned size = type_size(u16(e + 2, be));
+        const uint64_t bytes = (uint64_t)u32(e + 4, be) * (size ? size : 1), at = u32(e + 8, be);
+        if (bytes > 4 && at < n && (at + bytes <= ifd0 || at >= ifd0_end))
+            memset(t + at, 0, (size_t)(at + bytes <= n ? bytes : n - at));
+    }
+    memset(t + gps, 0, end - gps);
+    zero_gps(t, n, next, ifd0, ifd0_end, be, depth - 1);
+}
+
+/* EXIF without its GPS directory: IFD0's pointer entries taken out (the entries after each moved
+ * up; the count read before anything is zeroed), then the directories and the values they point
+ * to zeroed, so that no position is left in the bytes */
 static void strip_gps(struct io_meta *m)
 {
     int be = 0;
     uint8_t *t = m->exif;
-    const size_t n = m->exif_len, ifd0 = t ? exif_ifd0(t, n, &be) : 0, ptr = ifd_entry(t, n, ifd0, 0x8825, be);
-    if (!ptr)
+    const size_t n = m->exif_len, ifd0 = t ? exif_ifd0(t, n, &be) : 0;
+    if (!ifd0)
         return;
-    const size_t gps = u32(t + ptr + 8, be);
-    if (gps >= 8 && gps <= n - 2) {
-        const unsigned count = u16(t + gps, be);
-        for (unsigned i = 0; i < count && gps + 2 + (size_t)(i + 1) * 12 <= n; i++) {
-            const uint8_t *e = t + gps + 2 + (size_t)i * 12;
-            const uint64_t bytes = (uint64_t)u32(e + 4, be) * type_size(u16(e + 2, be)), at = u32(e + 8, be);
-            if (bytes > 4 && at + bytes <= n)
-                memset(t + at, 0, (size_t)bytes);
-        }
-        const size_t end = gps + 2 + (size_t)count * 12 + 4;
-        memset(t + gps, 0, (end <= n ? end : n) - gps);
+    size_t gps[8], ptr, end = 0;
+    int ng = 0;
+    while ((ptr = ifd_entry(t, n, ifd0, 0x8825, be))) {
+        const unsigned count = u16(t + ifd0, be);
+        const size_t tail = ifd0 + 2 + (size_t)count * 12 + 4;   /* the entries and the next IFD's offset */
+        if (!count || tail > n || ptr + 12 > tail - 4)
+            break;
+        if (ng < 8)
+            gps[ng++] = u32(t + ptr + 8, be);
+        memmove(t + ptr, t + ptr + 12, tail - ptr - 12);
+        memset(t + tail - 12, 0, 12);
+        put16(t + ifd0, count - 1, be);
+        end = tail;
     }
-    const unsigned count = u16(t + ifd0, be);
-    const size_t tail = ifd0 + 2 + (size_t)count * 12 + 4;   /* the entries and the next IFD's offset */
-    if (tail > n)
-        return;
-    memmove(t + ptr, t + ptr + 12, tail - ptr - 12);
-    memset(t + tail - 12, 0, 12);
-    put16(t + ifd0, count - 1, be);
+    for (int i = 0; i < ng; i++)
+        zero_gps(t, n, gps[i], ifd0, end, be, 4);
     meta_found_exif(m);
 }
 

@@ -66,6 +66,9 @@ static int decode_libpng(const char *name, const uint8_t *buf, size_t len, const
     }
     png_set_read_fn(png, &m, mem_read);
     png_set_user_limits(png, 0x7fffffff, 0x7fffffff);   /* gpuimg's own limits were applied */
+    /* the text chunks skipped, not inflated (meta.c reads what it keeps of them, bounded) */
+    static const png_byte text[] = "tEXt\0zTXt\0iTXt\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, text, 3);
     png_read_info(png, info);
     png_set_expand(png);   /* palette to RGB(A), grey below 8 bits to 8, tRNS to alpha */
     if (png_get_bit_depth(png, info) == 16 && host_little_endian())

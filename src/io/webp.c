@@ -10,6 +10,7 @@
 #ifdef HAVE_WEBP
 #include <webp/decode.h>
 #include <webp/encode.h>
+#include <webp/demux.h>
 #include <webp/mux.h>
 
 static const char *status_text(VP8StatusCode s)
@@ -24,22 +25,60 @@ static const char *status_text(VP8StatusCode s)
     }
 }
 
-int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
+int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g, int *frames)
 {
     WebPBitstreamFeatures f;
     const VP8StatusCode s = WebPGetFeatures(buf, len, &f);
     if (s != VP8_STATUS_OK)
         return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid WebP: %s", name, status_text(s));
-    if (f.has_animation)
-        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: an animated WebP (take a frame out first: webpmux -get frame 1)", name);
+    *frames = 1;
+    if (f.has_animation) {   /* the canvas and the frame count, from the demuxer */
+        const WebPData d = { buf, len };
+        WebPDemuxer *dm = WebPDemux(&d);
+        if (!dm)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid WebP: an animation libwebpdemux cannot read", name);
+        f.width = (int)WebPDemuxGetI(dm, WEBP_FF_CANVAS_WIDTH);
+        f.height = (int)WebPDemuxGetI(dm, WEBP_FF_CANVAS_HEIGHT);
+        f.has_alpha = 1;
+        *frames = (int)WebPDemuxGetI(dm, WEBP_FF_FRAME_COUNT);
+        WebPDemuxDelete(dm);
+        if (*frames < 1)
+            return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid WebP: an animation of no frames", name);
+    }
     if (f.width <= 0 || f.height <= 0)
         return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid WebP: a %dx%d image", name, f.width, f.height);
     *g = (struct geom){ f.width, f.height, f.has_alpha ? 4 : 3, 8 };
     return GPUIMG_OK;
 }
 
+/* An animation's first frame, composed on its canvas, into out (g: RGBA, the canvas) */
+static int first_frame(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
+{
+    WebPAnimDecoderOptions o;
+    if (!WebPAnimDecoderOptionsInit(&o))
+        return gpuimg_fail(GPUIMG_EINTERNAL, "%s: libwebpdemux's version differs from its header's", name);
+    o.color_mode = MODE_RGBA;
+    o.use_threads = 0;
+    const WebPData d = { buf, len };
+    WebPAnimDecoder *a = WebPAnimDecoderNew(&d, &o);
+    WebPAnimInfo info;
+    uint8_t *px = NULL;
+    int ts = 0, st = GPUIMG_OK;
+    if (!a || !WebPAnimDecoderGetInfo(a, &info) || (int)info.canvas_width != g->w || (int)info.canvas_height != g->h
+        || !WebPAnimDecoderGetNext(a, &px, &ts) || !px)
+        st = gpuimg_fail(GPUIMG_EDECODE, "%s: cannot decode WebP: the animation's first frame does not decode", name);
+    else if (!(st = image_alloc(out, g)))
+        for (int y = 0; y < g->h; y++)
+            memcpy(out->data + (size_t)y * out->stride, px + (size_t)y * g->w * 4, (size_t)g->w * 4);
+    WebPAnimDecoderDelete(a);
+    return st;
+}
+
 int webp_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {
+    WebPBitstreamFeatures f;
+    if (WebPGetFeatures(buf, len, &f) == VP8_STATUS_OK && f.has_animation)
+        return first_frame(name, buf, len, g, out);
     int st = image_alloc(out, g);
     if (st)
         return st;
@@ -194,7 +233,7 @@ const char *webp_codec_name(void)
 }
 #else
 static int refuse(const char *name) { return kind_unbuilt(name, KIND_WEBP, "libwebp", "libwebp-dev"); }
-int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
+int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g, int *frames) { return refuse(name); }
 int webp_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {
     return refuse(name);

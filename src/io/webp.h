@@ -8,9 +8,11 @@
 
 struct io_meta;
 
-/* The header's geometry: RGB, or RGBA where the file has alpha, 8 bits. An animation is refused. */
-int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g);
-/* Decode into out (allocated here with g's geometry; freed on failure). */
+/* The header's geometry: RGB, or RGBA where the file has alpha, 8 bits; an animation's canvas,
+ * RGBA, its frame count in *frames (1 for a still). */
+int webp_info(const char *name, const uint8_t *buf, size_t len, struct geom *g, int *frames);
+/* Decode into out (allocated here with g's geometry; freed on failure): an animation's first
+ * frame on its canvas, as libwebpdemux's animation decoder composes it. */
 int webp_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out);
 /* The ICCP and EXIF chunks into m (zeroed first); a broken container leaves m empty. */
 int webp_meta(const uint8_t *buf, size_t len, struct io_meta *m);

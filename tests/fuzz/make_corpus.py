@@ -257,7 +257,7 @@ def reply(answer, status, message, nsteps=0):
     m = b"gpuimgA\x03" + u64(answer) + u64(status) + text(message)
     m += text(b"") + text(b"gpu") + text(b"NVIDIA H100") + text(b"") + text(b"nvJPEG") + text(b"libdeflate") + text(b"")
     m += text(b"not streamed: one thread")
-    m += b"".join(u64(v) for v in (64, 48, 3, 8, 32, 24, 1, 8)) + b"".join(u64(v) for v in (1, 6, 0, 0, 0, 0, 16, nsteps))
+    m += b"".join(u64(v) for v in (64, 48, 3, 8, 32, 24, 1, 8)) + b"".join(u64(v) for v in (1, 6, 1, 0, 0, 0, 0, 16, nsteps))
     m += b"".join(struct.pack("<d", v) for v in (1.5, 0.2, 0.3, -1, 2.0, 4.1, -1, 230.0))
     for i in range(nsteps):
         m += text(b"gray+resize=50%") + struct.pack("<d", 0.05 * i)
