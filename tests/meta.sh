@@ -174,6 +174,10 @@ pieces "--strip=icc,exif" s3.png "exif=no gps=no gpsbytes=no xmp=$xmp iptc=none 
 pieces "--keep=icc" k1.jpg "exif=no gps=no gpsbytes=no xmp=none iptc=none comment=none icc=$icc" --keep=icc
 pieces "--keep=exif,comment" k2.jpg "exif=yes gps=yes gpsbytes=yes xmp=none iptc=none comment=made_by_gpuimg-test icc=none" \
     --keep=exif,comment
+pieces "--strip=gps --strip=xmp" s5.jpg "exif=yes gps=no gpsbytes=no xmp=none iptc=$iptc comment=made_by_gpuimg-test icc=$icc" \
+    --strip=gps --strip=xmp
+pieces "--keep=exif,xmp --strip=gps" k3.jpg "exif=yes gps=no gpsbytes=no xmp=$xmp iptc=none comment=none icc=none" \
+    --keep=exif,xmp --strip=gps
 pieces "--strip=all" s4.jpg "exif=no gps=no gpsbytes=no xmp=none iptc=none comment=none icc=none" --strip=all
 # hostile GPS directories (pointing at IFD0, chained, twice, a type EXIF 3.0 added) and a PNG
 # eXIf that keeps JPEG's prefix: --strip=gps leaves none of the mark 0x5A5A5A5A ("ZZZZ")

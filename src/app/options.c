@@ -182,7 +182,7 @@ static int opt_set_strip(struct cli_opts *o, const struct opt_desc *d, const cha
     unsigned mask = META_ALL;
     if (s && piece_mask(d, s, &mask))
         return GPUIMG_EUSAGE;
-    o->strip = (int)mask;
+    o->strip |= (int)mask;   /* every --strip and --keep adds to what is dropped */
     return GPUIMG_OK;
 }
 
@@ -191,7 +191,7 @@ static int opt_set_keep(struct cli_opts *o, const struct opt_desc *d, const char
     unsigned mask = 0;
     if (piece_mask(d, s, &mask))
         return GPUIMG_EUSAGE;
-    o->strip = (int)(META_ALL & ~mask & ~(mask & META_EXIF ? (unsigned)META_GPS : 0u));   /* GPS goes with EXIF */
+    o->strip |= (int)(META_ALL & ~mask & ~(mask & META_EXIF ? (unsigned)META_GPS : 0u));   /* GPS goes with EXIF */
     return GPUIMG_OK;
 }
 

@@ -1,6 +1,7 @@
 /* gpuimg: HEIF and AVIF in and out (heif.h). */
 #include <config.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,11 +262,14 @@ int heif_encode(FILE *fp, const char *name, const struct image *im, int avif, in
     return st;
 }
 
+static char heif_name[32];
+static void heif_name_once(void) { snprintf(heif_name, sizeof heif_name, "libheif %s", heif_get_version()); }
+
 const char *heif_codec_name(void)
 {
-    static char name[32];
-    snprintf(name, sizeof name, "libheif %s", heif_get_version());
-    return name;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;   /* the server's workers ask at once */
+    pthread_once(&once, heif_name_once);
+    return heif_name;
 }
 
 int heif_can_write(int avif)

@@ -1,5 +1,6 @@
 /* gpuimg: colour to sRGB through LittleCMS 2 (icc.h). */
 #include <config.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,28 +12,21 @@
 
 struct icc_xform { cmsHTRANSFORM t; };
 
-/* LittleCMS's sRGB profile as bytes, made once */
+/* LittleCMS's sRGB profile as bytes (made for each file: cheap, and no state the server's
+ * workers share) */
 static int srgb_bytes(uint8_t **p, size_t *n)
 {
-    static uint8_t *bytes;
-    static cmsUInt32Number len;
-    static int made;
-#pragma omp critical(gpuimg_srgb)
-    if (!made) {
-        cmsHPROFILE s = cmsCreate_sRGBProfile();
-        if (s && cmsSaveProfileToMem(s, NULL, &len) && (bytes = malloc(len)) && !cmsSaveProfileToMem(s, bytes, &len)) {
-            free(bytes);
-            bytes = NULL;
-        }
-        if (s)
-            cmsCloseProfile(s);
-        made = 1;
+    cmsUInt32Number len = 0;
+    cmsHPROFILE s = cmsCreate_sRGBProfile();
+    int st = s && cmsSaveProfileToMem(s, NULL, &len) && (*p = malloc(len)) ? GPUIMG_OK : GPUIMG_ENOMEM;
+    if (!st && !cmsSaveProfileToMem(s, *p, &len)) {
+        free(*p);
+        st = GPUIMG_ENOMEM;
     }
-    if (!bytes || !(*p = malloc(len)))
-        return GPUIMG_ENOMEM;
-    memcpy(*p, bytes, len);
+    if (s)
+        cmsCloseProfile(s);
     *n = len;
-    return GPUIMG_OK;
+    return st;
 }
 
 int icc_srgb_prepare(const char *name, struct io_meta *m, const struct geom *g, struct icc_xform **x)
@@ -89,12 +83,18 @@ void icc_free(struct icc_xform *x)
     }
 }
 
+static char icc_name[32];
+static void icc_name_once(void)
+{
+    const int v = cmsGetEncodedCMMversion();
+    snprintf(icc_name, sizeof icc_name, "LittleCMS %d.%d", v / 1000, v % 1000 / 10);
+}
+
 const char *icc_codec_name(void)
 {
-    static char name[32];
-    const int v = cmsGetEncodedCMMversion();
-    snprintf(name, sizeof name, "LittleCMS %d.%d", v / 1000, v % 1000 / 10);
-    return name;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, icc_name_once);
+    return icc_name;
 }
 #else
 int icc_srgb_prepare(const char *name, struct io_meta *m, const struct geom *g, struct icc_xform **x)

@@ -250,8 +250,10 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->g = lib.w ? lib : (struct geom){ w, h, comp, stbi_is_16_bit_from_memory(buf, (int)len) ? 16 : 8 };
     /* the bytes the decoder holds against the file's: checked on the header, before it allocates;
      * stb_image decodes Radiance HDR through floats (4 bytes a sample more) and GIF with a canvas
-     * and a background beside its frame; libheif decodes to planes, then to the pixels it hands */
-    const unsigned factor = kind == KIND_HDR ? 5 : kind == KIND_GIF ? 2 : kind == KIND_HEIF ? 3 : 1;
+     * and a background beside its frame; libheif decodes to planes, then to the pixels it hands;
+     * libwebpdemux composes an animation on two canvases of its own */
+    const unsigned factor = kind == KIND_HDR ? 5 : kind == KIND_GIF ? 2 : kind == KIND_HEIF ? 3
+                          : kind == KIND_WEBP && in->frames > 1 ? 3 : 1;
     const unsigned long long out = (unsigned long long)in->g.w * in->g.h * in->g.c * (in->g.depth / 8) * factor;
     if (o->max_expansion && out > IO_EXPANSION_FLOOR && out / o->max_expansion > len) {
         st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: decoding this %dx%d image takes %llu MiB, over %u times the file's %zu "

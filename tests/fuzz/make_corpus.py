@@ -244,7 +244,7 @@ def request(kind, *command):
     (src/app/options.def), so the run requests are written by tests/sockpoke --request from a
     command line ($SOCKPOKE, default: the build's); status and stop carry nothing more."""
     if kind != 1:
-        return b"gpuimgQ\x03" + u64(kind)
+        return b"gpuimgQ\x04" + u64(kind)
     tool = os.environ.get("SOCKPOKE", os.path.join(HERE, "..", "sockpoke"))
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "request")
@@ -254,7 +254,7 @@ def request(kind, *command):
 
 
 def reply(answer, status, message, nsteps=0):
-    m = b"gpuimgA\x03" + u64(answer) + u64(status) + text(message)
+    m = b"gpuimgA\x04" + u64(answer) + u64(status) + text(message)
     m += text(b"") + text(b"gpu") + text(b"NVIDIA H100") + text(b"") + text(b"nvJPEG") + text(b"libdeflate") + text(b"")
     m += text(b"not streamed: one thread")
     m += b"".join(u64(v) for v in (64, 48, 3, 8, 32, 24, 1, 8)) + b"".join(u64(v) for v in (1, 6, 1, 0, 0, 0, 0, 16, nsteps))
