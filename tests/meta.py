@@ -228,6 +228,25 @@ def dims(path):
         "%dx%d" % px if px else "none", size[0], size[1], make, exp, iso, "yes" if note else "no"))
 
 
+def png_chunks(data):
+    """(type, payload) of each chunk of a PNG after its signature"""
+    pos = 8
+    while pos + 12 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        yield kind, data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+
+
+def without_app(data):
+    """A JPEG's bytes after SOI without its APPn and COM segments"""
+    rest, pos = b"", 2
+    for m, p in segments(data):
+        if not (0xE0 <= m <= 0xEF or m == 0xFE):
+            rest += segment(m, p)
+        pos += 4 + len(p)
+    return rest + data[pos:]
+
+
 def show(path):
     data = open(path, "rb").read()
     prof, ex, dens, tiff_orient = None, None, None, None
@@ -269,10 +288,7 @@ def show(path):
             f = 1 if unit == 2 else 2.54
             dens = tuple(round(a / b * f) for a, b in r)
     else:
-        pos = 8
-        while pos + 12 <= len(data):
-            n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-            p = data[pos + 8:pos + 8 + n]
+        for kind, p in png_chunks(data):
             if kind == b"iCCP":
                 prof = zlib.decompress(p[p.index(b"\0") + 2:])
             elif kind == b"eXIf":
@@ -280,7 +296,6 @@ def show(path):
             elif kind == b"pHYs" and p[8] == 1:
                 x, y = struct.unpack(">II", p[:8])
                 dens = (round(x * 0.0254), round(y * 0.0254))
-            pos += 12 + n
     print("icc=%s exif=%s orient=%d density=%s" % (
         "%d:%08x" % (len(prof), zlib.crc32(prof)) if prof else "none",
         len(ex) if ex else "none", tiff_orient if tiff_orient is not None else orientation(ex) if ex else 0,
@@ -316,13 +331,7 @@ def exif_gps():
 
 
 def make_pieces(src, dst):
-    data = open(src, "rb").read()
-    rest, pos = b"", 2   # the source's segments but its APPn and COM, then the scan on
-    for m, p in segments(data):
-        if not (0xE0 <= m <= 0xEF or m == 0xFE):
-            rest += segment(m, p)
-        pos += 4 + len(p)
-    rest += data[pos:]
+    rest = without_app(open(src, "rb").read())
     p = icc()
     ps = b"Photoshop 3.0\0" + b"8BIM\x04\x04\0\0" + struct.pack(">I", len(IPTC)) + IPTC + b"\0" * (len(IPTC) & 1)
     out = (b"\xff\xd8" + segment(0xE1, b"Exif\0\0" + exif_gps()) + segment(0xE1, b"http://ns.adobe.com/xap/1.0/\0" + XMP)
@@ -367,10 +376,7 @@ def pieces_show(path):
             if key:
                 got[key] = v if key != "exif" else b"dir"
     else:
-        pos = 8
-        while pos + 12 <= len(data):
-            n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-            p = data[pos + 8:pos + 8 + n]
+        for kind, p in png_chunks(data):
             if kind == b"iCCP":
                 got["icc"] = zlib.decompress(p[p.index(b"\0") + 2:])
             elif kind == b"eXIf":
@@ -383,7 +389,6 @@ def pieces_show(path):
                     got["xmp"] = text
                 elif key == b"Comment":
                     got["comment"] = text
-            pos += 12 + n
     ex = got["exif"]
     crc = lambda k: "%08x" % zlib.crc32(got[k]) if got[k] else "none"
     print("exif=%s gps=%s gpsbytes=%s xmp=%s iptc=%s comment=%s icc=%s" % (
@@ -415,13 +420,7 @@ def gps_edge(kind):
 
 
 def jpeg_with_exif(src, dst, ex):
-    data = open(src, "rb").read()
-    rest, pos = b"", 2
-    for m, p in segments(data):
-        if not (0xE0 <= m <= 0xEF or m == 0xFE):
-            rest += segment(m, p)
-        pos += 4 + len(p)
-    open(dst, "wb").write(b"\xff\xd8" + segment(0xE1, b"Exif\0\0" + ex) + rest + data[pos:])
+    open(dst, "wb").write(b"\xff\xd8" + segment(0xE1, b"Exif\0\0" + ex) + without_app(open(src, "rb").read()))
 
 
 def png_prefix(src, dst):
