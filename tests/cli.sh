@@ -228,6 +228,15 @@ run info --json "$T/i.jpg"
 if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json, sys; json.loads(open(sys.argv[1]).read())' "$OUT" && ok || bad "info --json is not JSON"
 fi
+# a JPEG whose markers run past the 128 KiB head (three full comments): read whole, the same facts
+command -v python3 >/dev/null 2>&1 && python3 - "$T/i.jpg" "$T/bigcom.jpg" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+com = b"".join(b"\xff\xfe" + struct.pack(">H", 65535) + bytes([65 + k]) * 65533 for k in range(3))
+open(sys.argv[2], "wb").write(d[:2] + com + d[2:])
+PY
+[ -s "$T/bigcom.jpg" ] && run info "$T/i.jpg" "$T/bigcom.jpg" && [ "$RC" -eq 0 ] && [ "$(sed -n 's/^[^:]*: \(JPEG [0-9x]* RGB 8-bit\).*/\1/p' "$OUT" | sort -u | wc -l)" -eq 1 ] \
+    && grep -q "bigcom.jpg: JPEG .*comment 65533 bytes" "$OUT" && ok || bad "info past the head: $(cat "$OUT" "$ERR")"
 expect_fail 2 "info: no FILE" info --json
 expect_fail 2 "info: unknown option '--pretty'" info --pretty "$T/i.jpg"
 # a first word that is an operation and a file: which is meant is asked; one file alone: a hint

@@ -1,7 +1,10 @@
 /* gpuimg: the info subcommand (info.h). */
 #include <config.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "app/cli.h"
 #include "app/info.h"
 #include "app/report.h"
@@ -33,9 +36,85 @@ static void piece_json(FILE *f, const char *what, size_t n)
         fprintf(f, ", \"%s\": null", what);
 }
 
+/* What a line says of a file */
+struct facts {
+    const char *format;
+    struct geom g;
+    int orient, frames, progressive;   /* progressive: -1 for a file that is no JPEG */
+    size_t bytes;
+};
+
+static void print(const char *path, const struct facts *f, const struct io_meta *m, int json)
+{
+    const struct geom *g = &f->g;
+    if (json) {
+        fputs("{\"file\": ", stdout);
+        report_json_str(stdout, io_display_name(path, 0));
+        printf(", \"format\": \"%s\", \"width\": %d, \"height\": %d, \"channels\": %d, \"depth\": %d, "
+               "\"orientation\": %d", f->format, g->w, g->h, g->c, g->depth, f->orient);
+        if (f->progressive >= 0)
+            printf(", \"progressive\": %s", f->progressive ? "true" : "false");
+        printf(", \"frames\": %d", f->frames);
+        piece_json(stdout, "icc", m->icc_len);
+        piece_json(stdout, "exif", m->exif_len);
+        piece_json(stdout, "xmp", m->xmp_len);
+        piece_json(stdout, "iptc", m->iptc_len);
+        piece_json(stdout, "comment", m->comment_len);
+        if (m->density)
+            printf(", \"density\": [%.4g, %.4g]", m->xres, m->yres);
+        printf(", \"bytes\": %zu}\n", f->bytes);
+        return;
+    }
+    printf("%s: %s %dx%d %s %d-bit", io_display_name(path, 0), f->format, g->w, g->h, layout_name(g->c), g->depth);
+    if (f->orient > 1)
+        printf(", orientation %d", f->orient);
+    if (f->progressive > 0)
+        printf(", progressive");
+    if (f->frames > 1)
+        printf(", %d frames", f->frames);
+    int first = 1;
+    piece_text(stdout, &first, "icc", m->icc_len);
+    piece_text(stdout, &first, "exif", m->exif_len);
+    piece_text(stdout, &first, "xmp", m->xmp_len);
+    piece_text(stdout, &first, "iptc", m->iptc_len);
+    piece_text(stdout, &first, "comment", m->comment_len);
+    if (m->density)
+        printf("%s%.4gx%.4g dpi", first ? "; " : ", ", m->xres, m->yres);
+    printf(" (%zu bytes)\n", f->bytes);
+}
+
+/* A JPEG file from its head alone: the markers up to the first scan within INFO_HEAD bytes (a
+ * camera's EXIF and profile come before it), not the whole file's entropy-coded data. Returns
+ * 0 when it said the file, else non-zero (then the whole file is read). */
+#define INFO_HEAD (128u << 10)
+static int describe_head(const char *path, int json)
+{
+    const int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat st;
+    static _Thread_local uint8_t head[INFO_HEAD];
+    ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    uint32_t w = 0, h = 0;
+    struct jpeg_facts jf;
+    struct io_meta m;
+    if (n < 64 || sniff_kind(head, (size_t)n) != KIND_JPEG || jpeg_check_head("", head, (size_t)n, &w, &h, &jf) || !w
+        || !h || (jf.comps != 1 && jf.comps != 3 && jf.comps != 4) || meta_read(head, (size_t)n, KIND_JPEG, &m)) {
+        gpuimg_clear_error();
+        return 1;
+    }
+    const struct facts f = { "JPEG", { (int)w, (int)h, jf.comps == 1 ? 1 : 3, 8 }, jpeg_orientation(head, (size_t)n),
+                             1, jf.progressive, (size_t)st.st_size };
+    print(path, &f, &m, json);
+    meta_free(&m);
+    return 0;
+}
+
 /* One file: a line on stdout, or the error's line on stderr (returns non-zero) */
 static int describe(const char *path, int json)
 {
+    if (!describe_head(path, json))
+        return 0;
     /* headers only: no pixel or expansion limit, nothing is decoded */
     const struct load_opts lo = { 0, DEC_AUTO, DEC_AUTO, 0, 0 };
     struct io_input in;
@@ -48,43 +127,10 @@ static int describe(const char *path, int json)
         gpuimg_clear_error();
         return 1;
     }
-    const struct geom *g = &in.g;
-    const int orient = in.kind == KIND_JPEG ? in.orient : m.exif ? exif_orientation(m.exif, m.exif_len, NULL) : 1;
-    if (json) {
-        fputs("{\"file\": ", stdout);
-        report_json_str(stdout, io_display_name(path, 0));
-        printf(", \"format\": \"%s\", \"width\": %d, \"height\": %d, \"channels\": %d, \"depth\": %d, "
-               "\"orientation\": %d", format_name(&in), g->w, g->h, g->c, g->depth, orient);
-        if (in.kind == KIND_JPEG)
-            printf(", \"progressive\": %s", in.jpeg_facts.progressive ? "true" : "false");
-        printf(", \"frames\": %d", in.frames);
-        piece_json(stdout, "icc", m.icc_len);
-        piece_json(stdout, "exif", m.exif_len);
-        piece_json(stdout, "xmp", m.xmp_len);
-        piece_json(stdout, "iptc", m.iptc_len);
-        piece_json(stdout, "comment", m.comment_len);
-        if (m.density)
-            printf(", \"density\": [%.4g, %.4g]", m.xres, m.yres);
-        printf(", \"bytes\": %zu}\n", in.len);
-    } else {
-        printf("%s: %s %dx%d %s %d-bit", io_display_name(path, 0), format_name(&in), g->w, g->h, layout_name(g->c),
-               g->depth);
-        if (orient > 1)
-            printf(", orientation %d", orient);
-        if (in.kind == KIND_JPEG && in.jpeg_facts.progressive)
-            printf(", progressive");
-        if (in.frames > 1)
-            printf(", %d frames", in.frames);
-        int first = 1;
-        piece_text(stdout, &first, "icc", m.icc_len);
-        piece_text(stdout, &first, "exif", m.exif_len);
-        piece_text(stdout, &first, "xmp", m.xmp_len);
-        piece_text(stdout, &first, "iptc", m.iptc_len);
-        piece_text(stdout, &first, "comment", m.comment_len);
-        if (m.density)
-            printf("%s%.4gx%.4g dpi", first ? "; " : ", ", m.xres, m.yres);
-        printf(" (%zu bytes)\n", in.len);
-    }
+    const struct facts f = { format_name(&in), in.g,
+                             in.kind == KIND_JPEG ? in.orient : m.exif ? exif_orientation(m.exif, m.exif_len, NULL) : 1,
+                             in.frames, in.kind == KIND_JPEG ? in.jpeg_facts.progressive : -1, in.len };
+    print(path, &f, &m, json);
     meta_free(&m);
     io_input_free(&in);
     return 0;

@@ -235,10 +235,11 @@ static int sos_check(const char *name, const uint8_t *p, size_t n, size_t at, in
  * end-of-band runs skips 32767 blocks in two bytes), so scans past JPEG_SCANS_MAX, or more scans
  * times pixels than the bytes carry (JPEG_SCAN_PX_PER_BYTE), are refused here, before any
  * decoder (libjpeg-turbo, stb_image, nvJPEG) starts on them. */
-int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, struct jpeg_facts *f)
+static int jpeg_walk(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, struct jpeg_facts *f,
+                     int head)
 {
     size_t pos = 1;
-    int st, progressive = 0, four = 0, scans = 0;
+    int st, progressive = 0, four = 0, scans = 0, comps = 0;
     unsigned defined[2] = { 0, 0 };   /* Huffman tables seen: DC, AC (bit = table id) */
     while (pos < len && buf[pos] == 0xFF)   /* sniff_kind saw 0xFF... 0xD8 */
         pos++;
@@ -254,14 +255,15 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             break;
         uint8_t m = buf[pos++];
         if (m == 0xD9) {
+            if (head)
+                return gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG: it ends before a scan", name);
             const unsigned long long work = (unsigned long long)scans * *pw * *ph;
             if (progressive && work > JPEG_SCAN_PX_FLOOR && work / JPEG_SCAN_PX_PER_BYTE > len)
                 return gpuimg_fail(GPUIMG_ETOOBIG,
                                    "%s: a progressive JPEG of %d scans over %ux%u, more decoding than its %zu bytes "
                                    "carry (gpuimg decodes up to 2^30 pixels of scans, or %d a byte)",
                                    name, scans, *pw, *ph, len, JPEG_SCAN_PX_PER_BYTE);
-            f->progressive = progressive;
-            f->four = four;
+            *f = (struct jpeg_facts){ progressive, four, comps };
             return GPUIMG_OK;
         }
         if ((m >= 0xD0 && m <= 0xD7) || m == 0x01)
@@ -281,6 +283,7 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             *ph = (uint32_t)buf[pos + 3] << 8 | buf[pos + 4];
             *pw = (uint32_t)buf[pos + 5] << 8 | buf[pos + 6];
             four = seg >= 8 && buf[pos + 7] == 4;
+            comps = seg >= 8 ? buf[pos + 7] : 0;
         }
         if (m == 0xC2)
             progressive = 1;
@@ -288,6 +291,10 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
             return st;
         if (m == 0xDA && (st = sos_check(name, buf + pos + 2, seg - 2, pos - 2, progressive, defined)))
             return st;
+        if (m == 0xDA && head) {
+            *f = (struct jpeg_facts){ progressive, four, comps };
+            return GPUIMG_OK;
+        }
         if (m == 0xDA && ++scans > JPEG_SCANS_MAX)
             return gpuimg_fail(GPUIMG_ETOOBIG, "%s: a JPEG of more than %d scans (gpuimg decodes up to %d)", name,
                                JPEG_SCANS_MAX, JPEG_SCANS_MAX);
@@ -305,6 +312,16 @@ int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, u
     }
     return gpuimg_fail(GPUIMG_EDECODE, "%s: truncated JPEG: the file ends at byte %zu without an end-of-image marker",
                        name, len);
+}
+
+int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, struct jpeg_facts *f)
+{
+    return jpeg_walk(name, buf, len, pw, ph, f, 0);
+}
+
+int jpeg_check_head(const char *name, const uint8_t *buf, size_t len, uint32_t *pw, uint32_t *ph, struct jpeg_facts *f)
+{
+    return jpeg_walk(name, buf, len, pw, ph, f, 1);
 }
 
 /* An ISO media box at p (n bytes from there): its size (a 32-bit size, or 1 and a 64-bit one, or

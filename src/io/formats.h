@@ -33,13 +33,17 @@ struct png_facts {
     size_t idat_bytes;    /* the image data's bytes, summed over its IDAT chunks */
     int idat_chunks;      /* the IDAT chunks that hold any */
 };
-/* What jpeg_check saw of a JPEG's frame: progressive (SOF2), four components (CMYK or YCCK). */
-struct jpeg_facts { int progressive, four; };
+/* What jpeg_check saw of a JPEG's frame: progressive (SOF2), four components (CMYK or YCCK), the
+ * components' count. */
+struct jpeg_facts { int progressive, four, comps; };
 /* Each returns a gpuimg_status; `name` is used in the message. The image size in the header
  * is stored in *w, *h (left 0 when no frame header was seen), so that the pixel limit can be
  * applied before the decoder is asked anything: stb refuses to describe very large images. */
 int png_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h, struct png_facts *f);
 int jpeg_check(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h, struct jpeg_facts *f);
+/* jpeg_check's walk up to the first scan's header only, for a file's first len bytes (gpuimg
+ * info): GPUIMG_OK once it is reached, an error where the bytes end before it. */
+int jpeg_check_head(const char *name, const uint8_t *buf, size_t len, uint32_t *w, uint32_t *h, struct jpeg_facts *f);
 /* The most scans a JPEG may have: ten times libjpeg's own progressions (6 scans for grey, 10 for
  * colour); a baseline JPEG has one, or one a component. */
 #define JPEG_SCANS_MAX 100
