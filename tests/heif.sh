@@ -71,7 +71,7 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 
 # an item table past 1000 items is refused before libheif reads it (its reading grows with the
-# square of the items: 19,601 took 83 s); 901 decode (1.3 s on the 2-core machine)
+# square of the items); 901 decode
 if command -v python3 >/dev/null 2>&1; then
     "$MKBAD" flat png 64 64 3 "$T/flat64.png" && "$GPUIMG" -q -f --heif-quality=0 copy "$T/flat64.png" "$T/flat64.heic" \
         && python3 "$H/mkgrid.py" "$T/flat64.heic" 40 40 2560 2560 "$T/grid1601.heic" \

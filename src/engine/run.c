@@ -171,8 +171,8 @@ static void cpu_decoded(int f, long long px, double ms)
 /* Whether a core would decode raw (px pixels) at shrink f before the engines would: their queue
  * at their measured rate against a core's rate, slowed by the decodes the cores already run
  * beyond their number. Only at a shrink of 4 or more (at 2 a core's decode costs the other
- * stages more than it saves: bench/RESULTS.md); without a measurement of the engines yet, the
- * engines (their first calls measure them). */
+ * stages more than it saves); without a measurement of the engines yet, the engines (their
+ * first calls measure them). */
 static int cores_first(const struct run_ctx *c, const struct io_input *raw, int f)
 {
     if (!c->jpeg_split || c->gpu.jpeg != 1 || f < 4)
