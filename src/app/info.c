@@ -13,13 +13,6 @@
 #include "io/io.h"
 #include "io/meta.h"
 
-static const char *format_name(const struct io_input *in)
-{
-    if (in->kind != KIND_HEIF)
-        return kind_name(in->kind);
-    return in->len >= 12 && (!memcmp(in->buf + 8, "avif", 4) || !memcmp(in->buf + 8, "avis", 4)) ? "AVIF" : "HEIF";
-}
-
 static void piece_text(FILE *f, int *first, const char *what, size_t n)
 {
     if (!n)
@@ -127,7 +120,7 @@ static int describe(const char *path, int json)
         gpuimg_clear_error();
         return 1;
     }
-    const struct facts f = { format_name(&in), in.g,
+    const struct facts f = { format_name(in.kind, in.buf, in.len), in.g,
                              in.kind == KIND_JPEG ? in.orient : m.exif ? exif_orientation(m.exif, m.exif_len, NULL) : 1,
                              in.frames, in.kind == KIND_JPEG ? in.jpeg_facts.progressive : -1, in.len };
     print(path, &f, &m, json);

@@ -13,6 +13,9 @@ static uint32_t be32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+#define HEIF_BRANDS "heicheixhevchevxheimheismif1msf1"
+#define AVIF_BRANDS "avifavis"
+
 enum file_kind sniff_kind(const uint8_t *buf, size_t len)
 {
     if (len >= 8 && memcmp(buf, png_sig, 8) == 0)
@@ -41,7 +44,7 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
         return KIND_TIFF;
     /* ISO media with a HEIF or AVIF brand: HEIC, AVIF and their image sequences */
     if (len >= 12 && !memcmp(buf + 4, "ftyp", 4))
-        for (const char *b = "heicheixhevchevxheimheismif1msf1avifavis"; *b; b += 4)
+        for (const char *b = HEIF_BRANDS AVIF_BRANDS; *b; b += 4)
             if (!memcmp(buf + 8, b, 4))
                 return KIND_HEIF;
     /* TGA has no signature: a header as stb_image's test takes it (colour map type 0 or 1,
@@ -92,6 +95,15 @@ int gif_frames(const uint8_t *buf, size_t len)
         }
     }
     return frames ? frames : 1;
+}
+
+const char *format_name(enum file_kind k, const uint8_t *buf, size_t len)
+{
+    if (k == KIND_HEIF && len >= 12)
+        for (const char *b = AVIF_BRANDS; *b; b += 4)
+            if (!memcmp(buf + 8, b, 4))
+                return "AVIF";
+    return kind_name(k);
 }
 
 int kind_unbuilt(const char *name, enum file_kind k, const char *lib, const char *pkg)

@@ -15,6 +15,8 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len);
  * decoder allocates them. */
 double kind_max_px_per_byte(enum file_kind k);
 const char *kind_name(enum file_kind k);   /* "PNG", ...; "file" for KIND_UNKNOWN */
+/* "AVIF" for an ISO media file of an AVIF brand, else kind_name(k) */
+const char *format_name(enum file_kind k, const uint8_t *buf, size_t len);
 /* The frames (image descriptors) of a GIF, counted by walking its blocks up to its trailer or
  * its end; at least 1. */
 int gif_frames(const uint8_t *buf, size_t len);

@@ -12,21 +12,18 @@
 
 struct icc_xform { cmsHTRANSFORM t; };
 
-/* LittleCMS's sRGB profile as bytes (made for each file: cheap, and no state the server's
- * workers share) */
-static int srgb_bytes(uint8_t **p, size_t *n)
+/* A profile as bytes (malloc'ed) */
+static int profile_bytes(cmsHPROFILE s, uint8_t **p, size_t *n)
 {
     cmsUInt32Number len = 0;
-    cmsHPROFILE s = cmsCreate_sRGBProfile();
-    int st = s && cmsSaveProfileToMem(s, NULL, &len) && (*p = malloc(len)) ? GPUIMG_OK : GPUIMG_ENOMEM;
-    if (!st && !cmsSaveProfileToMem(s, *p, &len)) {
+    *p = NULL;
+    if (!cmsSaveProfileToMem(s, NULL, &len) || !(*p = malloc(len)) || !cmsSaveProfileToMem(s, *p, &len)) {
         free(*p);
-        st = GPUIMG_ENOMEM;
+        *p = NULL;
+        return GPUIMG_ENOMEM;
     }
-    if (s)
-        cmsCloseProfile(s);
     *n = len;
-    return st;
+    return GPUIMG_OK;
 }
 
 int icc_srgb_prepare(const char *name, struct io_meta *m, const struct geom *g, struct icc_xform **x)
@@ -45,16 +42,17 @@ int icc_srgb_prepare(const char *name, struct io_meta *m, const struct geom *g, 
                           ? cmsCreateTransform(in, type, out, type, INTENT_RELATIVE_COLORIMETRIC,
                                                cmsFLAGS_NOCACHE | (g->c == 4 ? cmsFLAGS_COPY_ALPHA : 0))
                           : NULL;
+    uint8_t *p = NULL;   /* the output's profile: the sRGB the transform goes to */
+    size_t n = 0;
+    const int nomem = t && profile_bytes(out, &p, &n);
     cmsCloseProfile(in);
     if (out)
         cmsCloseProfile(out);
     if (!t)
         return gpuimg_fail(GPUIMG_EDECODE, "%s: LittleCMS cannot convert from its ICC profile to sRGB (--profile=srgb)",
                            name);
-    uint8_t *p;
-    size_t n;
-    if (!(*x = malloc(sizeof **x)) || srgb_bytes(&p, &n)) {
-        free(*x);
+    if (nomem || !(*x = malloc(sizeof **x))) {
+        free(p);
         *x = NULL;
         cmsDeleteTransform(t);
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the sRGB profile", name);
