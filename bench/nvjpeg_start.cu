@@ -1,8 +1,13 @@
 // gpuimg bench: where nvJPEG's hardware decoder spends its start, and its batched rate for a
-// fixed batch size against one that changes every call (what a combiner of worker threads sees).
+// fixed batch size against one that changes every call (what a combiner of worker threads sees);
+// then what keeps the engines busy: the pool nvjpegDecodeBatchedPreAllocate makes, how long the
+// call holds its thread against the wait for the stream, and calls overlapped (two or four
+// states, each on a thread and stream of its own).
 //   nvcc -O2 -std=c++17 -arch=sm_90 -o nvjpeg_start bench/nvjpeg_start.cu -lnvjpeg
 //   ./nvjpeg_start FLAGS a.jpg b.jpg ...      (FLAGS: nvjpegCreateEx's flags, 0 by default)
+#include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -90,5 +95,91 @@ int main(int argc, char **argv)
     }
     std::printf("changing batch sizes, re-initialised each call: init %.2f ms a call, decode %.0f images/s\n", ti / 30,
                 imgs / td * 1e3);
+
+    /* the pool: a state preallocated for 64 images of this size */
+    double tp = now();
+    nvjpegJpegState_t pst;
+    nvjpegJpegStateCreate(h, &pst);
+    nvjpegStatus_t ps = nvjpegDecodeBatchedPreAllocate(h, pst, max, w, hh, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
+    std::printf("preallocated state (64 of %dx%d): status %d, %.1f ms\n", w, hh, (int)ps, now() - tp);
+    for (int n : { 16, 32, 64 }) {
+        double best = 1e9, call = 0;
+        for (int k = 0; k < 5; k++) {
+            auto q = batch(n, pst, true);
+            best = std::min(best, q.second);
+        }
+        /* the call's own time (the thread held) against the stream's wait */
+        std::vector<const unsigned char *> p(n);
+        std::vector<size_t> l(n);
+        std::vector<nvjpegImage_t> o(n);
+        for (int i = 0; i < n; i++) {
+            p[i] = jp[i % jp.size()].data();
+            l[i] = jp[i % jp.size()].size();
+            o[i] = nvjpegImage_t{};
+            o[i].channel[0] = dst[i];
+            o[i].pitch[0] = (size_t)w * 3;
+        }
+        nvjpegDecodeBatchedInitialize(h, pst, n, 1, NVJPEG_OUTPUT_RGBI);
+        double t0 = now();
+        nvjpegDecodeBatched(h, pst, p.data(), l.data(), o.data(), 0);
+        call = now() - t0;
+        cudaDeviceSynchronize();
+        std::printf("preallocated, batch %d re-initialised: %.2f ms, %.0f images/s; the call holds its thread %.2f of %.2f ms\n",
+                    n, best, n / best * 1e3, call, now() - t0);
+    }
+
+    /* overlapped: S threads, each its own state (preallocated) and stream, batches of n */
+    for (int S : { 1, 2, 4 })
+        for (int n : { 16, 32, 64 }) {
+            const int calls = std::max(4, 512 / (n * S));
+            std::vector<unsigned char *> out((size_t)S * n);
+            for (auto &d : out)
+                cudaMalloc(&d, (size_t)w * hh * 3);
+            std::vector<nvjpegJpegState_t> sts(S);
+            std::vector<cudaStream_t> strm(S);
+            for (int s = 0; s < S; s++) {
+                nvjpegJpegStateCreate(h, &sts[s]);
+                nvjpegDecodeBatchedPreAllocate(h, sts[s], n, w, hh, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
+                nvjpegDecodeBatchedInitialize(h, sts[s], n, 1, NVJPEG_OUTPUT_RGBI);
+                cudaStreamCreateWithFlags(&strm[s], cudaStreamNonBlocking);
+            }
+            auto run = [&](int s, int ncalls) {
+                std::vector<const unsigned char *> p(n);
+                std::vector<size_t> l(n);
+                std::vector<nvjpegImage_t> o(n);
+                for (int c = 0; c < ncalls; c++) {
+                    for (int i = 0; i < n; i++) {
+                        const size_t k = (size_t)(c * n + i + s * 7) % jp.size();
+                        p[i] = jp[k].data();
+                        l[i] = jp[k].size();
+                        o[i] = nvjpegImage_t{};
+                        o[i].channel[0] = out[(size_t)s * n + i];
+                        o[i].pitch[0] = (size_t)w * 3;
+                    }
+                    nvjpegDecodeBatched(h, sts[s], p.data(), l.data(), o.data(), strm[s]);
+                    cudaStreamSynchronize(strm[s]);
+                }
+            };
+            std::vector<std::thread> th;
+            for (int s = 0; s < S; s++)   /* a warm-up call each */
+                th.emplace_back(run, s, 1);
+            for (auto &t : th)
+                t.join();
+            th.clear();
+            double t0 = now();
+            for (int s = 0; s < S; s++)
+                th.emplace_back(run, s, calls);
+            for (auto &t : th)
+                t.join();
+            const double ms = now() - t0;
+            std::printf("overlapped: %d states x batches of %d, %d calls each: %.0f images/s\n", S, n, calls,
+                        (double)S * n * calls / ms * 1e3);
+            for (int s = 0; s < S; s++) {
+                nvjpegJpegStateDestroy(sts[s]);
+                cudaStreamDestroy(strm[s]);
+            }
+            for (auto &d : out)
+                cudaFree(d);
+        }
     return 0;
 }

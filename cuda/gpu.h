@@ -94,6 +94,11 @@ int gpu_jpeg_ready(int device);   /* 1 once the engines' decoder of device is ma
  * and not yet decoded, and this one, at the rate their calls have run (an average of the recent
  * ones); -1 before their first call. */
 double gpu_jpeg_wait_ms(int device, long long px);
+int gpu_jpeg_waiting(int device);   /* images submitted to the engines and not yet in a call */
+#define GPU_JPEG_BATCH 64            /* images an engines' call takes at most */
+/* What the engines of device did since they were made: batched calls, images decoded in them,
+ * the calls' time, and the time their making took; -1 where they are not made. */
+int gpu_jpeg_stats(int device, long long *calls, long long *images, double *busy_ms, double *made_ms);
 void gpu_jpeg_stop(void);
 /* A measuring knob, set once before any work: the JPEG engines' nvjpegCreateEx flags (-1: the
  * default, interpolated chroma upsampling). */

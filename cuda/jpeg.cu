@@ -34,7 +34,7 @@
         }                                                                                                     \
     } while (0)
 
-#define MAX_BATCH 64   /* images a hardware call decodes at most */
+#define MAX_BATCH GPU_JPEG_BATCH
 
 /* ---- the hardware engines, batched ------------------------------------------------------- */
 
@@ -64,6 +64,10 @@ struct hw_decoder {
      * decoded, and the calls' measured picoseconds a pixel (0: none yet), averaged */
     std::atomic<long long> pending{0};
     std::atomic<long long> ps_per_px{0};
+    /* what they did (gpu_jpeg_stats): calls, images decoded, the calls' nanoseconds */
+    std::atomic<long long> calls{0}, images{0}, busy_ns{0};
+    std::atomic<int> waiting{0};   /* images submitted and not yet in a call */
+    double made_ms;                /* how long the handle and state took to make */
 };
 static hw_decoder hw[GPU_MAX_DEVICES];
 
@@ -75,6 +79,7 @@ extern "C" void gpu_jpeg_flags(long flags) { knob_flags = flags; }
 
 static void hw_make(hw_decoder *d, int dev)
 {
+    const auto t0 = std::chrono::steady_clock::now();
     const unsigned flags = knob_flags >= 0 ? (unsigned)knob_flags : NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
     int ok = cudaSetDevice(dev) == cudaSuccess
              && nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, flags, &d->handle) == NVJPEG_STATUS_SUCCESS;
@@ -82,6 +87,7 @@ static void hw_make(hw_decoder *d, int dev)
         nvjpegDestroy(d->handle);
         ok = 0;
     }
+    d->made_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     d->ready.store(ok ? 1 : 2);
 }
 
@@ -151,6 +157,7 @@ static int hw_call(hw_decoder *d, hw_req *const *r, int n)
 static void hw_run(hw_decoder *d, std::vector<hw_req *> &batch)
 {
     const int n = (int)batch.size();
+    d->waiting.fetch_sub(n);
     const auto t0 = std::chrono::steady_clock::now();
     if (!hw_call(d, batch.data(), n)) {
         long long px = 0;
@@ -158,8 +165,11 @@ static void hw_run(hw_decoder *d, std::vector<hw_req *> &batch)
             r->rc = 0;
             px += r->px;
         }
-        const long long ps = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()
-                             * 1000 / (px > 0 ? px : 1);
+        const long long ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+        const long long ps = ns * 1000 / (px > 0 ? px : 1);
+        d->calls.fetch_add(1);
+        d->images.fetch_add(n);
+        d->busy_ns.fetch_add(ns);
         const long long old = d->ps_per_px.load();
         d->ps_per_px.store(old ? (3 * old + ps) / 4 : ps);
         return;
@@ -203,6 +213,7 @@ static int hw_decode(const unsigned char *data, size_t len, void *dst, int w, in
         return -1;
     hw_req r = { data, len, dst, w, c, (long long)w * h, 1 };
     d->pending.fetch_add(r.px);
+    d->waiting.fetch_add(1);
     d->queue.submit(&r, MAX_BATCH, [d](std::vector<hw_req *> &b) { hw_run(d, b); },
                     [](const hw_req *a, const hw_req *b) { return a->c == b->c; });
     d->pending.fetch_sub(r.px);
@@ -215,6 +226,22 @@ extern "C" double gpu_jpeg_wait_ms(int dev, long long px)
         return -1;
     const long long ps = hw[dev].ps_per_px.load();
     return ps ? (double)(hw[dev].pending.load() + px) * (double)ps * 1e-9 : -1;
+}
+
+extern "C" int gpu_jpeg_waiting(int dev)
+{
+    return dev >= 0 && dev < GPU_MAX_DEVICES && hw[dev].ready.load() == 1 ? hw[dev].waiting.load() : 0;
+}
+
+extern "C" int gpu_jpeg_stats(int dev, long long *calls, long long *images, double *busy_ms, double *made_ms)
+{
+    if (dev < 0 || dev >= GPU_MAX_DEVICES || hw[dev].ready.load() != 1)
+        return -1;
+    *calls = hw[dev].calls.load();
+    *images = hw[dev].images.load();
+    *busy_ms = (double)hw[dev].busy_ns.load() / 1e6;
+    *made_ms = hw[dev].made_ms;
+    return 0;
 }
 
 /* ---- nvJPEG's default backend, one image --------------------------------------------------- */

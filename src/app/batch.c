@@ -23,6 +23,7 @@
 #include "app/batch.h"
 #include "app/client.h"
 #include "app/report.h"
+#include "app/server.h"
 #include "core/error.h"
 
 /* ---- the list and the template ----------------------------------------------------------- */
@@ -595,18 +596,20 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     const int codecs = work && !st && !rt.server && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
     for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
         backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device, ctx->gpu.jpeg == 1);
-    /* --jobs, else the cores over --threads, else one a core (at least one a GPU) */
+    /* --jobs, else the cores over --threads, else one a core (at least one a GPU; through a
+     * server as many as its workers with a GPU) */
     int jobs = o->jobs ? o->jobs : o->threads ? (threads / o->threads > 1 ? threads / o->threads : 1)
-                                              : threads > sh.ndevices ? threads : sh.ndevices;
-    if (jobs > 64)
-        jobs = 64;   /* --jobs's limit */
+               : rt.server ? threads * SERVER_WORKERS_PER_CORE
+                                     : threads > sh.ndevices ? threads : sh.ndevices;
+    if (jobs > JOBS_MAX)
+        jobs = JOBS_MAX;
     if (jobs > n)
         jobs = n > 0 ? (int)n : 1;
     sh.inner = o->threads ? o->threads : threads / jobs > 1 ? threads / jobs : 1;
     sh.finished = st ? NULL : malloc(sizeof *sh.finished * (size_t)(n ? n : 1));
     if (!st && !sh.finished)
         st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");
-    pthread_t tid[64];
+    pthread_t tid[JOBS_MAX];
     int started = 0;
     const double t0 = timing_now_ms();   /* the first progress report comes after one interval */
     struct progress pg = { o->progress < 0 ? (!o->quiet && isatty(STDERR_FILENO)) : o->progress,
@@ -683,6 +686,10 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         rep.peak_rss_kb = timing_peak_rss_kb();
         if (!o->quiet)
             report_print_batch(stderr, &rep);
+        char engines[160];   /* -v: what this process's JPEG engines did */
+        if (o->verbose && !rt.server && ctx->kind == BACKEND_GPU
+            && !backend_gpu_jpeg_stats(sh.ndevices ? sh.devices[0] : ctx->gpu.device, engines, sizeof engines))
+            fprintf(stderr, "gpuimg: %s%s\n", engines, sh.ndevices > 1 ? " (the first GPU)" : "");
         if (o->json) {
             report_write_batch_json(json.fp, &rep);
             st = io_pending_publish(&json);

@@ -13,6 +13,8 @@
 #include "engine/knobs.h"
 #include "engine/run.h"
 
+/* files a batch carries at once (--jobs) and requests a server runs at once, at most */
+#define JOBS_MAX 256
 enum cli_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST, ACT_SERVER, ACT_SERVER_STATUS, ACT_SERVER_STOP };
 /* --jpeg-decoder's words, in its choices' order */
 enum jpeg_decoder { JPEG_DEC_AUTO, JPEG_DEC_STB, JPEG_DEC_NVJPEG, JPEG_DEC_LIBJPEG };

@@ -206,10 +206,13 @@ static void status_reply(int fd)
     int clients = 0;
     for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
         clients += S.conns[i].fd >= 0;
+    char engines[160] = "";
+    if (S.device[0] && !backend_gpu_jpeg_stats(0, engines + 2, sizeof engines - 2))
+        memcpy(engines, "; ", 2);
     snprintf(a->message, sizeof a->message,
-             "pid %ld, up %.1f s, %ld requests served, %ld given up, %d clients, %d running, %d waiting, %d workers; %s%s",
+             "pid %ld, up %.1f s, %ld requests served, %ld given up, %d clients, %d running, %d waiting, %d workers; %s%s%s",
              (long)getpid(), (timing_now_ms() - S.started) / 1000, S.jobs, S.dropped, clients, S.running, S.qn, S.nworkers,
-             S.device[0] ? "GPU " : "no GPU", S.device);
+             S.device[0] ? "GPU " : "no GPU", S.device, engines);
     a->context_ms = S.context_ms;
     a->jobs_before = S.jobs;
     pthread_mutex_unlock(&S.mu);
@@ -506,8 +509,11 @@ int server_main(const struct cli_opts *o)
     struct stat mine = { 0 };
     stat(p.sock, &mine);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const int want = o->server_workers ? o->server_workers : cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
-    pthread_t tid[64];
+    /* with a GPU, SERVER_WORKERS_PER_CORE a core: the engines' calls fill while the cores work */
+    long want = o->server_workers ? o->server_workers : (cores < 1 ? 1 : cores) * (S.device[0] ? SERVER_WORKERS_PER_CORE : 1);
+    if (want > JOBS_MAX)
+        want = JOBS_MAX;
+    pthread_t tid[JOBS_MAX];
     for (int i = 0; i < want; i++)
         if (pthread_create(&tid[S.nworkers], NULL, worker, NULL) == 0)
             S.nworkers++;

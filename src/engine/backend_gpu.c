@@ -568,6 +568,34 @@ double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px)
 #endif
 }
 
+int backend_gpu_jpeg_waiting(const struct gpu_run_opts *o)
+{
+#ifdef HAVE_NVJPEG
+    return o->jpeg == 1 ? gpu_jpeg_waiting(o->device) : -1;
+#else
+    (void)o;
+    return -1;
+#endif
+}
+
+int backend_gpu_jpeg_stats(int device, char *buf, size_t len)
+{
+#ifdef HAVE_NVJPEG
+    long long calls, images;
+    double ms, made;
+    if (gpu_jpeg_stats(device, &calls, &images, &ms, &made))
+        return -1;
+    snprintf(buf, len, "JPEG engines: %lld images in %lld calls (%.1f a call), %.2f s, made in %.0f ms", images,
+             calls, calls ? (double)images / (double)calls : 0.0, ms / 1e3, made);
+    return 0;
+#else
+    (void)device;
+    (void)buf;
+    (void)len;
+    return -1;
+#endif
+}
+
 void backend_gpu_codecs_stop(void)
 {
 #ifdef HAVE_NVJPEG
@@ -636,6 +664,8 @@ void backend_gpu_codecs_start(int device, int jpeg) {}
 void backend_gpu_codecs_stop(void) {}
 int backend_gpu_jpeg_now(const struct gpu_run_opts *o) { return 0; }
 double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px) { return -1; }
+int backend_gpu_jpeg_stats(int device, char *buf, size_t len) { return -1; }
+int backend_gpu_jpeg_waiting(const struct gpu_run_opts *o) { return -1; }
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");

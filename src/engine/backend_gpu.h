@@ -53,6 +53,11 @@ int backend_gpu_jpeg_now(const struct gpu_run_opts *o);
 /* The scheduler's view of the engines (o->jpeg = 1): the ms until they would have decoded an image
  * of px pixels, their queue included, at their measured rate; -1 when there is no measurement. */
 double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px);
+/* Images waiting for a call of the engines (-1 where they are not used) */
+int backend_gpu_jpeg_waiting(const struct gpu_run_opts *o);
+/* "JPEG engines: N images in C calls (B a call), S s, made in M ms" into buf; -1 where they are
+ * not made */
+int backend_gpu_jpeg_stats(int device, char *buf, size_t len);
 /* A worker thread that ran GPU work is done: free its staging buffers. */
 void backend_gpu_thread_done(void);
 

@@ -170,12 +170,13 @@ static void cpu_decoded(int f, long long px, double ms)
 
 /* Whether a core would decode raw (px pixels) at shrink f before the engines would: their queue
  * at their measured rate against a core's rate, slowed by the decodes the cores already run
- * beyond their number. Only at a shrink of 4 or more (at 2 a core's decode costs the other
- * stages more than it saves); without a measurement of the engines yet, the engines (their
- * first calls measure them). */
+ * beyond their number. Only a file that shrinks on load, and only while SPLIT_WAITING files
+ * already wait for the engines: a call of fewer costs the engines more a file than the core saves.
+ * Without a measurement of the engines yet, the engines (their first calls measure them). */
+#define SPLIT_WAITING 16
 static int cores_first(const struct run_ctx *c, const struct io_input *raw, int f)
 {
-    if (!c->jpeg_split || c->gpu.jpeg != 1 || f < 4)
+    if (!c->jpeg_split || c->gpu.jpeg != 1 || f < 2 || backend_gpu_jpeg_waiting(&c->gpu) < SPLIT_WAITING)
         return 0;
     const long long px = (long long)raw->g.w * raw->g.h;
     const double engines = backend_gpu_jpeg_wait_ms(&c->gpu, px);
@@ -195,8 +196,8 @@ static int place_decode(const struct run_ctx *c, struct io_input *raw, struct pl
     struct op_args a;
     int i = 0;
     const int f = shrink_factor(c, pm, raw, pl, &i, &a);
-    const int gpu = gpu_decodes(c, raw) && !pm->icc;
     const int always = c->shrink_on_load == SHRINK_ALWAYS && f > 1;
+    const int gpu = !pm->icc && gpu_decodes(c, raw);
     pm->engines = gpu && !always && !cores_first(c, raw, f);
     if (pm->icc && gpu_decodes(c, raw))
         snprintf(r->declined, sizeof r->declined, "JPEG decoded on the CPU: --profile=srgb converts its colour there");
