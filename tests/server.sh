@@ -100,6 +100,15 @@ cmp -s "$T/first.png" "$T/second.png" && ok || bad "the same command gave other 
 run --server-status
 [ "$RC" -eq 0 ] && grep -q "^gpuimg: server: pid [0-9]*, up [0-9.]* s, 2 requests served" "$OUT" && ok \
     || bad "--server-status: $(cat "$OUT")"
+# with a GPU: four workers a core, every GPU this process sees (the wire's --device unset)
+if [ -n "$gpu" ]; then
+    ngpu=$("$GPUIMG" --version | sed -n 's/^GPU: device [0-9]* of \([0-9]*\):.*/\1/p')
+    w=$(($(getconf _NPROCESSORS_ONLN) * 4))
+    [ "$w" -gt 256 ] && w=256
+    want="$w workers; GPU "
+    [ "${ngpu:-1}" -gt 1 ] && want="$want.* x$ngpu;"
+    grep -q "$want" "$OUT" && ok || bad "--server-status on ${ngpu:-?} GPUs: $(cat "$OUT")"
+fi
 
 # a server a set of GPUs: CUDA_VISIBLE_DEVICES set empty (no GPU) is not its unset value (all)
 all=$("$GPUIMG" --server-status 2>&1 | sed -n 's/.*; \([^ ]*\.sock\)$/\1/p')

@@ -156,7 +156,7 @@ int client_route_here(const struct cli_opts *o, const struct plan *pl, long nfil
         return GPUIMG_OK;
     }
     struct backend_choice bc;
-    int st = backend_select(o->backend, pl, o->device, &bc);
+    int st = backend_select(o->backend, pl, options_device(o), &bc);
     if (st)
         return st;
     snprintf(rt->note, sizeof rt->note, "%s", bc.note);

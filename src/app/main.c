@@ -131,7 +131,7 @@ int main(int argc, char **argv)
         struct io_meta meta = { 0 };
         struct save_opts so;
         if (!(st = run_load(&ctx, o.input, o.output, &img, &rpl, &so, &meta, &rep))) {
-            struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, o.device };
+            struct compare_opts co = { o.repeat, o.backend != BACKEND_CPU, options_device(&o) };
             double tc = timing_now_ms();
             st = compare_run(&rpl, &co, &img, &rep, &tab);
             if (tab.nrows)

@@ -337,6 +337,8 @@ void option_range(const struct opt_desc *d, long long *lo, long long *hi)
 {
     *lo = d->lo;
     *hi = d->hi;
+    if (d->type == OT_INT && d->init < *lo)   /* a default no one may give (--device's "any") */
+        *lo = d->init;
     if (d->type == OT_FLAG) {
         *lo = 0;
         *hi = 1;
@@ -767,6 +769,11 @@ void options_knobs(const struct cli_opts *o, struct engine_knobs *k)
     k->tune_dir = dir[0] ? dir : NULL;
 }
 
+int options_device(const struct cli_opts *o)
+{
+    return o->device < 0 ? 0 : o->device;
+}
+
 void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int threads, struct run_ctx *c)
 {
     /* auto: the GPU's JPEG engines where it has them and they take the file, else libjpeg-turbo on
@@ -776,7 +783,7 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
         .kind = BACKEND_CPU,
         .max_pixels = o->max_pixels,
         .max_expansion = (unsigned)o->max_expansion,
-        .gpu = { .device = o->device, .variant = o->kernel, .pin = o->pin, .nofuse = o->nofuse,
+        .gpu = { .device = options_device(o), .variant = o->kernel, .pin = o->pin, .nofuse = o->nofuse,
                  .jpeg = o->jpeg_decoder == JPEG_DEC_AUTO ? 1 : o->jpeg_decoder == JPEG_DEC_NVJPEG ? 2 : 0 },
         .save = { .fmt = (enum out_format)o->format, .png_level = o->png_level, .jpeg_quality = o->jpeg_quality,
                   .force = o->force, .threads = threads, .jpeg_sampling = o->jpeg_sampling,

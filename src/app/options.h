@@ -122,5 +122,7 @@ void options_knobs(const struct cli_opts *o, struct engine_knobs *k);
 /* The run context o asks for, for the plan pl and the threads a file has, on the CPU until a
  * backend is chosen: the command, a batch's workers and the server build it here alike. */
 void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int threads, struct run_ctx *c);
+/* --device, or the first GPU where it is not given */
+int options_device(const struct cli_opts *o);
 
 #endif

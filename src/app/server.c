@@ -126,6 +126,7 @@ static struct {
     double started, last, context_ms;
     int wake[2];
     char device[256];
+    int devs[GPU_MAX_DEVICES], ndevs;   /* the GPUs it runs on: worker i on devs[i % ndevs] */
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .wake = { -1, -1 } };
 
 static volatile sig_atomic_t got_signal;
@@ -206,9 +207,15 @@ static void status_reply(int fd)
     int clients = 0;
     for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
         clients += S.conns[i].fd >= 0;
-    char engines[160] = "";
-    if (S.device[0] && !backend_gpu_jpeg_stats(0, engines + 2, sizeof engines - 2))
-        memcpy(engines, "; ", 2);
+    char engines[600] = "";
+    for (int i = 0; i < S.ndevs; i++) {   /* "; JPEG engines: ..." a GPU, "; GPU N: JPEG engines: ..." of several */
+        const size_t at = strlen(engines);
+        char one[160], which[24] = "";
+        if (S.ndevs > 1)
+            snprintf(which, sizeof which, "GPU %d: ", S.devs[i]);
+        if (!backend_gpu_jpeg_stats(S.devs[i], one, sizeof one))
+            snprintf(engines + at, sizeof engines - at, "; %s%s", which, one);
+    }
     snprintf(a->message, sizeof a->message,
              "pid %ld, up %.1f s, %ld requests served, %ld given up, %d clients, %d running, %d waiting, %d workers; %s%s%s",
              (long)getpid(), (timing_now_ms() - S.started) / 1000, S.jobs, S.dropped, clients, S.running, S.qn, S.nworkers,
@@ -222,7 +229,8 @@ static void status_reply(int fd)
 
 /* ---- the workers ------------------------------------------------------------------------------- */
 
-static void run_job(struct job *j, struct proto_reply *a)
+/* worker: its GPU where the request names none */
+static void run_job(struct job *j, int worker_device, struct proto_reply *a)
 {
     const struct proto_request *q = &j->q;
     struct plan pl;
@@ -240,12 +248,14 @@ static void run_job(struct job *j, struct proto_reply *a)
     int st = plan_parse(q->pipeline, &pl);
     if (!st)
         st = plan_check_kernel(&pl, q->opts.kernel);
+    const int device = q->opts.device >= 0 ? q->opts.device : worker_device;
     if (!st)
-        st = backend_select((enum backend_kind)q->opts.backend, &pl, q->opts.device, &bc);
+        st = backend_select((enum backend_kind)q->opts.backend, &pl, device, &bc);
     if (!st) {
         struct run_ctx ctx;
         options_run_ctx(&q->opts, &pl, threads, &ctx);
         ctx.kind = bc.kind;
+        ctx.gpu.device = device;
         ctx.gpu.stage = ctx.gpu.keep = 1;   /* as a batch's workers */
         ctx.save.force = 1;
         ctx.save.out_fd = j->out_fd;
@@ -269,7 +279,7 @@ static void run_job(struct job *j, struct proto_reply *a)
 
 static void *worker(void *arg)
 {
-    (void)arg;
+    const int device = S.ndevs ? S.devs[(int)(intptr_t)arg % S.ndevs] : 0;
     struct proto_reply a;
     for (;;) {
         pthread_mutex_lock(&S.mu);
@@ -288,7 +298,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&S.mu);
         if (!gone) {
             memset(&a, 0, sizeof a);
-            run_job(j, &a);
+            run_job(j, device, &a);
             a.context_ms = S.context_ms;
             a.jobs_before = before;
         }
@@ -460,16 +470,41 @@ static int listen_on(const char *path)
     return fd;
 }
 
-/* The GPU made ready before the socket is there: a client that finds the socket finds a warm
- * server. */
-static void warm_up(void)
+/* Every GPU it sees made ready before the socket is there (their contexts at once): a client
+ * that finds the socket finds a warm server. */
+static void *probe_one(void *arg)
 {
     char name[512], why[256];
-    if (backend_gpu_probe(0, name, sizeof name, why, sizeof why) == GPUIMG_OK) {
-        S.context_ms = backend_gpu_init_ms();
-        snprintf(S.device, sizeof S.device, "%s", backend_gpu_name() ? backend_gpu_name() : "");
-        backend_gpu_codecs_start(0, 1);   /* the JPEG engines, and PNG deflated on the GPU */
+    const int d = (int)(intptr_t)arg;
+    if (backend_gpu_probe(d, name, sizeof name, why, sizeof why) != GPUIMG_OK)
+        return NULL;
+    backend_gpu_codecs_start(d, 1);   /* the JPEG engines, and PNG deflated on the GPU */
+    return (void *)1;
+}
+
+static void warm_up(void)
+{
+    const double t0 = timing_now_ms();
+    if (!probe_one(0))
+        return;
+    int n = backend_gpu_count();
+    n = n > GPU_MAX_DEVICES ? GPU_MAX_DEVICES : n;
+    pthread_t tid[GPU_MAX_DEVICES];
+    int made[GPU_MAX_DEVICES] = { 1 };
+    for (int d = 1; d < n; d++)
+        made[d] = pthread_create(&tid[d], NULL, probe_one, (void *)(intptr_t)d) == 0 ? 2 : 0;
+    for (int d = 1; d < n; d++) {
+        void *ok = NULL;
+        if (made[d] == 2)
+            pthread_join(tid[d], &ok);
+        made[d] = ok != NULL;
     }
+    for (int d = 0; d < n; d++)
+        if (made[d])
+            S.devs[S.ndevs++] = d;
+    S.context_ms = timing_now_ms() - t0;
+    snprintf(S.device, sizeof S.device, S.ndevs > 1 ? "%s x%d" : "%s", backend_gpu_name() ? backend_gpu_name() : "",
+             S.ndevs);
 }
 
 int server_main(const struct cli_opts *o)
@@ -515,7 +550,7 @@ int server_main(const struct cli_opts *o)
         want = JOBS_MAX;
     pthread_t tid[JOBS_MAX];
     for (int i = 0; i < want; i++)
-        if (pthread_create(&tid[S.nworkers], NULL, worker, NULL) == 0)
+        if (pthread_create(&tid[S.nworkers], NULL, worker, (void *)(intptr_t)i) == 0)
             S.nworkers++;
     if (o->ready_fd > 2 && write(o->ready_fd, "r", 1) == 1)   /* the client that started us waits on it */
         close(o->ready_fd);

@@ -209,7 +209,7 @@ static int save_cache(const char *path, const char *dev, const struct cli_opts *
 static int tune_run(const struct cli_opts *o)
 {
     char desc[512], why[256], path[1024];
-    if (backend_gpu_probe(o->device, desc, sizeof desc, why, sizeof why))
+    if (backend_gpu_probe(options_device(o), desc, sizeof desc, why, sizeof why))
         return gpuimg_fail(GPUIMG_ENOGPU, "tune: no usable GPU: %s", why);
     printf("gpuimg tune: %s; %dx%d, median of %d; model: 3 us + bytes / (copy bandwidth x in-flight share) x tail\n",
            desc, o->tune_w, o->tune_h, o->tune_repeat);

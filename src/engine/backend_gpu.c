@@ -27,14 +27,16 @@ int backend_gpu_supports(const struct plan *pl, const char **missing)
 
 #ifdef HAVE_CUDA
 
-/* One probe per device, made once and then read by every worker thread of a batch. */
+/* One probe per device, made once and then read by every worker thread of a batch; different
+ * devices' probes (their contexts) are made at once. */
 static struct probe {
-    int done, status;
+    int done, busy, status;
     struct gpu_info info;
     char why[256];
 } probes[GPU_MAX_DEVICES];
 static int last_probed = -1;
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t probe_made = PTHREAD_COND_INITIALIZER;
 
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
 {
@@ -44,9 +46,17 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
     }
     pthread_mutex_lock(&probe_lock);
     struct probe *p = &probes[device];
+    while (p->busy)
+        pthread_cond_wait(&probe_made, &probe_lock);
     if (!p->done) {
-        p->status = gpu_probe(device, &p->info, p->why, sizeof p->why) ? GPUIMG_ENOGPU : GPUIMG_OK;
+        p->busy = 1;
+        pthread_mutex_unlock(&probe_lock);
+        const int st = gpu_probe(device, &p->info, p->why, sizeof p->why) ? GPUIMG_ENOGPU : GPUIMG_OK;
+        pthread_mutex_lock(&probe_lock);
+        p->status = st;
         p->done = 1;
+        p->busy = 0;
+        pthread_cond_broadcast(&probe_made);
     }
     if (last_probed < 0 || !p->status)
         last_probed = device;
