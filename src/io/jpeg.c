@@ -133,14 +133,17 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
 }
 
 /* A metadata segment through libjpeg's marker writer (after jpeg_start_compress, before the rows). */
-static int put_marker(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn)
+static int put_marker(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn,
+                      size_t pad)
 {
     j_compress_ptr c = arg;
-    jpeg_write_m_header(c, marker, (unsigned)(hn + dn));
+    jpeg_write_m_header(c, marker, (unsigned)(hn + dn + pad));
     for (size_t i = 0; i < hn; i++)
         jpeg_write_m_byte(c, hdr[i]);
     for (size_t i = 0; i < dn; i++)
         jpeg_write_m_byte(c, data[i]);
+    for (size_t i = 0; i < pad; i++)
+        jpeg_write_m_byte(c, 0);
     return 0;
 }
 

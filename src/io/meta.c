@@ -666,15 +666,13 @@ int meta_icc_fits(const struct io_meta *m, int c)
 
 #define SEG_MAX 65533   /* a segment's payload: 65535 less its length field */
 
-int meta_jpeg_segments(const struct io_meta *m, int c,
-                       int (*emit)(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn),
-                       void *arg)
+int meta_jpeg_segments(const struct io_meta *m, int c, meta_emit emit, void *arg)
 {
     int r = 0;
     if (m->exif && m->exif_len <= SEG_MAX - 6)   /* larger EXIF cannot be one APP1, as JPEG readers expect */
-        r = emit(arg, 0xE1, (const uint8_t *)"Exif\0\0", 6, m->exif, m->exif_len);
+        r = emit(arg, 0xE1, (const uint8_t *)"Exif\0\0", 6, m->exif, m->exif_len, 0);
     if (!r && m->xmp && m->xmp_len <= SEG_MAX - sizeof XMP_SIG)   /* larger: extended XMP, not written */
-        r = emit(arg, 0xE1, (const uint8_t *)XMP_SIG, sizeof XMP_SIG, m->xmp, m->xmp_len);
+        r = emit(arg, 0xE1, (const uint8_t *)XMP_SIG, sizeof XMP_SIG, m->xmp, m->xmp_len, 0);
     if (!r && meta_icc_fits(m, c)) {
         const size_t piece = SEG_MAX - ICC_HDR, count = (m->icc_len + piece - 1) / piece;
         for (size_t k = 0; !r && k < count && count <= 255; k++) {
@@ -683,31 +681,30 @@ int meta_jpeg_segments(const struct io_meta *m, int c,
             hdr[12] = (uint8_t)(k + 1);
             hdr[13] = (uint8_t)count;
             const size_t off = k * piece, dn = m->icc_len - off < piece ? m->icc_len - off : piece;
-            r = emit(arg, 0xE2, hdr, ICC_HDR, m->icc + off, dn);
+            r = emit(arg, 0xE2, hdr, ICC_HDR, m->icc + off, dn, 0);
         }
     }
     /* the signature, then one resource: "8BIM", 0x0404, no name, the size, the data padded to even */
-    const size_t ps = sizeof PS_SIG + 12, pn = ps + m->iptc_len + (m->iptc_len & 1);
-    uint8_t *app13 = !r && m->iptc && pn <= SEG_MAX ? calloc(1, pn) : NULL;
-    if (app13) {
+    uint8_t app13[sizeof PS_SIG + 12];
+    if (!r && m->iptc && sizeof app13 + m->iptc_len + (m->iptc_len & 1) <= SEG_MAX) {
         memcpy(app13, PS_SIG, sizeof PS_SIG);
         memcpy(app13 + sizeof PS_SIG, "8BIM\x04\x04\0\0", 8);
         put32(app13 + sizeof PS_SIG + 8, (uint32_t)m->iptc_len, 1);
-        memcpy(app13 + ps, m->iptc, m->iptc_len);
-        r = emit(arg, 0xED, app13, pn, (const uint8_t *)"", 0);
-        free(app13);
+        r = emit(arg, 0xED, app13, sizeof app13, m->iptc, m->iptc_len, m->iptc_len & 1);
     }
     if (!r && m->comment && m->comment_len <= SEG_MAX)
-        r = emit(arg, 0xFE, NULL, 0, m->comment, m->comment_len);
+        r = emit(arg, 0xFE, NULL, 0, m->comment, m->comment_len, 0);
     return r;
 }
 
-static int put_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn)
+static int put_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn,
+                       size_t pad)
 {
     FILE *fp = arg;
-    const size_t n = hn + dn + 2;
-    const uint8_t head[4] = { 0xFF, (uint8_t)marker, (uint8_t)(n >> 8), (uint8_t)n };
-    return fwrite(head, 1, 4, fp) != 4 || fwrite(hdr, 1, hn, fp) != hn || fwrite(data, 1, dn, fp) != dn ? -1 : 0;
+    const size_t n = hn + dn + pad + 2;
+    const uint8_t head[4] = { 0xFF, (uint8_t)marker, (uint8_t)(n >> 8), (uint8_t)n }, zero[1] = { 0 };
+    return fwrite(head, 1, 4, fp) != 4 || fwrite(hdr, 1, hn, fp) != hn || fwrite(data, 1, dn, fp) != dn
+        || fwrite(zero, 1, pad, fp) != pad ? -1 : 0;
 }
 
 static unsigned density_value(double v) { return v < 1 ? 1 : v > 65535 ? 65535 : (unsigned)lround(v); }
@@ -736,7 +733,7 @@ int meta_jpeg_splice(FILE *fp, const uint8_t *jpg, size_t n, const struct io_met
         app0[10] = (uint8_t)(y >> 8);
         app0[11] = (uint8_t)y;
     }
-    if (fwrite(jpg, 1, 2, fp) != 2 || ((jfif || m->density) && put_segment(fp, 0xE0, app0, sizeof app0, NULL, 0))
+    if (fwrite(jpg, 1, 2, fp) != 2 || ((jfif || m->density) && put_segment(fp, 0xE0, app0, sizeof app0, NULL, 0, 0))
         || meta_jpeg_segments(m, c, put_segment, fp) || fwrite(jpg + rest, 1, n - rest, fp) != n - rest)
         return -1;
     return 0;

@@ -89,13 +89,13 @@ double exif_value(const struct exif_entry *e, uint32_t i);
 /* Whether m's profile describes images of c channels: an RGB profile for 3 or 4, a grey one for
  * 1 or 2 (another makes a wrong file: libpng refuses it, viewers misread it). */
 int meta_icc_fits(const struct io_meta *m, int c);
-/* JPEG's segments for m, each as marker (0xE1, 0xE2, 0xED, 0xFE), a header (hn bytes) and data
- * (dn): EXIF and XMP each as one APP1 where it fits a segment, the profile in APP2 pieces, IPTC in
- * an APP13 Photoshop resource, the comment as COM. emit returns non-zero to stop;
- * meta_jpeg_segments returns that. */
-int meta_jpeg_segments(const struct io_meta *m, int c,
-                       int (*emit)(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn),
-                       void *arg);
+/* JPEG's segments for m, each as marker (0xE1, 0xE2, 0xED, 0xFE), a header (hn bytes), data
+ * (dn) and pad zero bytes (0 or 1): EXIF and XMP each as one APP1 where it fits a segment, the
+ * profile in APP2 pieces, IPTC in an APP13 Photoshop resource, the comment as COM. Nothing is
+ * allocated (emit may longjmp). emit returns non-zero to stop; meta_jpeg_segments returns that. */
+typedef int (*meta_emit)(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn,
+                         size_t pad);
+int meta_jpeg_segments(const struct io_meta *m, int c, meta_emit emit, void *arg);
 /* Write the JPEG jpg (n bytes, from another encoder) to fp with m put in: a JFIF segment with
  * m's density in place of its own (or the encoder's as it is), then m's segments, then the rest.
  * Returns 0, or -1 on a write error (errno set) or a JPEG that does not start with SOI. */
