@@ -69,9 +69,22 @@ extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t er
     return 0;
 }
 
+extern "C" int gpu_device_count(void)
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+/* A thread's kept blocks and staging buffers belong to the device it used last: moving to another
+ * (a server's worker given a request with --device) returns them first. */
+static thread_local int t_device = -1;
+
 extern "C" int gpu_use_device(int device, char *err, size_t errlen)
 {
+    if (t_device >= 0 && t_device != device)
+        gpu_thread_release();
     CUDA_TRY(cudaSetDevice(device), err, errlen);
+    t_device = device;
     return 0;
 }
 

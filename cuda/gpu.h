@@ -126,6 +126,7 @@ void gpu_png_tuning(int algorithm, long chunk);
 const char *gpu_png_method(int level);   /* "algorithm 0; flat chunks by the CPU" */
 const char *gpu_nvcomp_version(void);   /* "6.0.0" */
 /* Make device the calling thread's current one (each worker thread of a batch calls it). */
+int gpu_device_count(void);   /* devices the runtime shows (no context made); 0 on any error */
 int gpu_use_device(int device, char *err, size_t errlen);
 
 /* Device memory. Allocations fail with GPU_ERR_NOMEM when the device has no room or when this

@@ -100,15 +100,27 @@ cmp -s "$T/first.png" "$T/second.png" && ok || bad "the same command gave other 
 run --server-status
 [ "$RC" -eq 0 ] && grep -q "^gpuimg: server: pid [0-9]*, up [0-9.]* s, 2 requests served" "$OUT" && ok \
     || bad "--server-status: $(cat "$OUT")"
-# with a GPU: four workers a core, every GPU this process sees (the wire's --device unset)
+# one worker a core (four once a GPU's JPEG engines are made), every GPU this process sees
+cores=$(nproc)
 if [ -n "$gpu" ]; then
     ngpu=$("$GPUIMG" --version | sed -n 's/^GPU: device [0-9]* of \([0-9]*\):.*/\1/p')
-    w=$(($(getconf _NPROCESSORS_ONLN) * 4))
-    [ "$w" -gt 256 ] && w=256
-    want="$w workers; GPU "
-    [ "${ngpu:-1}" -gt 1 ] && want="$want.* x$ngpu;"
+    want=" workers; GPU "
+    [ "${ngpu:-1}" -gt 1 ] && want="$want.* x$ngpu"
     grep -q "$want" "$OUT" && ok || bad "--server-status on ${ngpu:-?} GPUs: $(cat "$OUT")"
+else
+    grep -q " $cores workers; no GPU" "$OUT" && ok || bad "--server-status, $cores cores: $(cat "$OUT")"
 fi
+# a batch of more jobs than the files' worth and -j past 64 (--jobs' limit is 256): --server-status
+# is answered while every job holds a connection
+for i in $(seq 1 40); do cp "$T/rgb.png" "$T/many$i.png"; done
+"$GPUIMG" -j 200 --force -o "$T/manyout/%s.png" blur=3 "$T"/many*.png 2>"$T/many.err" &
+pid=$!
+sleep 0.3
+"$GPUIMG" --server-status >"$T/busy.out" 2>&1 && grep -q 'requests served' "$T/busy.out" && ok \
+    || bad "--server-status during a 200-job batch: $(cat "$T/busy.out")"
+wait $pid
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(ls "$T/manyout" | wc -l)" -eq 40 ] && ok || bad "-j 200 batch: exit $rc, $(tail -n 3 "$T/many.err")"
 
 # a server a set of GPUs: CUDA_VISIBLE_DEVICES set empty (no GPU) is not its unset value (all)
 all=$("$GPUIMG" --server-status 2>&1 | sed -n 's/.*; \([^ ]*\.sock\)$/\1/p')
@@ -214,18 +226,18 @@ wait $hold
 "$GPUIMG" --no-server -q $gpu gray "$T/rgb.png" "$T/first-here.png" || bad "gray here"
 "$GPUIMG" --no-server -q -j2 $gpu -o "$T/bhere/%s.png" gray,resize=50%,blur=1 "$T"/b?.png || bad "batch here"
 
-# too many clients: with 260 connections held, the server keeps 256; a command is told why it
+# too many clients: with 1030 connections held, the server keeps 1024; a command is told why it
 # runs itself (the server's word, not "went away")
-"$SOCKPOKE" "$s" hold 60 260 >"$T/held.out" &
+"$SOCKPOKE" "$s" hold 60 1030 >"$T/held.out" &
 hold=$!
-i=0   # all connected (queued behind them, the command's connection is the server's 261st)
+i=0   # all connected (queued behind them, the command's connection is the server's 1031st)
 while ! grep -q '^connected' "$T/held.out" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 run $gpu gray "$T/rgb.png" "$T/full.png"
 [ "$RC" -eq 0 ] && grep -q '^gpuimg: the server has too many clients: ran here$' "$ERR" && cmp -s "$T/full.png" "$T/first-here.png" \
     && ok || bad "too many clients: $(cat "$ERR")"
 kill -USR1 $hold
 wait $hold
-grep -q '^held 256$' "$T/held.out" && ok || bad "too many clients: $(cat "$T/held.out")"
+grep -q '^held 1024$' "$T/held.out" && ok || bad "too many clients: $(cat "$T/held.out")"
 
 # the server killed mid-job (a slow job: twelve blurs on one core): the client runs the file
 # itself and says so

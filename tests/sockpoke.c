@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -66,9 +67,14 @@ int main(int argc, char **argv)
     }
     const char *c = argv[2];
     if (!strcmp(c, "hold")) {
-        static int held[1024];
+        static int held[2048];
         int n = argc > 4 ? atoi(argv[4]) : 1;
-        n = n < 1 ? 1 : n > 1024 ? 1024 : n;
+        n = n < 1 ? 1 : n > 2048 ? 2048 : n;
+        struct rlimit rl;   /* a descriptor each: as many as the hard limit allows */
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
         held[0] = s;
         for (int i = 1; i < n; i++)
             if ((held[i] = socket(AF_UNIX, SOCK_SEQPACKET, 0)) < 0 || connect(held[i], (struct sockaddr *)&sa, sizeof sa)) {

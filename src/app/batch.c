@@ -332,6 +332,8 @@ struct shared {
     const struct cli_opts *o;
     const struct route *rt;       /* rt->server: each worker sends its files to the server */
     int silent;                   /* the server said nothing for a while: the rest run here */
+    int here, here_max;           /* files run here by a batch through the server, at once; at most */
+    pthread_cond_t here_cv;
 };
 
 /* A report's string kept for the batch's summary (a served file's strings live only until the
@@ -372,12 +374,23 @@ static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, st
         client_close(*cl);   /* a fresh connection for the next file */
         *cl = NULL;
     }
+    /* the server's jobs (SERVER_WORKERS_PER_CORE a core) run here no more at once than the cores:
+     * a refused or silent server must not multiply this process's memory */
+    pthread_mutex_lock(&sh->mu);
+    while (sh->here >= sh->here_max)
+        pthread_cond_wait(&sh->here_cv, &sh->mu);
+    sh->here++;
+    pthread_mutex_unlock(&sh->mu);
     struct route here;
     struct run_ctx c = *ctx;
     timing_report_init(r);
     r->threads = sh->inner;
     if (!(st = client_route_here(sh->o, ctx->plan, sh->n, &c, &here)))
         st = run_file(&c, x->in, x->out, r);
+    pthread_mutex_lock(&sh->mu);
+    sh->here--;
+    pthread_cond_signal(&sh->here_cv);
+    pthread_mutex_unlock(&sh->mu);
     return st;
 }
 
@@ -606,6 +619,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     if (jobs > n)
         jobs = n > 0 ? (int)n : 1;
     sh.inner = o->threads ? o->threads : threads / jobs > 1 ? threads / jobs : 1;
+    sh.here_max = threads > 1 ? threads : 1;
     sh.finished = st ? NULL : malloc(sizeof *sh.finished * (size_t)(n ? n : 1));
     if (!st && !sh.finished)
         st = gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the list of inputs");
@@ -617,6 +631,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     if (work && !st) {
         pthread_mutex_init(&sh.mu, NULL);
         pthread_cond_init(&sh.cv, NULL);
+        pthread_cond_init(&sh.here_cv, NULL);
         for (int j = 0; j < jobs && n > 0; j++)
             if (pthread_create(&tid[j], NULL, worker, &sh) == 0)
                 started++;
@@ -672,6 +687,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         io_remove_made_dirs();   /* those made for files that failed: removed where empty */
         pthread_mutex_destroy(&sh.mu);
         pthread_cond_destroy(&sh.cv);
+        pthread_cond_destroy(&sh.here_cv);
     }
     if (work && !st) {
         rep.wall_ms = timing_now_ms() - t_start;   /* the command's: the GPU's start included */
@@ -688,7 +704,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
             report_print_batch(stderr, &rep);
         char engines[160];   /* -v: what this process's JPEG engines did */
         if (o->verbose && !rt.server && ctx->kind == BACKEND_GPU
-            && !backend_gpu_jpeg_stats(sh.ndevices ? sh.devices[0] : ctx->gpu.device, engines, sizeof engines))
+            && !backend_gpu_jpeg_stats(sh.ndevices ? sh.devices[0] : ctx->gpu.device, 0, engines, sizeof engines))
             fprintf(stderr, "gpuimg: %s%s\n", engines, sh.ndevices > 1 ? " (the first GPU)" : "");
         if (o->json) {
             report_write_batch_json(json.fp, &rep);

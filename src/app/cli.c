@@ -35,8 +35,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
     const int optind = first;
     int nargs = argc - optind;
     if (o->j && o->template) {   /* -j N: the batch's files in flight */
-        if (o->j > 64)
-            return gpuimg_fail(GPUIMG_EUSAGE, "-j: expected a whole number from 1 to 64 (files in flight), not %d", o->j);
+        if (o->j > JOBS_MAX)
+            return gpuimg_fail(GPUIMG_EUSAGE, "-j: expected a whole number from 1 to %d (files in flight), not %d",
+                               JOBS_MAX, o->j);
         if (o->jobs && o->jobs != o->j)
             return gpuimg_fail(GPUIMG_EUSAGE, "-j %d and --jobs=%d contradict each other", o->j, o->jobs);
         o->jobs = o->j;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -207,14 +208,20 @@ static void status_reply(int fd)
     int clients = 0;
     for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
         clients += S.conns[i].fd >= 0;
-    char engines[600] = "";
-    for (int i = 0; i < S.ndevs; i++) {   /* "; JPEG engines: ..." a GPU, "; GPU N: JPEG engines: ..." of several */
+    /* "; JPEG engines: ..." of one GPU; of several "; JPEG engines: GPU 0 N images in C calls, S s; GPU 1 ..." */
+    char engines[PROTO_MAX_MESSAGE / 2 + 1] = "";
+    for (int i = 0, n = 0; i < S.ndevs; i++) {
+        char one[160];
+        if (backend_gpu_jpeg_stats(S.devs[i], S.ndevs > 1, one, sizeof one))
+            continue;
         const size_t at = strlen(engines);
-        char one[160], which[24] = "";
-        if (S.ndevs > 1)
-            snprintf(which, sizeof which, "GPU %d: ", S.devs[i]);
-        if (!backend_gpu_jpeg_stats(S.devs[i], one, sizeof one))
-            snprintf(engines + at, sizeof engines - at, "; %s%s", which, one);
+        const int k = S.ndevs > 1 ? snprintf(engines + at, sizeof engines - at, "%s GPU %d %s",
+                                             n++ ? ";" : "; JPEG engines:", S.devs[i], one)
+                                  : snprintf(engines + at, sizeof engines - at, "; %s", one);
+        if (k < 0 || (size_t)k >= sizeof engines - at) {   /* cut: end with what was left out */
+            snprintf(engines + (at < sizeof engines - 12 ? at : sizeof engines - 12), 12, "; GPUs more");
+            break;
+        }
     }
     snprintf(a->message, sizeof a->message,
              "pid %ld, up %.1f s, %ld requests served, %ld given up, %d clients, %d running, %d waiting, %d workers; %s%s%s",
@@ -229,6 +236,17 @@ static void status_reply(int fd)
 
 /* ---- the workers ------------------------------------------------------------------------------- */
 
+/* the cores this process may run on (its affinity: a Slurm job's or a container's share) */
+static long usable_cores(void)
+{
+#ifdef _OPENMP
+    const long n = omp_get_num_procs();
+#else
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+    return n > 0 ? n : 1;
+}
+
 /* worker: its GPU where the request names none */
 static void run_job(struct job *j, int worker_device, struct proto_reply *a)
 {
@@ -238,9 +256,14 @@ static void run_job(struct job *j, int worker_device, struct proto_reply *a)
     struct run_report rep;
     timing_report_init(&rep);
     gpuimg_clear_error();
+    /* its threads: the client's, at most the cores over the workers' share of them (two at least),
+     * so that many workers' OpenMP teams do not outnumber the cores many times over */
     int threads = q->opts.run_threads;
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 0 && threads > cores)
+    const long cores = usable_cores(), nw = __atomic_load_n(&S.nworkers, __ATOMIC_RELAXED),
+               share = 2 * cores * SERVER_WORKERS_PER_CORE / (nw > 0 ? nw : 1);
+    if (threads > share)
+        threads = (int)(share > 2 ? share : 2);
+    if (threads > cores)
         threads = (int)cores;
 #ifdef _OPENMP
     omp_set_num_threads(threads);
@@ -485,18 +508,19 @@ static void *probe_one(void *arg)
 static void warm_up(void)
 {
     const double t0 = timing_now_ms();
-    if (!probe_one(0))
-        return;
-    int n = backend_gpu_count();
+    int n = backend_gpu_devices();
     n = n > GPU_MAX_DEVICES ? GPU_MAX_DEVICES : n;
     pthread_t tid[GPU_MAX_DEVICES];
-    int made[GPU_MAX_DEVICES] = { 1 };
-    for (int d = 1; d < n; d++)
+    int made[GPU_MAX_DEVICES] = { 0 };
+    for (int d = 1; d < n; d++)   /* the others on threads of their own, the first on this one */
         made[d] = pthread_create(&tid[d], NULL, probe_one, (void *)(intptr_t)d) == 0 ? 2 : 0;
+    made[0] = n > 0 && probe_one(0);
     for (int d = 1; d < n; d++) {
         void *ok = NULL;
         if (made[d] == 2)
             pthread_join(tid[d], &ok);
+        else   /* no thread: probed here */
+            ok = probe_one((void *)(intptr_t)d);
         made[d] = ok != NULL;
     }
     for (int d = 0; d < n; d++)
@@ -543,15 +567,22 @@ int server_main(const struct cli_opts *o)
     }
     struct stat mine = { 0 };
     stat(p.sock, &mine);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    /* with a GPU, SERVER_WORKERS_PER_CORE a core: the engines' calls fill while the cores work */
-    long want = o->server_workers ? o->server_workers : (cores < 1 ? 1 : cores) * (S.device[0] ? SERVER_WORKERS_PER_CORE : 1);
-    if (want > JOBS_MAX)
-        want = JOBS_MAX;
-    pthread_t tid[JOBS_MAX];
+    /* a descriptor a client, two a request, one a running output: as many as the hard limit allows */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    /* one worker a core; SERVER_WORKERS_PER_CORE a core once a GPU's JPEG engines are made (grow
+     * below), so that their calls fill while the cores work */
+    const long cores = usable_cores();
+    long want = o->server_workers ? o->server_workers : cores, grow_to = o->server_workers ? 0 : cores * SERVER_WORKERS_PER_CORE;
+    want = want > JOBS_MAX ? JOBS_MAX : want;
+    grow_to = grow_to > JOBS_MAX ? JOBS_MAX : S.ndevs ? grow_to : 0;
+    static pthread_t tid[JOBS_MAX];
     for (int i = 0; i < want; i++)
         if (pthread_create(&tid[S.nworkers], NULL, worker, (void *)(intptr_t)i) == 0)
-            S.nworkers++;
+            __atomic_add_fetch(&S.nworkers, 1, __ATOMIC_RELAXED);
     if (o->ready_fd > 2 && write(o->ready_fd, "r", 1) == 1)   /* the client that started us waits on it */
         close(o->ready_fd);
     if (!quiet)
@@ -562,6 +593,13 @@ int server_main(const struct cli_opts *o)
     int slot[SERVER_MAX_CLIENTS + 2];
     double alive_at = timing_now_ms();
     while (S.nworkers) {
+        for (int d = 0; grow_to > S.nworkers && d < S.ndevs; d++)
+            if (backend_gpu_jpeg_made(S.devs[d])) {
+                for (long i = S.nworkers; i < grow_to; i++)
+                    if (pthread_create(&tid[S.nworkers], NULL, worker, (void *)(intptr_t)i) == 0)
+                        __atomic_add_fetch(&S.nworkers, 1, __ATOMIC_RELAXED);
+                grow_to = 0;
+            }
         int n = 0;
         pf[n++] = (struct pollfd){ S.wake[0], POLLIN, 0 };
         pthread_mutex_lock(&S.mu);

@@ -14,8 +14,10 @@
  * checked field by field (proto.h); a bad request is refused alone, a bad image fails its
  * client alone. At most SERVER_MAX_CLIENTS connections, SERVER_MAX_QUEUE requests waiting: past
  * that a request is answered "busy" at once and the client runs it itself. Requests run on
- * SERVER_WORKERS_PER_CORE workers a core with a GPU (one without), so concurrent requests' JPEG
- * decodes and PNG deflates share the GPU's batched calls. A client that hangs up has its waiting requests dropped.
+ * one worker a core, SERVER_WORKERS_PER_CORE once a GPU's JPEG engines are made, each worker on
+ * one of the GPUs in turn, so concurrent requests' JPEG decodes and PNG deflates share each
+ * GPU's batched calls; a request's OpenMP threads are at most twice the cores over the workers.
+ * A client that hangs up has its waiting requests dropped.
  *
  * Liveness: while a client's request waits or runs, the server sends it a PROTO_ALIVE message
  * every SERVER_ALIVE_MS (one at a time: none while the last is unread); a client that hears
@@ -29,8 +31,8 @@
 #include <stddef.h>
 #include "app/options.h"
 
-#define SERVER_MAX_CLIENTS 256
-#define SERVER_WORKERS_PER_CORE 4   /* with a GPU; a batch through it sends as many at once */
+#define SERVER_MAX_CLIENTS 1024   /* four batches of --jobs's most */
+#define SERVER_WORKERS_PER_CORE 4   /* once a GPU's JPEG engines are made; a batch sends as many */
 #define SERVER_MAX_QUEUE 256
 #define SERVER_ALIVE_MS 1000
 #define SERVER_SILENT_MS 5000

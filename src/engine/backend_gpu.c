@@ -35,6 +35,7 @@ static struct probe {
     char why[256];
 } probes[GPU_MAX_DEVICES];
 static int last_probed = -1;
+static __thread int thread_probed = -1;   /* the device this thread probed last: the one it runs on */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t probe_made = PTHREAD_COND_INITIALIZER;
 
@@ -54,12 +55,14 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
         const int st = gpu_probe(device, &p->info, p->why, sizeof p->why) ? GPUIMG_ENOGPU : GPUIMG_OK;
         pthread_mutex_lock(&probe_lock);
         p->status = st;
-        p->done = 1;
+        __atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
         p->busy = 0;
         pthread_cond_broadcast(&probe_made);
     }
     if (last_probed < 0 || !p->status)
-        last_probed = device;
+        __atomic_store_n(&last_probed, device, __ATOMIC_RELEASE);
+    if (!p->status)
+        thread_probed = device;
     pthread_mutex_unlock(&probe_lock);
     if (p->status) {
         snprintf(why, whylen, "%s", p->why);
@@ -71,14 +74,17 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
     return GPUIMG_OK;
 }
 
+/* This thread's device's probe (the GPU it runs on, where a server has several), else the last */
 static const struct probe *last_ok(void)
 {
-    return last_probed >= 0 && probes[last_probed].done && !probes[last_probed].status ? &probes[last_probed] : NULL;
+    const int d = thread_probed >= 0 ? thread_probed : __atomic_load_n(&last_probed, __ATOMIC_ACQUIRE);
+    return d >= 0 && __atomic_load_n(&probes[d].done, __ATOMIC_ACQUIRE) && !probes[d].status ? &probes[d] : NULL;
 }
 const char *backend_gpu_name(void) { return last_ok() ? last_ok()->info.name : NULL; }
 int backend_gpu_cc(void) { return last_ok() ? 10 * last_ok()->info.cc_major + last_ok()->info.cc_minor : 0; }
 double backend_gpu_init_ms(void) { return last_ok() ? last_ok()->info.init_ms : -1; }
 int backend_gpu_count(void) { return last_ok() ? last_ok()->info.count : 0; }
+int backend_gpu_devices(void) { return gpu_device_count(); }
 
 void backend_gpu_set_mem_limit(uint64_t bytes) { gpu_set_mem_limit((size_t)bytes); }
 void backend_gpu_thread_done(void) { gpu_thread_release(); }
@@ -588,18 +594,32 @@ int backend_gpu_jpeg_waiting(const struct gpu_run_opts *o)
 #endif
 }
 
-int backend_gpu_jpeg_stats(int device, char *buf, size_t len)
+int backend_gpu_jpeg_made(int device)
+{
+#ifdef HAVE_NVJPEG
+    return gpu_jpeg_ready(device);
+#else
+    (void)device;
+    return 0;
+#endif
+}
+
+int backend_gpu_jpeg_stats(int device, int brief, char *buf, size_t len)
 {
 #ifdef HAVE_NVJPEG
     long long calls, images;
     double ms, made;
     if (gpu_jpeg_stats(device, &calls, &images, &ms, &made))
         return -1;
-    snprintf(buf, len, "JPEG engines: %lld images in %lld calls (%.1f a call), %.2f s, made in %.0f ms", images,
-             calls, calls ? (double)images / (double)calls : 0.0, ms / 1e3, made);
+    if (brief)
+        snprintf(buf, len, "%lld images in %lld calls, %.2f s", images, calls, ms / 1e3);
+    else
+        snprintf(buf, len, "JPEG engines: %lld images in %lld calls (%.1f a call), %.2f s, made in %.0f ms", images,
+                 calls, calls ? (double)images / (double)calls : 0.0, ms / 1e3, made);
     return 0;
 #else
     (void)device;
+    (void)brief;
     (void)buf;
     (void)len;
     return -1;
@@ -664,6 +684,7 @@ int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t 
 }
 const char *backend_gpu_name(void) { return NULL; }
 int backend_gpu_count(void) { return 0; }
+int backend_gpu_devices(void) { return 0; }
 int backend_gpu_cc(void) { return 0; }
 double backend_gpu_init_ms(void) { return -1; }
 void backend_gpu_set_mem_limit(uint64_t bytes) {}
@@ -674,7 +695,8 @@ void backend_gpu_codecs_start(int device, int jpeg) {}
 void backend_gpu_codecs_stop(void) {}
 int backend_gpu_jpeg_now(const struct gpu_run_opts *o) { return 0; }
 double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px) { return -1; }
-int backend_gpu_jpeg_stats(int device, char *buf, size_t len) { return -1; }
+int backend_gpu_jpeg_stats(int device, int brief, char *buf, size_t len) { return -1; }
+int backend_gpu_jpeg_made(int device) { return 0; }
 int backend_gpu_jpeg_waiting(const struct gpu_run_opts *o) { return -1; }
 int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {

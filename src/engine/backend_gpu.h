@@ -55,9 +55,10 @@ int backend_gpu_jpeg_now(const struct gpu_run_opts *o);
 double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px);
 /* Images waiting for a call of the engines (-1 where they are not used) */
 int backend_gpu_jpeg_waiting(const struct gpu_run_opts *o);
-/* "JPEG engines: N images in C calls (B a call), S s, made in M ms" into buf; -1 where they are
- * not made */
-int backend_gpu_jpeg_stats(int device, char *buf, size_t len);
+int backend_gpu_jpeg_made(int device);   /* 1 once device's JPEG engines are made and usable */
+/* "JPEG engines: N images in C calls (B a call), S s, made in M ms" into buf (brief: "N images in
+ * C calls, S s"); -1 where they are not made */
+int backend_gpu_jpeg_stats(int device, int brief, char *buf, size_t len);
 /* A worker thread that ran GPU work is done: free its staging buffers. */
 void backend_gpu_thread_done(void);
 
@@ -78,6 +79,7 @@ int backend_gpu_supports(const struct plan *pl, const char **missing);
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen);
 const char *backend_gpu_name(void);
 int backend_gpu_count(void);   /* devices the runtime shows, once one has been probed; else 0 */
+int backend_gpu_devices(void);   /* devices the runtime shows, no probe needed (0 without any) */
 int backend_gpu_cc(void);   /* compute capability of the probed GPU as 10 * major + minor, or 0 */
 double backend_gpu_init_ms(void);
 /* --gpu-mem-limit: the device memory one image's pipeline may use (0: all there is). Past it
