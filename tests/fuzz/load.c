@@ -14,11 +14,13 @@
 #include "io/meta.h"
 #include "io/tiff.h"
 
-static int count_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn)
+static int count_segment(void *arg, int marker, const uint8_t *hdr, size_t hn, const uint8_t *data, size_t dn,
+                         size_t pad)
 {
-    if (hn + dn > 65533 || (marker != 0xE1 && marker != 0xE2) || !hdr || (dn && !data))
+    if (hn + dn + pad > 65533 || (marker != 0xE1 && marker != 0xE2 && marker != 0xED && marker != 0xFE)
+        || (hn && !hdr) || (dn && !data) || pad > 1)
         fuzz_fail("a JPEG segment made of the metadata does not fit one");
-    *(size_t *)arg += hn + dn;
+    *(size_t *)arg += hn + dn + pad;
     return 0;
 }
 
