@@ -158,6 +158,7 @@ reads=   # the formats this build reads beside those it always does, as the mess
 "$GPUIMG" --version | grep -q 'none (WebP)' || reads="WebP, "
 "$GPUIMG" --version | grep -q 'none (TIFF)' || reads="${reads}TIFF, "
 "$GPUIMG" --version | grep -q 'none (HEIC, AVIF)' || reads="${reads}HEIC, AVIF, "
+"$GPUIMG" --version | grep -q 'none (JPEG XL)' || reads="${reads}JPEG XL, "
 "$GPUIMG" -q --json=lines.json -o 'jl/%s.png' gray in/a/one.png in/a/two.png in/b/bad.png 2>/dev/null
 [ $? -eq 1 ] && [ "$(wc -l <lines.json)" -eq 4 ] && ok || bad "JSON lines: $(cat lines.json)"
 grep -qx '{"input": "in/a/one.png", "output": "jl/one.png", "status": "skipped", "error": "output exists"}' lines.json \

@@ -200,7 +200,7 @@ GPUIMG_STREAM= run -q gray "$T/rgb.png" "$T/empty-env.png"
 expect_fail 2 "--png-level: expected a whole number from 0 to 9, not '10'" --png-level=10 gray "$T/rgb.png" "$T/x.png"
 expect_fail 2 "--jpeg-quality: expected a whole number from 1 to 100" --jpeg-quality=0 gray "$T/rgb.png" "$T/x.jpg"
 expect_fail 2 "--backend must be auto, cpu or gpu" --backend=tpu gray "$T/rgb.png" "$T/x.png"
-expect_fail 2 "--format must be png, jpg, webp, tiff, heic, avif, bmp, tga or ppm" --format=gif gray "$T/rgb.png" -
+expect_fail 2 "--format must be png, jpg, webp, tiff, heic, avif, jxl, bmp, tga or ppm" --format=gif gray "$T/rgb.png" -
 expect_fail 2 "--threads: expected a whole number" --threads=0 gray "$T/rgb.png" "$T/x.png"
 expect_fail 2 "--json=- and output '-' would both write to stdout" --json=- gray "$T/rgb.png" -
 expect_fail 2 "option '--json' needs a value" gray "$T/rgb.png" "$T/x.png" --json

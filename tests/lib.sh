@@ -65,6 +65,14 @@ dims() {
     echo "$w"
 }
 
+# within A B TOL MEAN PSNR LABEL: the pixels of A and B within TOL levels, MEAN on average, and
+# PSNR dB or more (tests/golden_test --diff)
+within() {
+    "$(dirname "$GPUIMG")/tests/golden_test" --diff "$1" "$2" "$3" "$4" "$5" >"$T/log" 2>&1 && ok || bad "$6: $(cat "$T/log")"
+}
+# json_geom FILE: "WxH cC dD" of the input image a --json report describes
+json_geom() { sed -n 's/.*"input_image": {"width": \([0-9]*\), "height": \([0-9]*\), "channels": \([0-9]*\), "depth": \([0-9]*\)}.*/\1x\2 c\3 d\4/p' "$1"; }
+
 # skip_or_fail WHY: a GPU test that cannot run here: SKIP (77), or a failure where
 # GPUIMG_REQUIRE_GPU=1 says a GPU must be there
 skip_or_fail() {

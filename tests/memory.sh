@@ -46,6 +46,10 @@ worst="w.png w.hdr w.gif w.jpg"
 for f in webp tif; do
     "$GPUIMG" -q --webp-lossless copy "$T/w.png" "$T/w.$f" 2>/dev/null && worst="$worst w.$f"
 done
+# JPEG XL: the largest flat grey+alpha image its bound lets through, where libjxl holds the most a
+# pixel (its three colour planes and the alpha's)
+"$MKBAD" flat png 1495 1495 2 "$T/wga.png" && "$GPUIMG" -q --max-expansion=0 copy "$T/wga.png" "$T/w.jxl" 2>/dev/null \
+    && worst="$worst w.jxl"
 for f in $worst; do
     [ "$(wc -c <"$T/$f")" -lt 1048576 ] || bad "$f is not under 1 MiB"
     if expect_ok -q --backend=cpu --threads=2 --json="$T/w.json" --force copy "$T/$f" "$T/o.png"; then

@@ -18,7 +18,8 @@ handling (independent of gpuimg's parser).
   meta.py pieces IN.jpg OUT.jpg   IN with every piece: EXIF (a make, a GPS directory whose latitude
           holds the bytes 0x5A5A5A5A), XMP (APP1), IPTC (APP13, a caption), a comment (COM), ICC
   meta.py pieces-show FILE     one line: exif=yes|no gps=yes|no gpsbytes=yes|no xmp=CRC|none
-          iptc=CRC|none comment=TEXT|none icc=CRC|none (JPEG, PNG, WebP, TIFF)
+          iptc=CRC|none comment=TEXT|none icc=CRC|none (JPEG, PNG, WebP, TIFF; a JPEG XL container's
+          uncompressed Exif and "xml " boxes: its profile, inside the codestream, is djxl's to read)
   meta.py gps-edge KIND IN.jpg OUT.jpg  IN with EXIF whose GPS directory is hostile, the mark
           0x5A5A5A5A in its values: self (the GPS pointer points at IFD0; no mark), utf8 (a value of EXIF
           3.0's type 129), chain (a second directory chained after it), twoptr (two pointers)
@@ -339,6 +340,23 @@ def make_pieces(src, dst):
     open(dst, "wb").write(out)
 
 
+JXL_BOX = b"\0\0\0\x0cJXL \r\n\x87\n"
+
+
+def bmff_boxes(data):
+    """An ISO media file's top-level boxes as (type, contents)."""
+    pos = 0
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I", data[pos:pos + 4])[0], data[pos + 4:pos + 8]
+        h = 8
+        if n == 1:
+            n, h = struct.unpack(">Q", data[pos + 8:pos + 16])[0], 16
+        elif n == 0:
+            n = len(data) - pos
+        yield kind, data[pos + h:pos + n]
+        pos += n
+
+
 def pieces_show(path):
     data = open(path, "rb").read()
     got = {"exif": None, "xmp": None, "iptc": None, "comment": None, "icc": None}
@@ -364,6 +382,12 @@ def pieces_show(path):
             if key:
                 got[key] = p
             pos += 8 + n + (n & 1)
+    elif data[:12] == JXL_BOX:
+        for kind, p in bmff_boxes(data):
+            if kind == b"Exif":
+                got["exif"] = p[4 + struct.unpack(">I", p[:4])[0]:]
+            elif kind == b"xml ":
+                got["xmp"] = p
     elif data[:4] in (b"II*\0", b"MM\0*"):
         e = "<" if data[:2] == b"II" else ">"
         ifd = struct.unpack(e + "I", data[4:8])[0]

@@ -129,6 +129,10 @@ none=$(CUDA_VISIBLE_DEVICES= "$GPUIMG" --server-status 2>&1 | sed -n 's/.*(\([^ 
 same_as_here "gray" $gpu gray "$T/rgb.png" "$T/o.png"
 same_as_here "16-bit RGBA blur" $gpu blur=1.5,rotate=90 "$T/rgba16.png" "$T/o.png"
 same_as_here "JPEG out" $gpu gray,resize=50% --jpeg-quality=80 "$T/big.png" "$T/o.jpg"
+if "$GPUIMG" --version | grep -q 'libjxl [0-9.]* (JPEG XL)'; then   # its options travel; its threads are the request's
+    same_as_here "JPEG XL out" $gpu gray --jxl-distance=2.5 --jxl-effort=3 "$T/big.png" "$T/o.jxl"
+    same_as_here "JPEG XL in" $gpu gray "$TOP_SRCDIR/tests/jxl/rgba8.jxl" "$T/o.png"
+fi
 # shrink on load (the CPU's default), --exact and --shrink-on-load travel alike: the same bytes on
 # the CPU, and on the GPU with --shrink-on-load (the cores' decode everywhere; by default the
 # server's JPEG engines may take the file, whose pixels are within the decoders' tolerance)

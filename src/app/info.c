@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "io/formats.h"
 #include "io/io.h"
+#include "io/jxl.h"
 #include "io/meta.h"
 
 static void piece_text(FILE *f, int *first, const char *what, size_t n)
@@ -77,8 +78,22 @@ static void print(const char *path, const struct facts *f, const struct io_meta 
 }
 
 /* A JPEG file from its head alone: the markers up to the first scan within INFO_HEAD bytes (a
- * camera's EXIF and profile come before it), not the whole file's entropy-coded data. Returns
- * 0 when it said the file, else non-zero (then the whole file is read). */
+ * camera's EXIF and profile come before it), not the whole file's entropy-coded data. */
+static int jpeg_head(const uint8_t *head, size_t n, size_t size, struct facts *f, struct io_meta *m)
+{
+    uint32_t w = 0, h = 0;
+    struct jpeg_facts jf;
+    if (jpeg_check_head("", head, n, &w, &h, &jf) || !w || !h || (jf.comps != 1 && jf.comps != 3 && jf.comps != 4)
+        || meta_read(head, n, KIND_JPEG, m))
+        return 1;
+    *f = (struct facts){ "JPEG", { (int)w, (int)h, jf.comps == 1 ? 1 : 3, 8 }, jpeg_orientation(head, n), 1,
+                         jf.progressive, size };
+    return 0;
+}
+
+/* A file from its first INFO_HEAD bytes, where they say it all: a JPEG (jpeg_head) or a JPEG XL
+ * (jxl_head: its header and metadata boxes, not its frames). Returns 0 when it said the file,
+ * else non-zero (then the whole file is read). */
 #define INFO_HEAD (128u << 10)
 static int describe_head(const char *path, int json)
 {
@@ -88,16 +103,15 @@ static int describe_head(const char *path, int json)
     ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : -1;
     if (fd >= 0)
         close(fd);
-    uint32_t w = 0, h = 0;
-    struct jpeg_facts jf;
+    struct facts f;
     struct io_meta m;
-    if (n < 64 || sniff_kind(head, (size_t)n) != KIND_JPEG || jpeg_check_head("", head, (size_t)n, &w, &h, &jf) || !w
-        || !h || (jf.comps != 1 && jf.comps != 3 && jf.comps != 4) || meta_read(head, (size_t)n, KIND_JPEG, &m)) {
+    const enum file_kind kind = n < 64 ? KIND_UNKNOWN : sniff_kind(head, (size_t)n);
+    if (kind == KIND_JXL && !jxl_head(head, (size_t)n, (size_t)st.st_size, &f.g, &f.frames, &m))
+        f = (struct facts){ format_name(kind, head, (size_t)n), f.g, 1, f.frames, -1, (size_t)st.st_size };
+    else if (kind != KIND_JPEG || jpeg_head(head, (size_t)n, (size_t)st.st_size, &f, &m)) {
         gpuimg_clear_error();
         return 1;
     }
-    const struct facts f = { "JPEG", { (int)w, (int)h, jf.comps == 1 ? 1 : 3, 8 }, jpeg_orientation(head, (size_t)n),
-                             1, jf.progressive, (size_t)st.st_size };
     print(path, &f, &m, json);
     meta_free(&m);
     return 0;
@@ -109,7 +123,7 @@ static int describe(const char *path, int json)
     if (!describe_head(path, json))
         return 0;
     /* headers only: no pixel or expansion limit, nothing is decoded */
-    const struct load_opts lo = { 0, DEC_AUTO, DEC_AUTO, 0, 0 };
+    const struct load_opts lo = { 0, DEC_AUTO, DEC_AUTO, 0, 0, 0 };
     struct io_input in;
     struct io_meta m = { 0 };
     int st = io_read(path, &lo, &in);

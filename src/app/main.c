@@ -17,6 +17,7 @@
 #include "app/compare.h"
 #include "core/error.h"
 #include "io/io.h"
+#include "io/jxl.h"
 #include "core/plan.h"
 #include "engine/run.h"
 #include "app/report.h"
@@ -37,6 +38,7 @@ int main(int argc, char **argv)
     const double t_start = timing_now_ms();   /* total: the command's wall time */
     struct cli_opts o;
     struct engine_knobs knobs;   /* the environment's, read once (cli_parse, options_init) */
+    jxl_quiet_stderr();
     if (argc > 1 && !strcmp(argv[1], "info"))   /* gpuimg info [--json] FILE...: headers, nothing decoded */
         return info_main(argc - 1, argv + 1);
     const int tune = argc > 1 && !strcmp(argv[1], "tune");   /* gpuimg tune [OPTIONS]: its own rows */

@@ -177,6 +177,20 @@ static int opt_set_background(struct cli_opts *o, const struct opt_desc *d, cons
                        "(0 to 255 each), not '%s'", d->name, s);
 }
 
+/* A decimal number from lo to hi thousandths (--jxl-distance's 0 to 25), in thousandths, rounded;
+ * one above 0 stays above it (--jxl-distance=0.0001 is not lossless) */
+static int opt_set_thousandths(struct cli_opts *o, const struct opt_desc *d, const char *s)
+{
+    char *end;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (!*s || *end || errno || strspn(s, "0123456789.") != strlen(s) || !(v * 1000 >= (double)d->lo && v * 1000 <= (double)d->hi))
+        return gpuimg_fail(GPUIMG_EUSAGE, "--%s: expected a number from %g to %g, not '%s'", d->name, (double)d->lo / 1000,
+                           (double)d->hi / 1000, s);
+    const long long t = (long long)(v * 1000 + 0.5);
+    return set_int(o, d, t || v == 0 ? t : 1);
+}
+
 static int opt_set_strip(struct cli_opts *o, const struct opt_desc *d, const char *s)
 {
     unsigned mask = META_ALL;
@@ -789,7 +803,8 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
                   .force = o->force, .threads = threads, .jpeg_sampling = o->jpeg_sampling,
                   .jpeg_progressive = o->jpeg_progressive, .webp_quality = o->webp_quality,
                   .webp_lossless = o->webp_lossless, .webp_effort = o->webp_effort,
-                  .heif_quality = o->heif_quality, .heif_effort = o->heif_effort, .strip = o->strip,
+                  .heif_quality = o->heif_quality, .heif_effort = o->heif_effort,
+                  .jxl_distance = o->jxl_distance, .jxl_effort = o->jxl_effort, .strip = o->strip,
                   .background = (uint32_t)o->background },
         .per_file_format = o->per_file_format,
         .load_jpeg = o->jpeg_decoder == JPEG_DEC_STB ? DEC_STB : DEC_AUTO,

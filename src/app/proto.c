@@ -6,8 +6,8 @@
 #include "core/error.h"
 #include "core/op.h"
 
-static const uint8_t magic_request[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'Q', 4 };
-static const uint8_t magic_reply[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'A', 4 };
+static const uint8_t magic_request[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'Q', 5 };
+static const uint8_t magic_reply[8] = { 'g', 'p', 'u', 'i', 'm', 'g', 'A', 5 };
 
 struct wire {
     uint8_t *out;          /* writing into out, else reading in */

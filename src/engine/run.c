@@ -19,7 +19,8 @@ static int load(const struct run_ctx *c, const char *in, struct io_input *raw, s
                 struct run_report *r)
 {
     const double t0 = timing_now_ms();
-    const struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png, c->in_fd, c->max_expansion };
+    const struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png, c->in_fd, c->max_expansion,
+                                  c->save.threads };
     int st = io_read(in, &lo, raw);
     if (st)
         return st;

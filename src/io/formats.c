@@ -7,6 +7,7 @@
 #include "io/formats.h"
 
 static const uint8_t png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+static const uint8_t jxl_box[12] = { 0, 0, 0, 12, 'J', 'X', 'L', ' ', '\r', '\n', 0x87, '\n' };
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -47,6 +48,9 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
         for (const char *b = HEIF_BRANDS AVIF_BRANDS; *b; b += 4)
             if (!memcmp(buf + 8, b, 4))
                 return KIND_HEIF;
+    /* JPEG XL: a bare codestream, or the ISO media container's signature box */
+    if ((len >= 2 && buf[0] == 0xFF && buf[1] == 0x0A) || (len >= 12 && !memcmp(buf, jxl_box, 12)))
+        return KIND_JXL;
     /* TGA has no signature: a header as stb_image's test takes it (colour map type 0 or 1,
      * image type 1-3 or 9-11, a colour-mapped type only with a map, 8 to 32 bits) */
     if (len >= 18 && buf[1] <= 1 && ((buf[2] >= 1 && buf[2] <= 3) || (buf[2] >= 9 && buf[2] <= 11))
@@ -62,10 +66,13 @@ enum file_kind sniff_kind(const uint8_t *buf, size_t len)
  * reads P5 and P6 only); JPEG at least one Huffman-coded bit for each 8x8 block's DC, 512 (stb_image
  * decodes no arithmetic coding). PNG: 0, its walk checks it (zlib makes ~1000 pixels a byte). WebP:
  * 0, libwebp checks its data against what the header says, and the pixel limit bounds what is
- * allocated. TIFF: 0, tiff.c checks its strips against the file and its compression. */
+ * allocated. TIFF: 0, tiff.c checks its strips against the file and its compression. JPEG XL: 0,
+ * a flat image codes in a few bytes whatever its size: --max-expansion bounds it, with the planes
+ * libjxl decodes (jxl.h). */
 const char *kind_name(enum file_kind k)
 {
-    static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA", "WebP", "TIFF", "HEIF" };
+    static const char *const n[] = { "file", "PNG", "JPEG", "PNM", "BMP", "GIF", "PSD", "HDR", "TGA", "WebP", "TIFF", "HEIF",
+                                     "JPEG XL" };
     return n[k];
 }
 

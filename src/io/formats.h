@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG, KIND_PNM, KIND_BMP, KIND_GIF, KIND_PSD, KIND_HDR, KIND_TGA, KIND_WEBP, KIND_TIFF, KIND_HEIF };
+enum file_kind { KIND_UNKNOWN, KIND_PNG, KIND_JPEG, KIND_PNM, KIND_BMP, KIND_GIF, KIND_PSD, KIND_HDR, KIND_TGA, KIND_WEBP, KIND_TIFF, KIND_HEIF,
+                 KIND_JXL };
 
 /* The format of the first bytes (len of them), by the signatures stb_image tests. */
 enum file_kind sniff_kind(const uint8_t *buf, size_t len);

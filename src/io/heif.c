@@ -136,15 +136,8 @@ int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
         /* a 4-byte offset to the TIFF header, then the block */
         const size_t n = heif_image_handle_get_metadata_size(h, id);
         uint8_t *b = n > 4 && n <= META_EXIF_MAX ? malloc(n) : NULL;
-        if (b && !heif_image_handle_get_metadata(h, id, b).code) {
-            size_t off = (size_t)b[0] << 24 | (size_t)b[1] << 16 | (size_t)b[2] << 8 | b[3];
-            if (off < n - 4 && n - 4 - off > 6 && !memcmp(b + 4 + off, "Exif\0\0", 6))
-                off += 6;   /* the offset left 0 before JPEG's prefix, as some writers do */
-            if (off < n - 4 && (m->exif = malloc(n - 4 - off))) {
-                memcpy(m->exif, b + 4 + off, n - 4 - off);
-                m->exif_len = n - 4 - off;
-            }
-        }
+        if (b && !heif_image_handle_get_metadata(h, id, b).code)
+            st = meta_exif_item(m, b, n);
         free(b);
     }
     heif_item_id ids[16];

@@ -23,6 +23,7 @@
 #include "io/icc.h"
 #include "io/io.h"
 #include "io/jpeg.h"
+#include "io/jxl.h"
 #include "io/meta.h"
 #include "io/pngdec.h"
 #include "io/pngenc.h"
@@ -50,7 +51,12 @@
 #else
 #define READS_HEIF ""
 #endif
-#define IO_READS "PNG, JPEG, " READS_WEBP READS_TIFF READS_HEIF "BMP, TGA, PSD, GIF, PNM, HDR"
+#ifdef HAVE_JXL
+#define READS_JXL "JPEG XL, "
+#else
+#define READS_JXL ""
+#endif
+#define IO_READS "PNG, JPEG, " READS_WEBP READS_TIFF READS_HEIF READS_JXL "BMP, TGA, PSD, GIF, PNM, HDR"
 #define NOT_AN_IMAGE "not an image in a format gpuimg reads (" IO_READS ")"
 
 /* len: the file's size, or 0 for a stream that passed the limit */
@@ -186,6 +192,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
         return too_large(name, len);
     }
     uint32_t hw = 0, hh = 0;
+    unsigned jxl_hold = 0;
     struct geom lib = { 0 };
     const enum file_kind kind = sniff_kind(buf, len);
     switch (kind) {
@@ -201,6 +208,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
         if (!(st = heif_check(name, buf, len)))
             st = heif_info(name, buf, len, &lib);
         break;
+    case KIND_JXL: st = jxl_info(name, buf, len, &lib, &in->frames, &jxl_hold); break;
     default: break;
     }
     if (!st && lib.w) {   /* read by its own library, not stb_image */
@@ -239,6 +247,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     in->kind = kind;
     in->dec = kind == KIND_JPEG ? o->jpeg : kind == KIND_PNG ? o->png : DEC_STB;
     in->shrink = 1;
+    in->threads = o->threads;
     if (!in->orient)
         in->orient = 1;
     if (kind == KIND_GIF)
@@ -251,10 +260,11 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     /* the bytes the decoder holds against the file's: checked on the header, before it allocates;
      * stb_image decodes Radiance HDR through floats (4 bytes a sample more) and GIF with a canvas
      * and a background beside its frame; libheif decodes to planes, then to the pixels it hands;
-     * libwebpdemux composes an animation on two canvases of its own */
+     * libwebpdemux composes an animation on two canvases of its own; libjxl holds jxl_hold bytes
+     * a pixel beside them (jxl.h) */
     const unsigned factor = kind == KIND_HDR ? 5 : kind == KIND_GIF ? 2 : kind == KIND_HEIF ? 3
                           : kind == KIND_WEBP && in->frames > 1 ? 3 : 1;
-    const unsigned long long out = (unsigned long long)in->g.w * in->g.h * in->g.c * (in->g.depth / 8) * factor;
+    const unsigned long long out = (unsigned long long)in->g.w * in->g.h * (geom_bpp(&in->g) * factor + jxl_hold);
     if (o->max_expansion && out > IO_EXPANSION_FLOOR && out / o->max_expansion > len) {
         st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: decoding this %dx%d image takes %llu MiB, over %u times the file's %zu "
                          "bytes (--max-expansion; a decompression bomb?)", name, in->g.w, in->g.h, (out + (1u << 20) - 1) >> 20,
@@ -274,6 +284,8 @@ int io_read_meta(const struct io_input *in, struct io_meta *m)
         return tiff_meta(in->buf, in->len, m);
     if (in->kind == KIND_HEIF)
         return heif_meta(in->buf, in->len, m);
+    if (in->kind == KIND_JXL)
+        return jxl_meta(in->buf, in->len, m);
     return meta_read(in->buf, in->len, in->kind, m);
 }
 
@@ -378,10 +390,25 @@ static int decode(struct io_input *in, struct image *out, const struct image_row
         return st;
     }
 #endif
-    if (in->kind == KIND_WEBP || in->kind == KIND_TIFF || in->kind == KIND_HEIF) {
-        in->codec = in->kind == KIND_WEBP ? webp_codec_name() : in->kind == KIND_TIFF ? tiff_codec_name() : heif_codec_name();
-        int st = (in->kind == KIND_WEBP ? webp_decode : in->kind == KIND_TIFF ? tiff_decode : heif_decode)(
-            in->name, in->buf, in->len, &in->g, out);
+    if (in->kind == KIND_WEBP || in->kind == KIND_TIFF || in->kind == KIND_HEIF || in->kind == KIND_JXL) {
+        int st;
+        switch (in->kind) {
+        case KIND_WEBP:
+            in->codec = webp_codec_name();
+            st = webp_decode(in->name, in->buf, in->len, &in->g, out);
+            break;
+        case KIND_TIFF:
+            in->codec = tiff_codec_name();
+            st = tiff_decode(in->name, in->buf, in->len, &in->g, out);
+            break;
+        case KIND_HEIF:
+            in->codec = heif_codec_name();
+            st = heif_decode(in->name, in->buf, in->len, &in->g, out);
+            break;
+        default:
+            in->codec = jxl_codec_name();
+            st = jxl_decode(in->name, in->buf, in->len, &in->g, in->threads, out);
+        }
         io_input_free(in);
         if (!st && rows)
             rows->done(rows->arg, out, out->h);
@@ -456,7 +483,7 @@ int io_load(const char *path, const struct load_opts *o, struct image *out)
 static const struct { const char *name; enum out_format f; } fmt_names[] = {
     { "png", FMT_PNG }, { "jpg", FMT_JPEG }, { "jpeg", FMT_JPEG }, { "bmp", FMT_BMP }, { "tga", FMT_TGA },
     { "ppm", FMT_PNM }, { "pgm", FMT_PNM }, { "pnm", FMT_PNM }, { "webp", FMT_WEBP }, { "tif", FMT_TIFF },
-    { "tiff", FMT_TIFF }, { "heic", FMT_HEIC }, { "heif", FMT_HEIC }, { "avif", FMT_AVIF },
+    { "tiff", FMT_TIFF }, { "heic", FMT_HEIC }, { "heif", FMT_HEIC }, { "avif", FMT_AVIF }, { "jxl", FMT_JXL },
 };
 
 int io_format_from_name(const char *name, enum out_format *f)
@@ -485,16 +512,21 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
     /* HEIC: x265 encodes at most 16384 a side in one picture (libheif 1.15 makes no grid) */
     static const int max_side[] = { [FMT_PNG] = 1000000, [FMT_JPEG] = 65500, [FMT_BMP] = 1 << 24, [FMT_TGA] = 65535,
                                     [FMT_PNM] = 1 << 24, [FMT_WEBP] = 16383, [FMT_TIFF] = 1 << 24,
-                                    [FMT_HEIC] = 16384, [FMT_AVIF] = 65536 };
+                                    [FMT_HEIC] = 16384, [FMT_AVIF] = 65536, [FMT_JXL] = 1 << 30 };
     static const char *const what[] = { [FMT_PNG] = "PNG (libpng)", [FMT_JPEG] = "JPEG", [FMT_BMP] = "BMP",
                                         [FMT_TGA] = "TGA", [FMT_PNM] = "PNM", [FMT_WEBP] = "WebP", [FMT_TIFF] = "TIFF",
-                                        [FMT_HEIC] = "HEIC (x265)", [FMT_AVIF] = "AVIF" };
+                                        [FMT_HEIC] = "HEIC (x265)", [FMT_AVIF] = "AVIF", [FMT_JXL] = "JPEG XL" };
+    /* the formats written through a library a build may lack: the library, its Debian package */
+    static const char *const lib[][2] = { [FMT_WEBP] = { "libwebp", "libwebp-dev" },
+                                          [FMT_TIFF] = { "libtiff", "libtiff-dev" },
+                                          [FMT_HEIC] = { "libheif", "libheif-dev" },
+                                          [FMT_AVIF] = { "libheif", "libheif-dev" },
+                                          [FMT_JXL] = { "libjxl", "libjxl-dev" } };
     const char *out = strcmp(path, "-") ? path : "<stdout>";
     if ((f == FMT_WEBP && !webp_codec_name()) || (f == FMT_TIFF && !tiff_codec_name())
-        || ((f == FMT_HEIC || f == FMT_AVIF) && !heif_codec_name()))
+        || ((f == FMT_HEIC || f == FMT_AVIF) && !heif_codec_name()) || (f == FMT_JXL && !jxl_codec_name()))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this gpuimg was built without %s (install %s, then configure and "
-                           "build again)", out, f == FMT_WEBP ? "libwebp" : f == FMT_TIFF ? "libtiff" : "libheif",
-                           f == FMT_WEBP ? "libwebp-dev" : f == FMT_TIFF ? "libtiff-dev" : "libheif-dev");
+                           "build again)", out, lib[f][0], lib[f][1]);
     if ((f == FMT_HEIC || f == FMT_AVIF) && !heif_can_write(f == FMT_AVIF))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this libheif has no %s encoder (install %s)", out,
                            f == FMT_AVIF ? "AV1" : "HEVC", f == FMT_AVIF ? "libheif-plugin-aomenc" : "libheif-plugin-x265");
@@ -509,7 +541,7 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
 
 const char *io_format_name(enum out_format f)
 {
-    static const char *const n[] = { "png", "jpeg", "bmp", "tga", "pnm", "webp", "tiff", "heic", "avif" };
+    static const char *const n[] = { "png", "jpeg", "bmp", "tga", "pnm", "webp", "tiff", "heic", "avif", "jxl" };
     return n[f];
 }
 
@@ -612,6 +644,8 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
         return tiff_encode(fp, name, im, o->meta);
     if (o->fmt == FMT_HEIC || o->fmt == FMT_AVIF)
         return heif_encode(fp, name, im, o->fmt == FMT_AVIF, o->heif_quality, o->heif_effort, o->meta);
+    if (o->fmt == FMT_JXL)
+        return jxl_encode(fp, name, im, o->jxl_distance, o->jxl_effort, o->threads, o->meta);
     return o->fmt == FMT_PNG ? pngenc_write(fp, name, im, o->png_level, o->threads, o->meta) : write_stb(fp, name, im, o);
 }
 
@@ -675,6 +709,7 @@ const char *io_encoder_name(const struct geom *g, const struct save_opts *o)
     case FMT_WEBP: return webp_codec_name();
     case FMT_TIFF: return tiff_codec_name();
     case FMT_HEIC: case FMT_AVIF: return heif_codec_name();
+    case FMT_JXL: return jxl_codec_name();
     default: return "stb_image_write";
     }
 }
@@ -691,13 +726,13 @@ void io_codecs(FILE *f)
 #else
     const char *png = "";
 #endif
-    const char *webp = webp_codec_name(), *tiff = tiff_codec_name(), *heif = heif_codec_name();
-    fprintf(f, "decoders: %s%s (PNG), %s (JPEG), %s (WebP), %s (TIFF), %s (HEIC, AVIF), stb_image (BMP, TGA, PSD, "
-               "GIF, PNM, HDR; PNG and JPEG with --decoder=stb); encoders: PNG (%szlib %s strips, libpng's container), "
-               "%s (JPEG), %s (WebP), %s (TIFF), %s (HEIC%s, AVIF%s), stb_image_write (BMP, TGA), netpbm (PGM, PPM); "
-               "colour: %s\n",
-            png, png_libpng_name(), jpeg, webp ? webp : "none", tiff ? tiff : "none", heif ? heif : "none", png,
-            zlibVersion(), strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write", webp ? webp : "none",
-            tiff ? tiff : "none", heif ? heif : "none", heif && !heif_can_write(0) ? ": no encoder" : "",
-            heif && !heif_can_write(1) ? ": no encoder" : "", icc_codec_name() ? icc_codec_name() : "none");
+    const char *webp = webp_codec_name(), *tiff = tiff_codec_name(), *heif = heif_codec_name(), *jxl = jxl_codec_name();
+    fprintf(f, "decoders: %s%s (PNG), %s (JPEG), %s (WebP), %s (TIFF), %s (HEIC, AVIF), %s (JPEG XL), stb_image (BMP, "
+               "TGA, PSD, GIF, PNM, HDR; PNG and JPEG with --decoder=stb); encoders: PNG (%szlib %s strips, libpng's "
+               "container), %s (JPEG), %s (WebP), %s (TIFF), %s (HEIC%s, AVIF%s), %s (JPEG XL), stb_image_write (BMP, "
+               "TGA), netpbm (PGM, PPM); colour: %s\n",
+            png, png_libpng_name(), jpeg, webp ? webp : "none", tiff ? tiff : "none", heif ? heif : "none",
+            jxl ? jxl : "none", png, zlibVersion(), strcmp(jpeg, "stb_image") ? jpeg : "stb_image_write",
+            webp ? webp : "none", tiff ? tiff : "none", heif ? heif : "none", heif && !heif_can_write(0) ? ": no encoder" : "",
+            heif && !heif_can_write(1) ? ": no encoder" : "", jxl ? jxl : "none", icc_codec_name() ? icc_codec_name() : "none");
 }

@@ -16,9 +16,9 @@
 
 struct pngenc;   /* io/pngenc.h */
 
-enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_WEBP, FMT_TIFF, FMT_HEIC, FMT_AVIF, FMT_COUNT };
+enum out_format { FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PNM, FMT_WEBP, FMT_TIFF, FMT_HEIC, FMT_AVIF, FMT_JXL, FMT_COUNT };
 /* The output extensions, for messages */
-#define IO_OUTPUT_EXTENSIONS ".png, .jpg, .jpeg, .webp, .tif, .tiff, .heic, .heif, .avif, .bmp, .tga, .ppm, .pgm or .pnm"
+#define IO_OUTPUT_EXTENSIONS ".png, .jpg, .jpeg, .webp, .tif, .tiff, .heic, .heif, .avif, .jxl, .bmp, .tga, .ppm, .pgm or .pnm"
 
 /* Which decoder takes a format: its library (libjpeg-turbo; for PNG libdeflate for the common
  * kinds, libpng for the rest), libpng alone (PNG), or stb_image, which reads every format. */
@@ -30,6 +30,7 @@ struct load_opts {
     int in_fd;             /* > 0: read this open file, not the path (which names it in messages) */
     unsigned max_expansion;   /* past IO_EXPANSION_FLOOR decoded bytes, refuse more than this many
                                  a byte of the file (a decompression bomb); 0: no limit */
+    int threads;           /* threads a decoder may use (libjxl's); 0 or 1: one */
 };
 /* Decoded sizes up to this are never refused for their file's size: a flat 16-megapixel RGBA
  * image, a 22-megapixel RGB one. Past it an input under 1 MiB is refused. */
@@ -41,7 +42,7 @@ struct save_opts {
     int png_level;         /* zlib level 0..9 */
     int jpeg_quality;      /* 1..100 */
     int force;             /* replace an existing output */
-    int threads;           /* threads the PNG encoder may use (0 or 1: one) */
+    int threads;           /* threads the PNG and JPEG XL encoders may use (0 or 1: one) */
     int jpeg_sampling;     /* JPEG chroma 420, 422, 444; 0: 420 up to quality 90, 444 above */
     int jpeg_progressive;
     int out_fd;            /* > 0: write into this open file, from its offset, not into a temporary
@@ -52,6 +53,8 @@ struct save_opts {
     int heif_quality;      /* 0..100: HEIC's and AVIF's */
     uint32_t background;   /* 0xRRGGBB: what alpha is flattened onto in a JPEG (--background) */
     int heif_effort;       /* 0..9: the HEVC and AV1 encoders' speed is 9 less this */
+    int jxl_distance;      /* JPEG XL's Butteraugli distance in thousandths, 0..25000; 0: lossless */
+    int jxl_effort;        /* 1..9: libjxl's effort */
     int strip;             /* --strip's meta_piece mask: META_ALL, no metadata read or written; other
                               pieces dropped from what is read (meta_strip) */
     const struct io_meta *meta;   /* what PNG and JPEG outputs keep beside the pixels (io/meta.h),
@@ -75,7 +78,8 @@ struct io_input {
     struct geom g;       /* from the header; after io_shrink, the shrunk image's */
     int shrink;          /* 1, or the factor io_shrink set */
     int orient;          /* EXIF orientation, 1 (as stored) to 8; 1 for every format but JPEG */
-    int frames;          /* an animation's frames (GIF, WebP), of which the first is decoded; 1 */
+    int frames;          /* an animation's frames (GIF, WebP, JPEG XL), of which the first is decoded; 1 */
+    int threads;         /* load_opts' */
     struct png_facts png;   /* a PNG's, from its chunk walk */
     const char *codec;   /* the decoder that ran ("libdeflate", "stb_image", ...), set by io_decode */
 };

@@ -552,6 +552,21 @@ int meta_read(const uint8_t *buf, size_t len, int kind, struct io_meta *m)
     return st ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the image's metadata") : GPUIMG_OK;
 }
 
+int meta_exif_item(struct io_meta *m, const uint8_t *b, size_t n)
+{
+    if (n <= 4)
+        return GPUIMG_OK;
+    size_t off = (size_t)b[0] << 24 | (size_t)b[1] << 16 | (size_t)b[2] << 8 | b[3];
+    if (off < n - 4 && n - 4 - off > 6 && !memcmp(b + 4 + off, "Exif\0\0", 6))
+        off += 6;   /* the offset left 0 before JPEG's prefix, as some writers do */
+    if (off >= n - 4)
+        return GPUIMG_OK;
+    if (!(m->exif = dup_bytes(b + 4 + off, n - 4 - off)))
+        return GPUIMG_ENOMEM;
+    m->exif_len = n - 4 - off;
+    return GPUIMG_OK;
+}
+
 void meta_found_exif(struct io_meta *m)
 {
     if (m->exif)

@@ -52,6 +52,11 @@ int jpeg_orientation(const uint8_t *buf, size_t len);
  * others hold none here: WebP's and TIFF's are their libraries', io_read_meta). Returns
  * GPUIMG_ENOMEM or GPUIMG_OK. */
 int meta_read(const uint8_t *buf, size_t len, int kind, struct io_meta *m);
+/* EXIF from an ISO media file's Exif item or box (HEIF's, JPEG XL's): b (n bytes) is a 4-byte
+ * big-endian offset to the TIFF header, then the block (JPEG's "Exif\0\0" prefix skipped where
+ * the offset leaves it before it); a copy from the header on into m->exif. An offset past the end
+ * leaves m->exif NULL. Returns GPUIMG_ENOMEM or GPUIMG_OK. */
+int meta_exif_item(struct io_meta *m, const uint8_t *b, size_t n);
 /* Once m->exif is set: find its orientation tag (orient_at). */
 void meta_found_exif(struct io_meta *m);
 void meta_free(struct io_meta *m);

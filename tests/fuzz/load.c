@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!buf)
         return 0;
     memcpy(buf, data, size);
-    struct load_opts lo = { FUZZ_MAX_PIXELS, DEC_AUTO, DEC_AUTO, 0, IO_EXPANSION_DEFAULT };   /* in_fd 0: no open file */
+    struct load_opts lo = { FUZZ_MAX_PIXELS, DEC_AUTO, DEC_AUTO, 0, IO_EXPANSION_DEFAULT, 0 };   /* no open file, one thread */
     struct io_input in;
     struct image im = { 0 };
     if (io_parse("fuzz", buf, size, &lo, &in) == GPUIMG_OK) {

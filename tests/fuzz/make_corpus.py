@@ -244,7 +244,7 @@ def request(kind, *command):
     (src/app/options.def), so the run requests are written by tests/sockpoke --request from a
     command line ($SOCKPOKE, default: the build's); status and stop carry nothing more."""
     if kind != 1:
-        return b"gpuimgQ\x04" + u64(kind)
+        return b"gpuimgQ\x05" + u64(kind)
     tool = os.environ.get("SOCKPOKE", os.path.join(HERE, "..", "sockpoke"))
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "request")
@@ -254,7 +254,7 @@ def request(kind, *command):
 
 
 def reply(answer, status, message, nsteps=0):
-    m = b"gpuimgA\x04" + u64(answer) + u64(status) + text(message)
+    m = b"gpuimgA\x05" + u64(answer) + u64(status) + text(message)
     m += text(b"") + text(b"gpu") + text(b"NVIDIA H100") + text(b"") + text(b"nvJPEG") + text(b"libdeflate") + text(b"")
     m += text(b"not streamed: one thread")
     m += b"".join(u64(v) for v in (64, 48, 3, 8, 32, 24, 1, 8)) + b"".join(u64(v) for v in (1, 6, 1, 0, 0, 0, 0, 16, nsteps))
@@ -369,6 +369,12 @@ def main():
     for name in ("rgb8.heic", "rgb10.heic", "rgb8.avif"):
         with open(os.path.join(HERE, "..", "heif", name), "rb") as f:
             load["heif-" + name] = f.read()
+    # JPEG XL as cjxl makes them (tests/jxl/make_jxl.py): a bare codestream lossy and lossless,
+    # 16 bits, floats, a container with Brotli-compressed Exif and xml boxes and a JPEG's
+    # reconstruction data, an animation
+    for name in ("rgba8.jxl", "lossless.jxl", "rgb16.jxl", "float.jxl", "orient.jxl", "anim.jxl"):
+        with open(os.path.join(HERE, "..", "jxl", name), "rb") as f:
+            load["jxl-" + name] = f.read()
     for k, v in load.items():
         out("load", k, v)
 
