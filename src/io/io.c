@@ -267,7 +267,7 @@ int io_parse(const char *name, uint8_t *buf, size_t len, const struct load_opts 
     const unsigned long long out = (unsigned long long)in->g.w * in->g.h * (geom_bpp(&in->g) * factor + jxl_hold);
     if (o->max_expansion && out > IO_EXPANSION_FLOOR && out / o->max_expansion > len) {
         st = gpuimg_fail(GPUIMG_ETOOBIG, "%s: decoding this %dx%d image takes %llu MiB, over %u times the file's %zu "
-                         "bytes (--max-expansion; a decompression bomb?)", name, in->g.w, in->g.h, (out + (1u << 20) - 1) >> 20,
+                         "bytes: a decompression bomb? (--max-expansion=0 reads it)", name, in->g.w, in->g.h, (out + (1u << 20) - 1) >> 20,
                          o->max_expansion, len);
         free(buf);
         memset(in, 0, sizeof *in);
