@@ -209,19 +209,23 @@ static void status_reply(int fd)
     for (int i = 0; i < SERVER_MAX_CLIENTS; i++)
         clients += S.conns[i].fd >= 0;
     /* "; JPEG engines: ..." of one GPU; of several "; JPEG engines: GPU 0 N images in C calls, S s; GPU 1 ..." */
-    char engines[PROTO_MAX_MESSAGE / 2 + 1] = "";
-    for (int i = 0, n = 0; i < S.ndevs; i++) {
-        char one[160];
+    static const char more[] = "; GPUs more";   /* ends a list cut for room */
+    char engines[PROTO_MAX_MESSAGE / 2 + 1] = "", one[160], piece[200];
+    size_t at = 0;
+    for (int i = 0; i < S.ndevs; i++) {
         if (backend_gpu_jpeg_stats(S.devs[i], S.ndevs > 1, one, sizeof one))
             continue;
-        const size_t at = strlen(engines);
-        const int k = S.ndevs > 1 ? snprintf(engines + at, sizeof engines - at, "%s GPU %d %s",
-                                             n++ ? ";" : "; JPEG engines:", S.devs[i], one)
-                                  : snprintf(engines + at, sizeof engines - at, "; %s", one);
-        if (k < 0 || (size_t)k >= sizeof engines - at) {   /* cut: end with what was left out */
-            snprintf(engines + (at < sizeof engines - 12 ? at : sizeof engines - 12), 12, "; GPUs more");
+        if (S.ndevs > 1)
+            snprintf(piece, sizeof piece, "%s GPU %d %s", at ? ";" : "; JPEG engines:", S.devs[i], one);
+        else
+            snprintf(piece, sizeof piece, "; %s", one);
+        const size_t k = strlen(piece);
+        if (at + k + sizeof more > sizeof engines) {
+            memcpy(engines + at, more, sizeof more);
             break;
         }
+        memcpy(engines + at, piece, k + 1);
+        at += k;
     }
     snprintf(a->message, sizeof a->message,
              "pid %ld, up %.1f s, %ld requests served, %ld given up, %d clients, %d running, %d waiting, %d workers; %s%s%s",

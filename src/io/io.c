@@ -516,17 +516,16 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
     static const char *const what[] = { [FMT_PNG] = "PNG (libpng)", [FMT_JPEG] = "JPEG", [FMT_BMP] = "BMP",
                                         [FMT_TGA] = "TGA", [FMT_PNM] = "PNM", [FMT_WEBP] = "WebP", [FMT_TIFF] = "TIFF",
                                         [FMT_HEIC] = "HEIC (x265)", [FMT_AVIF] = "AVIF", [FMT_JXL] = "JPEG XL" };
-    /* the formats written through a library a build may lack: the library, its Debian package */
-    static const char *const lib[][2] = { [FMT_WEBP] = { "libwebp", "libwebp-dev" },
-                                          [FMT_TIFF] = { "libtiff", "libtiff-dev" },
-                                          [FMT_HEIC] = { "libheif", "libheif-dev" },
-                                          [FMT_AVIF] = { "libheif", "libheif-dev" },
-                                          [FMT_JXL] = { "libjxl", "libjxl-dev" } };
+    /* the formats written through a library a build may lack: the library, its Debian package, its
+     * name in this build (NULL without it) */
+    static const struct { const char *lib, *pkg; const char *(*built)(void); } lib[] = {
+        [FMT_WEBP] = { "libwebp", "libwebp-dev", webp_codec_name }, [FMT_TIFF] = { "libtiff", "libtiff-dev", tiff_codec_name },
+        [FMT_HEIC] = { "libheif", "libheif-dev", heif_codec_name }, [FMT_AVIF] = { "libheif", "libheif-dev", heif_codec_name },
+        [FMT_JXL] = { "libjxl", "libjxl-dev", jxl_codec_name } };
     const char *out = strcmp(path, "-") ? path : "<stdout>";
-    if ((f == FMT_WEBP && !webp_codec_name()) || (f == FMT_TIFF && !tiff_codec_name())
-        || ((f == FMT_HEIC || f == FMT_AVIF) && !heif_codec_name()) || (f == FMT_JXL && !jxl_codec_name()))
+    if ((size_t)f < sizeof lib / sizeof lib[0] && lib[f].built && !lib[f].built())
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this gpuimg was built without %s (install %s, then configure and "
-                           "build again)", out, lib[f][0], lib[f][1]);
+                           "build again)", out, lib[f].lib, lib[f].pkg);
     if ((f == FMT_HEIC || f == FMT_AVIF) && !heif_can_write(f == FMT_AVIF))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this libheif has no %s encoder (install %s)", out,
                            f == FMT_AVIF ? "AV1" : "HEVC", f == FMT_AVIF ? "libheif-plugin-aomenc" : "libheif-plugin-x265");
