@@ -120,6 +120,7 @@ struct gpu_png_chunks {
 int gpu_png_deflate(const void *src, int w, int h, int c, int depth, int level, struct gpu_png_chunks *out, float *ms,
                     char *err, size_t errlen);
 void gpu_png_chunks_free(struct gpu_png_chunks *c);
+int gpu_png_available(void);   /* 1 once nvCOMP is loaded (at the first call) */
 /* Measuring knobs, set once before any work: nvCOMP's algorithm (0 to 5) alone for every level
  * (-1: by level), and bytes a chunk (a multiple of 8 from 4096 to 65536; else the default). */
 void gpu_png_tuning(int algorithm, long chunk);

@@ -6,14 +6,49 @@
  * device and only their bytes come down, with the filtered bytes of those the CPU is to deflate
  * again (see "The split of the work"). The host joins them into one zlib stream
  * (src/io/pngenc.c, pngenc_write_chunks). */
+#include <config.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <mutex>
 #include <vector>
 #include <nvcomp/deflate.h>
 #include "cuda/combine.h"
 #include "cuda/gpu.h"
+
+/* nvCOMP is loaded at the first image deflated here, not linked: its library and the C++ runtime
+ * it brings cost every process start milliseconds (a command the server runs never needs it). */
+static struct {
+    decltype(&::nvcompBatchedDeflateCompressAsync) nvcompBatchedDeflateCompressAsync;
+    decltype(&::nvcompBatchedDeflateCompressGetMaxOutputChunkSize) nvcompBatchedDeflateCompressGetMaxOutputChunkSize;
+    decltype(&::nvcompBatchedDeflateCompressGetTempSize) nvcompBatchedDeflateCompressGetTempSize;
+} nv;
+static std::once_flag nv_once;
+static bool nv_ok;
+static char nv_err[256];
+
+static void nv_load()
+{
+    void *h = dlopen(NVCOMP_SONAME, RTLD_NOW | RTLD_LOCAL);
+    const char *why = h ? nullptr : dlerror();
+#define NV_SYM(f)                                                                                            \
+    if (!why && !(nv.f = (decltype(nv.f))dlsym(h, #f)))                                                      \
+        why = "no " #f;
+    NV_SYM(nvcompBatchedDeflateCompressAsync)
+    NV_SYM(nvcompBatchedDeflateCompressGetMaxOutputChunkSize)
+    NV_SYM(nvcompBatchedDeflateCompressGetTempSize)
+#undef NV_SYM
+    if (why)
+        std::snprintf(nv_err, sizeof nv_err, "%s cannot be loaded: %s", NVCOMP_SONAME, why);
+    nv_ok = !why;
+}
+
+extern "C" int gpu_png_available(void)
+{
+    std::call_once(nv_once, nv_load);
+    return nv_ok;
+}
 
 /* Bytes a chunk: a batch's images are a few hundred chunks at this size, enough to fill the
  * GPU; 64 KiB (nvCOMP's largest) is 1-3% smaller and slower on a batch. */
@@ -225,14 +260,14 @@ static void deflate_batch(std::vector<deflate_req *> &b)
             hptrs[n + k] = r->out[i];
             hsizes[k] = r->in_sizes[i];
         }
-    NVCOMP_TRY(nvcompBatchedDeflateCompressGetTempSize(n, chunk, opt, &tempb, n * chunk, st));
+    NVCOMP_TRY(nv.nvcompBatchedDeflateCompressGetTempSize(n, chunk, opt, &tempb, n * chunk, st));
     CUDA_GO(cudaMallocAsync((void **)&temp, tempb ? tempb : 1, st));
     CUDA_GO(cudaMallocAsync((void **)&ptrs, 2 * n * sizeof(void *), st));
     CUDA_GO(cudaMallocAsync((void **)&sizes, 2 * n * sizeof(size_t), st));
     CUDA_GO(cudaMallocAsync((void **)&status, n * sizeof(nvcompStatus_t), st));
     CUDA_GO(cudaMemcpyAsync(ptrs, hptrs.data(), 2 * n * sizeof(void *), cudaMemcpyHostToDevice, st));
     CUDA_GO(cudaMemcpyAsync(sizes, hsizes.data(), n * sizeof(size_t), cudaMemcpyHostToDevice, st));
-    NVCOMP_TRY(nvcompBatchedDeflateCompressAsync((const void *const *)ptrs, sizes, chunk, n, temp, tempb,
+    NVCOMP_TRY(nv.nvcompBatchedDeflateCompressAsync((const void *const *)ptrs, sizes, chunk, n, temp, tempb,
                                                  (void *const *)(ptrs + n), sizes + n, opt, status, st));
     CUDA_GO(cudaMemcpyAsync(hsizes.data() + n, sizes + n, n * sizeof(size_t), cudaMemcpyDeviceToHost, st));
     CUDA_GO(cudaMemcpyAsync(hstatus.data(), status, n * sizeof(nvcompStatus_t), cudaMemcpyDeviceToHost, st));
@@ -290,6 +325,10 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
     nvcompBatchedDeflateCompressOpts_t opt = nvcompBatchedDeflateCompressDefaultOpts;
     opt.algorithm = alg;
     err[0] = 0;
+    if (!gpu_png_available()) {
+        std::snprintf(err, errlen, "%s", nv_err);
+        goto done;
+    }
     if (!hsizes || !hptrs || !hstatus) {
         std::snprintf(err, errlen, "out of host memory");
         goto done;
@@ -305,7 +344,7 @@ extern "C" int gpu_png_deflate(const void *src, int w, int h, int c, int depth, 
         if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
             cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     });
-    NVCOMP_TRY(nvcompBatchedDeflateCompressGetMaxOutputChunkSize(chunk, opt, &maxo));
+    NVCOMP_TRY(nv.nvcompBatchedDeflateCompressGetMaxOutputChunkSize(chunk, opt, &maxo));
     slot = (maxo + 7) & ~(size_t)7;
     CUDA_GO(cudaEventCreate(&e0));
     CUDA_GO(cudaEventCreate(&e1));

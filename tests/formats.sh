@@ -167,4 +167,19 @@ fi
 expect_fail 2 "--background: a colour is white, black, grey, red, green, blue, #rgb, #rrggbb or R,G,B \\(0 to 255 each\\), not '#12'" \
     --background='#12' copy "$T/fa.png" "$T/x.jpg"
 expect_fail 2 "--background: .* not '1,2,300'" --background=1,2,300 copy "$T/fa.png" "$T/x.jpg"
+
+# The format libraries and nvCOMP are loaded at their first use (src/core/dynlib.h), not at every
+# process start, where libjxl's and libheif's constructors alone cost milliseconds a command: a
+# PNG to JPEG command loads none of them; a TIFF, HEIF or JPEG XL file loads its own.
+loaded() { LD_DEBUG=files "$GPUIMG" "$@" 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\/\)\{0,1\}\(lib[a-z_0-9]*\)\.so.*/\2/p' | sort -u | tr '\n' ' '; }
+got=$(loaded -q -f --backend=cpu gray "$TOP_SRCDIR/tests/formats/baseline.jpg" "$T/lazy.png")
+case $got in
+"") echo "SKIP: the loader's LD_DEBUG is not glibc's: which libraries load is not checked" ;;
+*libheif*|*libjxl*|*libtiff*|*libnvcomp*|*libde265*|*libhwy*) bad "a JPEG to PNG command loads format libraries it does not use: $got" ;;
+*) ok ;;
+esac
+for f in "$TOP_SRCDIR/tests/heif/rgb8.heic:libheif" "$TOP_SRCDIR/tests/jxl/rgb8.jxl:libjxl"; do
+    [ -f "${f%:*}" ] && "$GPUIMG" --version | grep -q "${f#*:} [0-9]" || continue
+    case $(loaded info "${f%:*}") in *"${f#*:} "*) ok ;; "") ;; *) bad "info ${f%:*} did not load ${f#*:}" ;; esac
+done
 finish

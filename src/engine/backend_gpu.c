@@ -641,7 +641,7 @@ int backend_gpu_encode_available(enum out_format fmt, enum encoder_choice want)
     int built = 0, dflt = 0;
 #ifdef HAVE_NVCOMP
     if (fmt == FMT_PNG) {
-        built = 1;
+        built = gpu_png_available();
         dflt = batch_codecs;
     }
 #endif

@@ -5,12 +5,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/dynlib.h"
 #include "core/error.h"
 #include "io/formats.h"
 #include "io/heif.h"
 #include "io/meta.h"
 #ifdef HAVE_HEIF
 #include <libheif/heif.h>
+
+/* the library's functions, loaded at its first use (core/dynlib.h) */
+#define LH_FNS(X) \
+    X(heif_context_add_XMP_metadata) X(heif_context_add_exif_metadata) X(heif_context_alloc) \
+    X(heif_context_encode_image) X(heif_context_free) X(heif_context_get_encoder_for_format) \
+    X(heif_context_get_primary_image_handle) X(heif_context_read_from_memory_without_copy) \
+    X(heif_context_write) X(heif_decode_image) X(heif_encoder_get_name) X(heif_encoder_release) \
+    X(heif_encoder_set_lossy_quality) X(heif_encoder_set_parameter_integer) \
+    X(heif_encoder_set_parameter_string) X(heif_get_version) X(heif_have_encoder_for_format) \
+    X(heif_image_add_plane) X(heif_image_create) X(heif_image_get_bits_per_pixel_range) \
+    X(heif_image_get_height) X(heif_image_get_plane) X(heif_image_get_plane_readonly) \
+    X(heif_image_get_width) X(heif_image_handle_get_height) \
+    X(heif_image_handle_get_list_of_metadata_block_IDs) X(heif_image_handle_get_luma_bits_per_pixel) \
+    X(heif_image_handle_get_metadata) X(heif_image_handle_get_metadata_content_type) \
+    X(heif_image_handle_get_metadata_size) X(heif_image_handle_get_raw_color_profile) \
+    X(heif_image_handle_get_raw_color_profile_size) X(heif_image_handle_get_width) \
+    X(heif_image_handle_has_alpha_channel) X(heif_image_handle_release) X(heif_image_release) \
+    X(heif_image_set_raw_color_profile)
+DYNLIB_TABLE(lh, HEIF_SONAME, "HEIF", LH_FNS);
 
 /* The primary image's handle of buf; on failure nothing is left to free, and the error's message
  * (libheif's own lives in the context) copied to this thread's buffer first */
@@ -20,16 +40,16 @@ static struct heif_error open_primary(const uint8_t *buf, size_t len, struct hei
     static const struct heif_error nomem = { heif_error_Memory_allocation_error, heif_suberror_Unspecified,
                                              "out of memory" };
     *h = NULL;
-    if (!(*ctx = heif_context_alloc()))
+    if (!(*ctx = lh.heif_context_alloc()))
         return nomem;
-    struct heif_error e = heif_context_read_from_memory_without_copy(*ctx, buf, len, NULL);
+    struct heif_error e = lh.heif_context_read_from_memory_without_copy(*ctx, buf, len, NULL);
     if (!e.code)
-        e = heif_context_get_primary_image_handle(*ctx, h);
+        e = lh.heif_context_get_primary_image_handle(*ctx, h);
     if (e.code) {
         static _Thread_local char msg[256];
         snprintf(msg, sizeof msg, "%s", e.message ? e.message : "unknown error");
         e.message = msg;
-        heif_context_free(*ctx);
+        lh.heif_context_free(*ctx);
         *ctx = NULL;
     }
     return e;
@@ -43,20 +63,24 @@ static int fail(const char *name, const char *what, struct heif_error e)
 
 static void close_primary(struct heif_context *ctx, struct heif_image_handle *h)
 {
-    heif_image_handle_release(h);
-    heif_context_free(ctx);
+    lh.heif_image_handle_release(h);
+    lh.heif_context_free(ctx);
 }
+
+int heif_need(const char *name) { return dynlib_need(&lh_lib, name); }
 
 int heif_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
 {
+    if (heif_need(name))
+        return GPUIMG_EUNSUPPORTED;
     struct heif_context *ctx;
     struct heif_image_handle *h;
     const struct heif_error e = open_primary(buf, len, &ctx, &h);
     if (e.code)
         return fail(name, "invalid HEIF", e);
-    const int w = heif_image_handle_get_width(h), ht = heif_image_handle_get_height(h);
-    const int bits = heif_image_handle_get_luma_bits_per_pixel(h);
-    *g = (struct geom){ w, ht, heif_image_handle_has_alpha_channel(h) ? 4 : 3, bits > 8 ? 16 : 8 };
+    const int w = lh.heif_image_handle_get_width(h), ht = lh.heif_image_handle_get_height(h);
+    const int bits = lh.heif_image_handle_get_luma_bits_per_pixel(h);
+    *g = (struct geom){ w, ht, lh.heif_image_handle_has_alpha_channel(h) ? 4 : 3, bits > 8 ? 16 : 8 };
     close_primary(ctx, h);
     if (w <= 0 || ht <= 0)
         return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid HEIF: a %dx%d image", name, w, ht);
@@ -67,6 +91,8 @@ int heif_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
 
 int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {
+    if (heif_need(name))
+        return GPUIMG_EUNSUPPORTED;
     struct heif_context *ctx;
     struct heif_image_handle *h;
     struct heif_error e = open_primary(buf, len, &ctx, &h);
@@ -77,17 +103,17 @@ int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct g
     const enum heif_chroma chroma = g->c == 4 ? hdr ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RGBA
                                               : hdr ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB;
     struct heif_image *im = NULL;
-    e = heif_decode_image(h, &im, heif_colorspace_RGB, chroma, NULL);
+    e = lh.heif_decode_image(h, &im, heif_colorspace_RGB, chroma, NULL);
     if (e.code) {
         st = fail(name, "cannot decode HEIF", e);   /* before the context that holds the message goes */
         close_primary(ctx, h);
         return st;
     }
     int stride = 0;
-    const uint8_t *p = heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride);
-    const int bits = heif_image_get_bits_per_pixel_range(im, heif_channel_interleaved);
-    if (!p || heif_image_get_width(im, heif_channel_interleaved) != g->w
-        || heif_image_get_height(im, heif_channel_interleaved) != g->h || bits < 1 || bits > 16)
+    const uint8_t *p = lh.heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride);
+    const int bits = lh.heif_image_get_bits_per_pixel_range(im, heif_channel_interleaved);
+    if (!p || lh.heif_image_get_width(im, heif_channel_interleaved) != g->w
+        || lh.heif_image_get_height(im, heif_channel_interleaved) != g->h || bits < 1 || bits > 16)
         st = gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt HEIF: the image decoded is not the one its header describes", name);
     if (!st)
         st = image_alloc(out, g);
@@ -107,7 +133,7 @@ int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct g
             }
         }
     }
-    heif_image_release(im);
+    lh.heif_image_release(im);
     close_primary(ctx, h);
     return st;
 }
@@ -115,14 +141,16 @@ int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct g
 int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
 {
     memset(m, 0, sizeof *m);
+    if (!dynlib_load(&lh_lib))
+        return GPUIMG_OK;
     struct heif_context *ctx;
     struct heif_image_handle *h;
     if (open_primary(buf, len, &ctx, &h).code)
         return GPUIMG_OK;
     int st = GPUIMG_OK;
-    const size_t icc = heif_image_handle_get_raw_color_profile_size(h);
+    const size_t icc = lh.heif_image_handle_get_raw_color_profile_size(h);
     if (icc && icc <= META_ICC_MAX && (m->icc = malloc(icc))) {
-        if (heif_image_handle_get_raw_color_profile(h, m->icc).code) {
+        if (lh.heif_image_handle_get_raw_color_profile(h, m->icc).code) {
             free(m->icc);
             m->icc = NULL;
         } else {
@@ -132,24 +160,24 @@ int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
         st = GPUIMG_ENOMEM;
     }
     heif_item_id id;
-    if (!st && heif_image_handle_get_list_of_metadata_block_IDs(h, "Exif", &id, 1) == 1) {
+    if (!st && lh.heif_image_handle_get_list_of_metadata_block_IDs(h, "Exif", &id, 1) == 1) {
         /* a 4-byte offset to the TIFF header, then the block */
-        const size_t n = heif_image_handle_get_metadata_size(h, id);
+        const size_t n = lh.heif_image_handle_get_metadata_size(h, id);
         uint8_t *b = n > 4 && n <= META_EXIF_MAX ? malloc(n) : NULL;
-        if (b && !heif_image_handle_get_metadata(h, id, b).code)
+        if (b && !lh.heif_image_handle_get_metadata(h, id, b).code)
             st = meta_exif_item(m, b, n);
         free(b);
     }
     heif_item_id ids[16];
-    const int nx = st ? 0 : heif_image_handle_get_list_of_metadata_block_IDs(h, "mime", ids, 16);
+    const int nx = st ? 0 : lh.heif_image_handle_get_list_of_metadata_block_IDs(h, "mime", ids, 16);
     for (int i = 0; i < nx && !m->xmp; i++) {
-        const char *type = heif_image_handle_get_metadata_content_type(h, ids[i]);
-        const size_t n = heif_image_handle_get_metadata_size(h, ids[i]);
+        const char *type = lh.heif_image_handle_get_metadata_content_type(h, ids[i]);
+        const size_t n = lh.heif_image_handle_get_metadata_size(h, ids[i]);
         if (!type || strcmp(type, "application/rdf+xml") || !n || n > META_XMP_MAX)
             continue;
         if (!(m->xmp = malloc(n)))
             st = GPUIMG_ENOMEM;
-        else if (heif_image_handle_get_metadata(h, ids[i], m->xmp).code) {
+        else if (lh.heif_image_handle_get_metadata(h, ids[i], m->xmp).code) {
             free(m->xmp);
             m->xmp = NULL;
         } else
@@ -170,7 +198,7 @@ int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m)
 static void fill(struct heif_image *hi, const struct image *im, int c)
 {
     int stride = 0;
-    uint8_t *d0 = heif_image_get_plane(hi, heif_channel_interleaved, &stride);
+    uint8_t *d0 = lh.heif_image_get_plane(hi, heif_channel_interleaved, &stride);
     for (int y = 0; y < im->h; y++) {
         const uint8_t *s = im->data + (size_t)y * im->stride;
         uint8_t *d = d0 + (size_t)y * stride;
@@ -198,68 +226,72 @@ static struct heif_error file_write(struct heif_context *ctx, const void *data, 
 int heif_encode(FILE *fp, const char *name, const struct image *im, int avif, int quality, int effort,
                 const struct io_meta *meta)
 {
+    if (heif_need(name))
+        return GPUIMG_EUNSUPPORTED;
     const int c = im->c == 2 || im->c == 4 ? 4 : 3;
-    struct heif_context *ctx = heif_context_alloc();
+    struct heif_context *ctx = lh.heif_context_alloc();
     struct heif_encoder *enc = NULL;
     struct heif_image *hi = NULL;
     struct heif_image_handle *h = NULL;
     const char *what = "libheif";
     struct heif_error e = { heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory" };
     if (ctx)
-        e = heif_context_get_encoder_for_format(ctx, avif ? heif_compression_AV1 : heif_compression_HEVC, &enc);
+        e = lh.heif_context_get_encoder_for_format(ctx, avif ? heif_compression_AV1 : heif_compression_HEVC, &enc);
     if (!e.code) {
-        what = heif_encoder_get_name(enc);
-        e = heif_image_create(im->w, im->h, heif_colorspace_RGB,
+        what = lh.heif_encoder_get_name(enc);
+        e = lh.heif_image_create(im->w, im->h, heif_colorspace_RGB,
                               c == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &hi);
     }
     if (!e.code)
-        e = heif_image_add_plane(hi, heif_channel_interleaved, im->w, im->h, 8);
+        e = lh.heif_image_add_plane(hi, heif_channel_interleaved, im->w, im->h, 8);
     if (!e.code) {
         fill(hi, im, c);
         if (meta && meta_icc_fits(meta, 3))
-            e = heif_image_set_raw_color_profile(hi, "prof", meta->icc, meta->icc_len);
+            e = lh.heif_image_set_raw_color_profile(hi, "prof", meta->icc, meta->icc_len);
     }
     if (!e.code)
-        e = heif_encoder_set_lossy_quality(enc, quality);
+        e = lh.heif_encoder_set_lossy_quality(enc, quality);
     if (!e.code) {   /* effort: aom's speed is 9 less it; x265's preset from ultrafast (0) to placebo
                         (8, 9), medium (4, x265's own) between */
         static const char *const preset[10] = { "ultrafast", "superfast", "veryfast", "faster", "medium",
                                                 "slow", "slower", "veryslow", "placebo", "placebo" };
         if (avif)
-            heif_encoder_set_parameter_integer(enc, "speed", 9 - effort);
+            lh.heif_encoder_set_parameter_integer(enc, "speed", 9 - effort);
         else
-            heif_encoder_set_parameter_string(enc, "preset", preset[effort < 0 ? 0 : effort > 9 ? 9 : effort]);
-        heif_encoder_set_parameter_string(enc, "chroma", "420");
-        e = heif_context_encode_image(ctx, hi, enc, NULL, &h);
+            lh.heif_encoder_set_parameter_string(enc, "preset", preset[effort < 0 ? 0 : effort > 9 ? 9 : effort]);
+        lh.heif_encoder_set_parameter_string(enc, "chroma", "420");
+        e = lh.heif_context_encode_image(ctx, hi, enc, NULL, &h);
     }
     if (!e.code && meta && meta->exif && meta->exif_len)
-        e = heif_context_add_exif_metadata(ctx, h, meta->exif, (int)meta->exif_len);
+        e = lh.heif_context_add_exif_metadata(ctx, h, meta->exif, (int)meta->exif_len);
     if (!e.code && meta && meta->xmp && meta->xmp_len <= INT32_MAX)
-        e = heif_context_add_XMP_metadata(ctx, h, meta->xmp, (int)meta->xmp_len);
+        e = lh.heif_context_add_XMP_metadata(ctx, h, meta->xmp, (int)meta->xmp_len);
     int st = GPUIMG_OK;
     if (!e.code) {
         struct heif_writer w = { 1, file_write };
-        e = heif_context_write(ctx, &w, fp);
+        e = lh.heif_context_write(ctx, &w, fp);
         if (e.code && e.subcode == heif_suberror_Cannot_write_output_data)
             st = gpuimg_write_error(name, errno);
     }
     if (e.code && !st)
         st = gpuimg_fail(GPUIMG_EENCODE, "%s: %s encoder (%s) failed: %s", name, avif ? "AVIF" : "HEIC",
                          what ? what : "libheif", e.message);
-    heif_image_handle_release(h);
-    heif_image_release(hi);
+    lh.heif_image_handle_release(h);
+    lh.heif_image_release(hi);
     if (enc)
-        heif_encoder_release(enc);
+        lh.heif_encoder_release(enc);
     if (ctx)
-        heif_context_free(ctx);
+        lh.heif_context_free(ctx);
     return st;
 }
 
 static char heif_name[32];
-static void heif_name_once(void) { snprintf(heif_name, sizeof heif_name, "libheif %s", heif_get_version()); }
+static void heif_name_once(void) { snprintf(heif_name, sizeof heif_name, "libheif %s", lh.heif_get_version()); }
 
 const char *heif_codec_name(void)
 {
+    if (!dynlib_load(&lh_lib))
+        return "libheif (cannot be loaded)";
     static pthread_once_t once = PTHREAD_ONCE_INIT;   /* the server's workers ask at once */
     pthread_once(&once, heif_name_once);
     return heif_name;
@@ -267,10 +299,11 @@ const char *heif_codec_name(void)
 
 int heif_can_write(int avif)
 {
-    return heif_have_encoder_for_format(avif ? heif_compression_AV1 : heif_compression_HEVC);
+    return dynlib_load(&lh_lib) && lh.heif_have_encoder_for_format(avif ? heif_compression_AV1 : heif_compression_HEVC);
 }
 #else
 static int refuse(const char *name) { return kind_unbuilt(name, KIND_HEIF, "libheif", "libheif-dev"); }
+int heif_need(const char *name) { return refuse(name); }
 int heif_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
 int heif_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {

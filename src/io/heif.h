@@ -24,6 +24,8 @@ int heif_meta(const uint8_t *buf, size_t len, struct io_meta *m);
  * to placebo, medium at 4), 4:2:0; meta's profile (where it fits) and EXIF put in. */
 int heif_encode(FILE *fp, const char *name, const struct image *im, int avif, int quality, int effort,
                 const struct io_meta *meta);
+/* 0 once libheif is loaded (at the first call: core/dynlib.h); else the failure, recorded for name */
+int heif_need(const char *name);
 const char *heif_codec_name(void);      /* "libheif 1.15.1", or NULL without it */
 int heif_can_write(int avif);           /* whether libheif has an encoder for HEIC (0) or AVIF (1) */
 

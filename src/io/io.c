@@ -517,15 +517,20 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
                                         [FMT_TGA] = "TGA", [FMT_PNM] = "PNM", [FMT_WEBP] = "WebP", [FMT_TIFF] = "TIFF",
                                         [FMT_HEIC] = "HEIC (x265)", [FMT_AVIF] = "AVIF", [FMT_JXL] = "JPEG XL" };
     /* the formats written through a library a build may lack: the library, its Debian package, its
-     * name in this build (NULL without it) */
-    static const struct { const char *lib, *pkg; const char *(*built)(void); } lib[] = {
-        [FMT_WEBP] = { "libwebp", "libwebp-dev", webp_codec_name }, [FMT_TIFF] = { "libtiff", "libtiff-dev", tiff_codec_name },
-        [FMT_HEIC] = { "libheif", "libheif-dev", heif_codec_name }, [FMT_AVIF] = { "libheif", "libheif-dev", heif_codec_name },
-        [FMT_JXL] = { "libjxl", "libjxl-dev", jxl_codec_name } };
+     * name in this build (NULL without it), and its loading where it is loaded at its first use */
+    static const struct { const char *lib, *pkg; const char *(*built)(void); int (*need)(const char *); } lib[] = {
+        [FMT_WEBP] = { "libwebp", "libwebp-dev", webp_codec_name },
+        [FMT_TIFF] = { "libtiff", "libtiff-dev", tiff_codec_name, tiff_need },
+        [FMT_HEIC] = { "libheif", "libheif-dev", heif_codec_name, heif_need },
+        [FMT_AVIF] = { "libheif", "libheif-dev", heif_codec_name, heif_need },
+        [FMT_JXL] = { "libjxl", "libjxl-dev", jxl_codec_name, jxl_need } };
     const char *out = strcmp(path, "-") ? path : "<stdout>";
-    if ((size_t)f < sizeof lib / sizeof lib[0] && lib[f].built && !lib[f].built())
+    const int known = (size_t)f < sizeof lib / sizeof lib[0];
+    if (known && lib[f].built && !lib[f].built())
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this gpuimg was built without %s (install %s, then configure and "
                            "build again)", out, lib[f].lib, lib[f].pkg);
+    if (known && lib[f].need && lib[f].need(out))
+        return GPUIMG_EUNSUPPORTED;
     if ((f == FMT_HEIC || f == FMT_AVIF) && !heif_can_write(f == FMT_AVIF))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this libheif has no %s encoder (install %s)", out,
                            f == FMT_AVIF ? "AV1" : "HEVC", f == FMT_AVIF ? "libheif-plugin-aomenc" : "libheif-plugin-x265");

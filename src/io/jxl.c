@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/dynlib.h"
 #include "core/error.h"
 #include "io/formats.h"
 #include "io/jxl.h"
@@ -13,6 +14,33 @@
 #include <jxl/decode.h>
 #include <jxl/encode.h>
 #include <jxl/thread_parallel_runner.h>
+
+/* libjxl's and libjxl_threads' functions, loaded at their first use (core/dynlib.h) */
+#define LJ_FNS(X) \
+    X(JxlColorEncodingSetToSRGB) X(JxlDecoderCreate) X(JxlDecoderDestroy) X(JxlDecoderGetBasicInfo) \
+    X(JxlDecoderGetBoxType) X(JxlDecoderGetColorAsEncodedProfile) X(JxlDecoderGetColorAsICCProfile) \
+    X(JxlDecoderGetExtraChannelInfo) X(JxlDecoderGetICCProfileSize) X(JxlDecoderImageOutBufferSize) \
+    X(JxlDecoderProcessInput) X(JxlDecoderReleaseBoxBuffer) X(JxlDecoderSetBoxBuffer) \
+    X(JxlDecoderSetDecompressBoxes) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetInput) \
+    X(JxlDecoderSetKeepOrientation) X(JxlDecoderSetParallelRunner) X(JxlDecoderSetPreferredColorProfile) \
+    X(JxlDecoderSetUnpremultiplyAlpha) X(JxlDecoderSubscribeEvents) X(JxlDecoderVersion) \
+    X(JxlEncoderAddBox) X(JxlEncoderAddImageFrame) X(JxlEncoderCloseInput) X(JxlEncoderCreate) \
+    X(JxlEncoderDestroy) X(JxlEncoderFrameSettingsCreate) X(JxlEncoderFrameSettingsSetOption) \
+    X(JxlEncoderGetError) X(JxlEncoderInitBasicInfo) X(JxlEncoderProcessOutput) X(JxlEncoderReset) \
+    X(JxlEncoderSetBasicInfo) X(JxlEncoderSetColorEncoding) X(JxlEncoderSetFrameDistance) \
+    X(JxlEncoderSetFrameLossless) X(JxlEncoderSetICCProfile) X(JxlEncoderSetParallelRunner) \
+    X(JxlEncoderUseBoxes)
+DYNLIB_TABLE(lj, JXL_SONAME, "JPEG XL", LJ_FNS);
+#define LJT_FNS(X) \
+    X(JxlThreadParallelRunner) X(JxlThreadParallelRunnerCreate) X(JxlThreadParallelRunnerDestroy)
+DYNLIB_TABLE(ljt, JXL_THREADS_SONAME, "JPEG XL", LJT_FNS);
+
+int jxl_need(const char *name)
+{
+    const int st = dynlib_need(&lj_lib, name);
+    return st ? st : dynlib_need(&ljt_lib, name);
+}
+static int jxl_loaded(void) { return dynlib_load(&lj_lib) && dynlib_load(&ljt_lib); }
 
 /* ---- reading --------------------------------------------------------------------------------- */
 
@@ -27,16 +55,16 @@ struct dec {
 static int dec_open(struct dec *x, const char *name, const uint8_t *buf, size_t len, int events, int threads)
 {
     x->runner = NULL;
-    if (!(x->d = JxlDecoderCreate(NULL)))
+    if (!(x->d = lj.JxlDecoderCreate(NULL)))
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for libjxl's decoder", name);
-    if (threads > 1 && (x->runner = JxlThreadParallelRunnerCreate(NULL, (size_t)threads))
-        && JxlDecoderSetParallelRunner(x->d, JxlThreadParallelRunner, x->runner) != JXL_DEC_SUCCESS)
+    if (threads > 1 && (x->runner = ljt.JxlThreadParallelRunnerCreate(NULL, (size_t)threads))
+        && lj.JxlDecoderSetParallelRunner(x->d, ljt.JxlThreadParallelRunner, x->runner) != JXL_DEC_SUCCESS)
         return gpuimg_fail(GPUIMG_EINTERNAL, "%s: libjxl refused its thread runner", name);
     /* the orientation applied (libjxl's default, said here), associated alpha made straight */
-    if (JxlDecoderSubscribeEvents(x->d, events) != JXL_DEC_SUCCESS
-        || JxlDecoderSetKeepOrientation(x->d, JXL_FALSE) != JXL_DEC_SUCCESS
-        || JxlDecoderSetUnpremultiplyAlpha(x->d, JXL_TRUE) != JXL_DEC_SUCCESS
-        || JxlDecoderSetInput(x->d, buf, len) != JXL_DEC_SUCCESS)
+    if (lj.JxlDecoderSubscribeEvents(x->d, events) != JXL_DEC_SUCCESS
+        || lj.JxlDecoderSetKeepOrientation(x->d, JXL_FALSE) != JXL_DEC_SUCCESS
+        || lj.JxlDecoderSetUnpremultiplyAlpha(x->d, JXL_TRUE) != JXL_DEC_SUCCESS
+        || lj.JxlDecoderSetInput(x->d, buf, len) != JXL_DEC_SUCCESS)
         return gpuimg_fail(GPUIMG_EINTERNAL, "%s: libjxl refused the decoder's settings", name);
     return GPUIMG_OK;
 }
@@ -44,9 +72,9 @@ static int dec_open(struct dec *x, const char *name, const uint8_t *buf, size_t 
 static void dec_close(struct dec *x)
 {
     if (x->d)
-        JxlDecoderDestroy(x->d);
+        lj.JxlDecoderDestroy(x->d);
     if (x->runner)
-        JxlThreadParallelRunnerDestroy(x->runner);
+        ljt.JxlThreadParallelRunnerDestroy(x->runner);
 }
 
 /* Pixels of an XYB-coded image whose colour space is an ICC profile come as sRGB: libjxl's own
@@ -56,10 +84,10 @@ static void prefer_srgb(JxlDecoder *d, const JxlBasicInfo *info)
 {
     JxlColorEncoding ce;
     if (info->uses_original_profile
-        || JxlDecoderGetColorAsEncodedProfile(d, NULL, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &ce) == JXL_DEC_SUCCESS)
+        || lj.JxlDecoderGetColorAsEncodedProfile(d, NULL, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &ce) == JXL_DEC_SUCCESS)
         return;
-    JxlColorEncodingSetToSRGB(&ce, info->num_color_channels == 1);
-    JxlDecoderSetPreferredColorProfile(d, &ce);
+    lj.JxlColorEncodingSetToSRGB(&ce, info->num_color_channels == 1);
+    lj.JxlDecoderSetPreferredColorProfile(d, &ce);
 }
 
 static int is_srgb(const JxlColorEncoding *ce)
@@ -75,14 +103,14 @@ static int take_icc(JxlDecoder *d, struct io_meta *m)
 {
     JxlColorEncoding ce;
     size_t n = 0;
-    if ((JxlDecoderGetColorAsEncodedProfile(d, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &ce) == JXL_DEC_SUCCESS
+    if ((lj.JxlDecoderGetColorAsEncodedProfile(d, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &ce) == JXL_DEC_SUCCESS
          && is_srgb(&ce))
-        || JxlDecoderGetICCProfileSize(d, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &n) != JXL_DEC_SUCCESS || !n
+        || lj.JxlDecoderGetICCProfileSize(d, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &n) != JXL_DEC_SUCCESS || !n
         || n > META_ICC_MAX)
         return GPUIMG_OK;
     if (!(m->icc = malloc(n)))
         return GPUIMG_ENOMEM;
-    if (JxlDecoderGetColorAsICCProfile(d, NULL, JXL_COLOR_PROFILE_TARGET_DATA, m->icc, n) != JXL_DEC_SUCCESS) {
+    if (lj.JxlDecoderGetColorAsICCProfile(d, NULL, JXL_COLOR_PROFILE_TARGET_DATA, m->icc, n) != JXL_DEC_SUCCESS) {
         free(m->icc);
         m->icc = NULL;
     } else {
@@ -103,7 +131,7 @@ struct box {
 static int box_room(JxlDecoder *d, struct box *x)
 {
     if (x->given)
-        x->n += x->given - JxlDecoderReleaseBoxBuffer(d);
+        x->n += x->given - lj.JxlDecoderReleaseBoxBuffer(d);
     x->given = 0;
     if (x->n == x->cap) {
         const size_t cap = x->cap >= x->max / 2 ? x->max : x->cap ? 2 * x->cap : 4096;
@@ -118,7 +146,7 @@ static int box_room(JxlDecoder *d, struct box *x)
         x->cap = cap;
     }
     x->given = x->cap - x->n;
-    JxlDecoderSetBoxBuffer(d, x->b + x->n, x->given);
+    lj.JxlDecoderSetBoxBuffer(d, x->b + x->n, x->given);
     return GPUIMG_OK;
 }
 
@@ -127,7 +155,7 @@ static int box_end(JxlDecoder *d, struct box *x, struct io_meta *m)
 {
     int st = GPUIMG_OK;
     if (x->given)
-        x->n += x->given - JxlDecoderReleaseBoxBuffer(d);
+        x->n += x->given - lj.JxlDecoderReleaseBoxBuffer(d);
     if (x->kind == 1)
         st = meta_exif_item(m, x->b, x->n);
     if (x->kind == 2 && x->n) {
@@ -144,7 +172,7 @@ static int box_end(JxlDecoder *d, struct box *x, struct io_meta *m)
 static int box_start(JxlDecoder *d, struct box *x, const struct io_meta *m)
 {
     JxlBoxType t;
-    if (JxlDecoderGetBoxType(d, t, JXL_TRUE) != JXL_DEC_SUCCESS)
+    if (lj.JxlDecoderGetBoxType(d, t, JXL_TRUE) != JXL_DEC_SUCCESS)
         return GPUIMG_OK;
     x->kind = !memcmp(t, "Exif", 4) && !m->exif ? 1 : !memcmp(t, "xml ", 4) && !m->xmp ? 2 : 0;
     x->max = x->kind == 1 ? META_EXIF_MAX : META_XMP_MAX;
@@ -168,7 +196,7 @@ static int check_info(const char *name, JxlDecoder *d, const JxlBasicInfo *info)
                            info->xsize, info->ysize, info->num_color_channels);
     for (uint32_t i = 0; i < info->num_extra_channels; i++) {
         JxlExtraChannelInfo e;
-        if (JxlDecoderGetExtraChannelInfo(d, i, &e) == JXL_DEC_SUCCESS && e.type == JXL_CHANNEL_BLACK)
+        if (lj.JxlDecoderGetExtraChannelInfo(d, i, &e) == JXL_DEC_SUCCESS && e.type == JXL_CHANNEL_BLACK)
             return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a CMYK JPEG XL (gpuimg reads grey and RGB ones)", name);
     }
     return GPUIMG_OK;
@@ -188,9 +216,9 @@ static int walk(const char *name, const uint8_t *buf, size_t len, int whole, uns
     struct box box = { 0 };
     int st = dec_open(&x, name, buf, len, events, 0);
     if (!st && (want & WANT_META))
-        JxlDecoderSetDecompressBoxes(x.d, JXL_TRUE);   /* without Brotli, "brob" boxes are passed over */
+        lj.JxlDecoderSetDecompressBoxes(x.d, JXL_TRUE);   /* without Brotli, "brob" boxes are passed over */
     for (int more = 1; !st && more;) {
-        switch (JxlDecoderProcessInput(x.d)) {
+        switch (lj.JxlDecoderProcessInput(x.d)) {
         case JXL_DEC_SUCCESS:
             more = 0;
             break;
@@ -202,7 +230,7 @@ static int walk(const char *name, const uint8_t *buf, size_t len, int whole, uns
                                  w->have_info ? "before its last frame" : "in its header");
             break;
         case JXL_DEC_BASIC_INFO:
-            JxlDecoderGetBasicInfo(x.d, &w->info);
+            lj.JxlDecoderGetBasicInfo(x.d, &w->info);
             w->have_info = 1;
             st = check_info(name, x.d, &w->info);
             /* a still's geometry is all io_parse asks (its frames are decoded, and checked, later) */
@@ -249,6 +277,8 @@ static struct geom geom_of(const JxlBasicInfo *info)
 
 int jxl_info(const char *name, const uint8_t *buf, size_t len, struct geom *g, int *frames, unsigned *hold)
 {
+    if (jxl_need(name))
+        return GPUIMG_EUNSUPPORTED;
     struct walk w;
     const int st = walk(name, buf, len, 1, WANT_FRAMES, &w, NULL);
     if (st)
@@ -262,6 +292,8 @@ int jxl_info(const char *name, const uint8_t *buf, size_t len, struct geom *g, i
 int jxl_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, int threads,
                struct image *out)
 {
+    if (jxl_need(name))
+        return GPUIMG_EUNSUPPORTED;
     struct dec x;
     JxlBasicInfo info = { 0 };
     const JxlPixelFormat pf = { (uint32_t)g->c, g->depth == 16 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
@@ -269,9 +301,9 @@ int jxl_decode(const char *name, const uint8_t *buf, size_t len, const struct ge
     for (int more = 1; !st && more;) {
         size_t need = 0;
         struct geom got;
-        switch (JxlDecoderProcessInput(x.d)) {
+        switch (lj.JxlDecoderProcessInput(x.d)) {
         case JXL_DEC_BASIC_INFO:
-            JxlDecoderGetBasicInfo(x.d, &info);
+            lj.JxlDecoderGetBasicInfo(x.d, &info);
             got = geom_of(&info);
             if (memcmp(&got, g, sizeof got))
                 st = gpuimg_fail(GPUIMG_EDECODE, "%s: corrupt JPEG XL: its header reads otherwise the second time", name);
@@ -281,8 +313,8 @@ int jxl_decode(const char *name, const uint8_t *buf, size_t len, const struct ge
             break;
         case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
             if (!(st = image_alloc(out, g))
-                && (JxlDecoderImageOutBufferSize(x.d, &pf, &need) != JXL_DEC_SUCCESS || need != out->stride * (size_t)g->h
-                    || JxlDecoderSetImageOutBuffer(x.d, &pf, out->data, need) != JXL_DEC_SUCCESS))
+                && (lj.JxlDecoderImageOutBufferSize(x.d, &pf, &need) != JXL_DEC_SUCCESS || need != out->stride * (size_t)g->h
+                    || lj.JxlDecoderSetImageOutBuffer(x.d, &pf, out->data, need) != JXL_DEC_SUCCESS))
                 st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: libjxl asks for another buffer than %dx%d pixels of %d channels", name,
                                  g->w, g->h, g->c);
             break;
@@ -316,6 +348,8 @@ static void meta_done(struct io_meta *m)
 int jxl_meta(const uint8_t *buf, size_t len, struct io_meta *m)
 {
     memset(m, 0, sizeof *m);
+    if (!jxl_loaded())
+        return GPUIMG_OK;
     struct walk w;
     const int st = walk("", buf, len, 1, WANT_META, &w, m);
     if (st) {
@@ -366,6 +400,8 @@ static int boxes_in_head(const uint8_t *buf, size_t len, size_t size)
 int jxl_head(const uint8_t *buf, size_t len, size_t size, struct geom *g, int *frames, struct io_meta *m)
 {
     memset(m, 0, sizeof *m);
+    if (!jxl_loaded())
+        return 1;
     const int whole = len >= size, bare = len >= 2 && buf[0] == 0xFF && buf[1] == 0x0A;
     struct walk w;
     if (!whole && !bare && !boxes_in_head(buf, len, size))
@@ -386,7 +422,7 @@ int jxl_head(const uint8_t *buf, size_t len, size_t size, struct geom *g, int *f
 
 static const char *enc_error(JxlEncoder *e)
 {
-    switch (JxlEncoderGetError(e)) {
+    switch (lj.JxlEncoderGetError(e)) {
     case JXL_ENC_ERR_OOM: return "out of memory";
     case JXL_ENC_ERR_BAD_INPUT: return "input it refuses";
     case JXL_ENC_ERR_NOT_SUPPORTED: return "something it does not support";
@@ -406,7 +442,7 @@ static int feed(JxlEncoder *e, void *runner, const struct image *im, int distanc
 {
     const int alpha = has_alpha(im->c), grey = im->c <= 2, exif = m && m->exif, xmp = m && m->xmp;
     JxlBasicInfo bi;
-    JxlEncoderInitBasicInfo(&bi);
+    lj.JxlEncoderInitBasicInfo(&bi);
     bi.xsize = (uint32_t)im->w;
     bi.ysize = (uint32_t)im->h;
     bi.bits_per_sample = (uint32_t)im->depth;
@@ -418,18 +454,18 @@ static int feed(JxlEncoder *e, void *runner, const struct image *im, int distanc
      * codestream's and EXIF's to agree, and readers follow the codestream's */
     bi.orientation = (JxlOrientation)(exif ? exif_orientation(m->exif, m->exif_len, NULL) : 1);
     JxlColorEncoding ce;
-    JxlColorEncodingSetToSRGB(&ce, grey);
-    if ((runner && JxlEncoderSetParallelRunner(e, JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS)
-        || ((exif || xmp) && JxlEncoderUseBoxes(e) != JXL_ENC_SUCCESS) || JxlEncoderSetBasicInfo(e, &bi) != JXL_ENC_SUCCESS)
+    lj.JxlColorEncodingSetToSRGB(&ce, grey);
+    if ((runner && lj.JxlEncoderSetParallelRunner(e, ljt.JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS)
+        || ((exif || xmp) && lj.JxlEncoderUseBoxes(e) != JXL_ENC_SUCCESS) || lj.JxlEncoderSetBasicInfo(e, &bi) != JXL_ENC_SUCCESS)
         return GPUIMG_EENCODE;
-    if (icc && JxlEncoderSetICCProfile(e, m->icc, m->icc_len) != JXL_ENC_SUCCESS)
+    if (icc && lj.JxlEncoderSetICCProfile(e, m->icc, m->icc_len) != JXL_ENC_SUCCESS)
         return 1;
-    if (!icc && JxlEncoderSetColorEncoding(e, &ce) != JXL_ENC_SUCCESS)
+    if (!icc && lj.JxlEncoderSetColorEncoding(e, &ce) != JXL_ENC_SUCCESS)
         return GPUIMG_EENCODE;
-    JxlEncoderFrameSettings *fs = JxlEncoderFrameSettingsCreate(e, NULL);
-    if (!fs || JxlEncoderFrameSettingsSetOption(fs, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS
-        || (distance ? JxlEncoderSetFrameDistance(fs, (float)distance / 1000.0f)
-                     : JxlEncoderSetFrameLossless(fs, JXL_TRUE)) != JXL_ENC_SUCCESS)
+    JxlEncoderFrameSettings *fs = lj.JxlEncoderFrameSettingsCreate(e, NULL);
+    if (!fs || lj.JxlEncoderFrameSettingsSetOption(fs, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS
+        || (distance ? lj.JxlEncoderSetFrameDistance(fs, (float)distance / 1000.0f)
+                     : lj.JxlEncoderSetFrameLossless(fs, JXL_TRUE)) != JXL_ENC_SUCCESS)
         return GPUIMG_EENCODE;
     if (exif) {   /* a 4-byte offset to the TIFF header (0: it follows), then the block */
         uint8_t *b = malloc(m->exif_len + 4);
@@ -437,17 +473,17 @@ static int feed(JxlEncoder *e, void *runner, const struct image *im, int distanc
             return GPUIMG_ENOMEM;
         memset(b, 0, 4);
         memcpy(b + 4, m->exif, m->exif_len);
-        const JxlEncoderStatus s = JxlEncoderAddBox(e, "Exif", b, m->exif_len + 4, JXL_FALSE);
+        const JxlEncoderStatus s = lj.JxlEncoderAddBox(e, "Exif", b, m->exif_len + 4, JXL_FALSE);
         free(b);
         if (s != JXL_ENC_SUCCESS)
             return GPUIMG_EENCODE;
     }
-    if (xmp && JxlEncoderAddBox(e, "xml ", m->xmp, m->xmp_len, JXL_FALSE) != JXL_ENC_SUCCESS)
+    if (xmp && lj.JxlEncoderAddBox(e, "xml ", m->xmp, m->xmp_len, JXL_FALSE) != JXL_ENC_SUCCESS)
         return GPUIMG_EENCODE;
     const JxlPixelFormat pf = { (uint32_t)im->c, im->depth == 16 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0 };
-    if (JxlEncoderAddImageFrame(fs, &pf, im->data, im->stride * (size_t)im->h) != JXL_ENC_SUCCESS)
+    if (lj.JxlEncoderAddImageFrame(fs, &pf, im->data, im->stride * (size_t)im->h) != JXL_ENC_SUCCESS)
         return GPUIMG_EENCODE;
-    JxlEncoderCloseInput(e);
+    lj.JxlEncoderCloseInput(e);
     return GPUIMG_OK;
 }
 
@@ -462,7 +498,7 @@ static int drain(JxlEncoder *e, FILE *fp, const char *name)
     for (JxlEncoderStatus s = JXL_ENC_NEED_MORE_OUTPUT; !st && s == JXL_ENC_NEED_MORE_OUTPUT;) {
         uint8_t *next = buf;
         size_t avail = CHUNK;
-        s = JxlEncoderProcessOutput(e, &next, &avail);
+        s = lj.JxlEncoderProcessOutput(e, &next, &avail);
         if (fwrite(buf, 1, CHUNK - avail, fp) != CHUNK - avail)
             st = gpuimg_write_error(name, errno);
         else if (s != JXL_ENC_SUCCESS && s != JXL_ENC_NEED_MORE_OUTPUT)
@@ -475,17 +511,19 @@ static int drain(JxlEncoder *e, FILE *fp, const char *name)
 int jxl_encode(FILE *fp, const char *name, const struct image *im, int distance, int effort, int threads,
                const struct io_meta *meta)
 {
-    JxlEncoder *e = JxlEncoderCreate(NULL);
-    void *runner = threads > 1 ? JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
+    if (jxl_need(name))
+        return GPUIMG_EUNSUPPORTED;
+    JxlEncoder *e = lj.JxlEncoderCreate(NULL);
+    void *runner = threads > 1 ? ljt.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
     if (!e || (threads > 1 && !runner)) {
         if (e)
-            JxlEncoderDestroy(e);
+            lj.JxlEncoderDestroy(e);
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for libjxl's encoder", name);
     }
     const int icc = meta && meta_icc_fits(meta, im->c) && meta->icc_len <= JXL_ICC_MAX;
     int st = feed(e, runner, im, distance, effort, meta, icc);
     if (st == 1) {   /* a profile libjxl cannot read is left out, as a broken piece of metadata is */
-        JxlEncoderReset(e);
+        lj.JxlEncoderReset(e);
         st = feed(e, runner, im, distance, effort, meta, 0);
     }
     if (st == GPUIMG_ENOMEM)
@@ -494,9 +532,9 @@ int jxl_encode(FILE *fp, const char *name, const struct image *im, int distance,
         st = gpuimg_fail(GPUIMG_EENCODE, "%s: JPEG XL encoder (libjxl) failed: %s", name, enc_error(e));
     else
         st = drain(e, fp, name);
-    JxlEncoderDestroy(e);
+    lj.JxlEncoderDestroy(e);
     if (runner)
-        JxlThreadParallelRunnerDestroy(runner);
+        ljt.JxlThreadParallelRunnerDestroy(runner);
     return st;
 }
 
@@ -524,18 +562,21 @@ void jxl_quiet_stderr(void)
 static char jxl_name[32];
 static void jxl_name_once(void)
 {
-    const uint32_t v = JxlDecoderVersion();
+    const uint32_t v = lj.JxlDecoderVersion();
     snprintf(jxl_name, sizeof jxl_name, "libjxl %u.%u.%u", v / 1000000, v / 1000 % 1000, v % 1000);
 }
 
 const char *jxl_codec_name(void)
 {
+    if (!jxl_loaded())
+        return "libjxl (cannot be loaded)";
     static pthread_once_t once = PTHREAD_ONCE_INIT;   /* the server's workers ask at once */
     pthread_once(&once, jxl_name_once);
     return jxl_name;
 }
 #else
 static int refuse(const char *name) { return kind_unbuilt(name, KIND_JXL, "libjxl", "libjxl-dev"); }
+int jxl_need(const char *name) { return refuse(name); }
 int jxl_info(const char *name, const uint8_t *buf, size_t len, struct geom *g, int *frames, unsigned *hold)
 {
     return refuse(name);

@@ -39,6 +39,9 @@ int jxl_head(const uint8_t *buf, size_t len, size_t size, struct geom *g, int *f
  * (as Exif and "xml " boxes, in the container) put in. */
 int jxl_encode(FILE *fp, const char *name, const struct image *im, int distance, int effort, int threads,
                const struct io_meta *meta);
+/* 0 once libjxl and libjxl_threads are loaded (at the first call: core/dynlib.h); else the
+ * failure, recorded for name */
+int jxl_need(const char *name);
 const char *jxl_codec_name(void);   /* "libjxl 0.7.0", or NULL without it */
 /* Once, before any thread starts: stderr (the variable) becomes a stream to the same place that
  * drops the lines libjxl prints of its own (its failures: gpuimg says one line of each file). */

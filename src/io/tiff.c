@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/dynlib.h"
 #include "core/error.h"
 #include "io/formats.h"
 #include "io/meta.h"
@@ -15,6 +16,23 @@
 #ifdef HAVE_TIFF
 #include <pthread.h>
 #include <tiffio.h>
+
+/* the library's functions, loaded at its first use (core/dynlib.h) */
+#define LT_FNS(X) \
+    X(TIFFClientOpenExt) X(TIFFClose) X(TIFFComputeTile) X(TIFFCreateEXIFDirectory) X(TIFFDataWidth) \
+    X(TIFFDefaultStripSize) X(TIFFFieldDataType) X(TIFFFieldPassCount) X(TIFFFieldSetGetCountSize) \
+    X(TIFFFieldSetGetSize) X(TIFFFieldWithTag) X(TIFFFieldWriteCount) X(TIFFFindField) X(TIFFFlush) \
+    X(TIFFGetField) X(TIFFGetFieldDefaulted) X(TIFFGetStrileByteCountWithErr) \
+    X(TIFFGetStrileOffsetWithErr) X(TIFFGetVersion) X(TIFFIsCODECConfigured) X(TIFFIsTiled) \
+    X(TIFFNumberOfStrips) X(TIFFNumberOfTiles) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) \
+    X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetMaxSingleMemAlloc) \
+    X(TIFFOpenOptionsSetWarningHandlerExtR) X(TIFFRGBAImageOK) X(TIFFReadEncodedStrip) \
+    X(TIFFReadEncodedTile) X(TIFFReadRGBAImageOriented) X(TIFFScanlineSize64) X(TIFFSetDirectory) \
+    X(TIFFSetErrorHandler) X(TIFFSetField) X(TIFFSetWarningHandler) X(TIFFStripSize) X(TIFFTileSize) \
+    X(TIFFWriteCustomDirectory) X(TIFFWriteDirectory) X(TIFFWriteScanline)
+DYNLIB_TABLE(lt, TIFF_SONAME, "TIFF", LT_FNS);
+
+int tiff_need(const char *name) { return dynlib_need(&lt_lib, name); }
 
 struct mem {
     const uint8_t *in;   /* reading: the file's bytes */
@@ -91,8 +109,8 @@ static int on_warning(TIFF *t, void *user, const char *module, const char *fmt, 
 /* libtiff's process-wide handlers, for the messages no file's handler takes: none */
 static void quiet(void)
 {
-    TIFFSetErrorHandler(NULL);
-    TIFFSetWarningHandler(NULL);
+    lt.TIFFSetErrorHandler(NULL);
+    lt.TIFFSetWarningHandler(NULL);
 }
 
 /* The most samples a pixel the RGBA reader is given, and the largest single allocation libtiff
@@ -105,15 +123,15 @@ static TIFF *open_mem(const char *name, struct mem *m, const char *mode)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, quiet);
-    TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
+    TIFFOpenOptions *o = lt.TIFFOpenOptionsAlloc();
     if (!o)
         return NULL;
-    TIFFOpenOptionsSetErrorHandlerExtR(o, on_error, m);
-    TIFFOpenOptionsSetWarningHandlerExtR(o, on_warning, m);
-    TIFFOpenOptionsSetMaxSingleMemAlloc(o, TIFF_ALLOC_MAX);
-    TIFF *t = TIFFClientOpenExt(name, mode, (thandle_t)m, mem_read, mem_write, mem_seek, mem_close, mem_size, mem_map,
+    lt.TIFFOpenOptionsSetErrorHandlerExtR(o, on_error, m);
+    lt.TIFFOpenOptionsSetWarningHandlerExtR(o, on_warning, m);
+    lt.TIFFOpenOptionsSetMaxSingleMemAlloc(o, TIFF_ALLOC_MAX);
+    TIFF *t = lt.TIFFClientOpenExt(name, mode, (thandle_t)m, mem_read, mem_write, mem_seek, mem_close, mem_size, mem_map,
                                 mem_unmap, o);
-    TIFFOpenOptionsFree(o);
+    lt.TIFFOpenOptionsFree(o);
     return t;
 }
 
@@ -155,9 +173,9 @@ static int span_cmp(const void *a, const void *b)
 static int strips_check(TIFF *t, const char *name, const struct mem *m, uint16_t compression, uint32_t w, uint32_t h,
                         int planes)
 {
-    const int tiled = TIFFIsTiled(t);
+    const int tiled = lt.TIFFIsTiled(t);
     const char *what = tiled ? "tile" : "strip";
-    const uint32_t n = tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
+    const uint32_t n = tiled ? lt.TIFFNumberOfTiles(t) : lt.TIFFNumberOfStrips(t);
     if (!n)
         return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: no %ss", name, what);
     if (n > m->len)
@@ -167,7 +185,7 @@ static int strips_check(TIFF *t, const char *name, const struct mem *m, uint16_t
     int ordered = 1;   /* each range after the one before: none overlaps */
     for (uint32_t i = 0; i < n; i++) {
         int err = 0;
-        const uint64_t off = TIFFGetStrileOffsetWithErr(t, i, &err), len = TIFFGetStrileByteCountWithErr(t, i, &err);
+        const uint64_t off = lt.TIFFGetStrileOffsetWithErr(t, i, &err), len = lt.TIFFGetStrileByteCountWithErr(t, i, &err);
         if (err || !len)
             return gpuimg_fail(GPUIMG_EDECODE, "%s: invalid TIFF: %s %u holds no bytes", name, what, i);
         if (off > m->len || len > m->len - off)
@@ -184,8 +202,8 @@ static int strips_check(TIFF *t, const char *name, const struct mem *m, uint16_t
             return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF's %ss", name, what);
         for (uint32_t i = 0; i < n; i++) {
             int err = 0;
-            const uint64_t off = TIFFGetStrileOffsetWithErr(t, i, &err);
-            s[i] = (struct span){ off, off + TIFFGetStrileByteCountWithErr(t, i, &err), i };
+            const uint64_t off = lt.TIFFGetStrileOffsetWithErr(t, i, &err);
+            s[i] = (struct span){ off, off + lt.TIFFGetStrileByteCountWithErr(t, i, &err), i };
         }
         qsort(s, n, sizeof *s, span_cmp);
         int st = GPUIMG_OK;
@@ -199,7 +217,7 @@ static int strips_check(TIFF *t, const char *name, const struct mem *m, uint16_t
         if (st)
             return st;
     }
-    const uint64_t ratio = tiff_max_ratio(compression), row = ratio ? TIFFScanlineSize64(t) : 1;
+    const uint64_t ratio = tiff_max_ratio(compression), row = ratio ? lt.TIFFScanlineSize64(t) : 1;
     if (!row)
         return fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF");
     const uint64_t rows = (uint64_t)h * (uint64_t)planes;   /* rows of samples (a plane's apart) */
@@ -222,21 +240,21 @@ static int layout_of(TIFF *t, const char *name, struct mem *m, struct layout *l)
     uint16_t spp = 1, bps = 1, photo = 0xFFFF, planar = PLANARCONFIG_CONTIG, fmt = SAMPLEFORMAT_UINT, nextra = 0,
              compression = COMPRESSION_NONE;
     uint16_t *extra = NULL;
-    if (!TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h) || !w || !h)
+    if (!lt.TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w) || !lt.TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h) || !w || !h)
         return fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF: no image size");
     if (w > 1u << 24 || h > 1u << 24)
         return gpuimg_fail(GPUIMG_ETOOBIG, "%s: a %ux%u TIFF, over the %d pixels a side gpuimg takes", name, w, h, 1 << 24);
-    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
-    TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bps);
-    TIFFGetFieldDefaulted(t, TIFFTAG_PLANARCONFIG, &planar);
-    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &fmt);
-    TIFFGetFieldDefaulted(t, TIFFTAG_EXTRASAMPLES, &nextra, &extra);
-    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
-    TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photo);
+    lt.TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    lt.TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bps);
+    lt.TIFFGetFieldDefaulted(t, TIFFTAG_PLANARCONFIG, &planar);
+    lt.TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &fmt);
+    lt.TIFFGetFieldDefaulted(t, TIFFTAG_EXTRASAMPLES, &nextra, &extra);
+    lt.TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
+    lt.TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photo);
     const int colour = photo == PHOTOMETRIC_MINISBLACK ? 1 : photo == PHOTOMETRIC_RGB ? 3 : 0;
     l->alpha = nextra >= 1 && extra && extra[0] != EXTRASAMPLE_UNSPECIFIED;
     l->assoc = l->alpha && extra[0] == EXTRASAMPLE_ASSOCALPHA;
-    if (!TIFFIsCODECConfigured(compression))
+    if (!lt.TIFFIsCODECConfigured(compression))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF compressed with scheme %u, which this libtiff cannot decode",
                            name, compression);
     l->direct = colour && (bps == 8 || bps == 16) && fmt == SAMPLEFORMAT_UINT
@@ -256,7 +274,7 @@ static int layout_of(TIFF *t, const char *name, struct mem *m, struct layout *l)
         return GPUIMG_OK;
     }
     char why[1024] = "";
-    if (!TIFFRGBAImageOK(t, why))
+    if (!lt.TIFFRGBAImageOK(t, why))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: a TIFF gpuimg cannot read (libtiff: %s)", name, why);
     l->g = (struct geom){ (int)w, (int)h, l->alpha ? 4 : 3, 8 };
     return GPUIMG_OK;
@@ -264,13 +282,15 @@ static int layout_of(TIFF *t, const char *name, struct mem *m, struct layout *l)
 
 int tiff_info(const char *name, const uint8_t *buf, size_t len, struct geom *g)
 {
+    if (tiff_need(name))
+        return GPUIMG_EUNSUPPORTED;
     struct mem m = { .in = buf, .len = len };
     TIFF *t = open_mem(name, &m, "rm");
     if (!t)
         return fail_tiff(GPUIMG_EDECODE, name, &m, "invalid TIFF");
     struct layout l;
     const int st = layout_of(t, name, &m, &l);
-    TIFFClose(t);
+    lt.TIFFClose(t);
     if (!st)
         *g = l.g;
     return st;
@@ -315,22 +335,22 @@ static void scatter(uint8_t *dst, const uint8_t *src, size_t n, size_t u, size_t
 static int read_direct(TIFF *t, const char *name, struct mem *m, const struct layout *l, struct image *out)
 {
     const size_t px = image_bpp(out), bpp = l->planes > 1 ? (size_t)out->depth / 8 : px;
-    tmsize_t size = TIFFIsTiled(t) ? TIFFTileSize(t) : TIFFStripSize(t);
+    tmsize_t size = lt.TIFFIsTiled(t) ? lt.TIFFTileSize(t) : lt.TIFFStripSize(t);
     uint8_t *buf = size > 0 ? malloc((size_t)size) : NULL;
     if (!buf)
         return size > 0 ? (int)gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for a TIFF strip", name)
                         : fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF strips");
     int st = GPUIMG_OK;
-    if (TIFFIsTiled(t)) {
+    if (lt.TIFFIsTiled(t)) {
         uint32_t tw = 0, th = 0;
-        TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw);
-        TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
+        lt.TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw);
+        lt.TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
         if (!tw || !th || (size_t)tw * th * bpp > (size_t)size)
             st = fail_tiff(GPUIMG_EDECODE, name, m, "invalid TIFF tiles");
         for (int p = 0; p < l->planes; p++)
             for (uint32_t y = 0; !st && y < (uint32_t)out->h; y += th)
                 for (uint32_t x = 0; !st && x < (uint32_t)out->w; x += tw) {
-                    if (TIFFReadEncodedTile(t, TIFFComputeTile(t, x, y, 0, (uint16_t)p), buf, size) < 0) {
+                    if (lt.TIFFReadEncodedTile(t, lt.TIFFComputeTile(t, x, y, 0, (uint16_t)p), buf, size) < 0) {
                         st = fail_tiff(GPUIMG_EDECODE, name, m, "cannot decode a TIFF tile");
                         break;
                     }
@@ -341,7 +361,7 @@ static int read_direct(TIFF *t, const char *name, struct mem *m, const struct la
                 }
     } else {
         uint32_t rps = 0;
-        TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rps);
+        lt.TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rps);
         if (!rps || rps > (uint32_t)out->h)
             rps = (uint32_t)out->h;
         const size_t row = (size_t)out->w * bpp;
@@ -349,7 +369,7 @@ static int read_direct(TIFF *t, const char *name, struct mem *m, const struct la
         for (int p = 0; p < l->planes; p++)
             for (uint32_t s = 0, y = 0; !st && y < (uint32_t)out->h; s++, y += rps) {
                 const uint32_t rows = rps < out->h - y ? rps : out->h - y;
-                const tmsize_t got = TIFFReadEncodedStrip(t, (uint32_t)p * per_plane + s, buf, size);
+                const tmsize_t got = lt.TIFFReadEncodedStrip(t, (uint32_t)p * per_plane + s, buf, size);
                 if (got < 0 || (size_t)got < rows * row) {
                     st = fail_tiff(GPUIMG_EDECODE, name, m, got < 0 ? "cannot decode a TIFF strip" : "truncated TIFF strip");
                     break;
@@ -368,7 +388,7 @@ static int read_rgba(TIFF *t, const char *name, struct mem *m, struct image *out
     uint32_t *raster = malloc((size_t)out->w * out->h * 4);
     if (!raster)
         return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF", name);
-    if (!TIFFReadRGBAImageOriented(t, (uint32_t)out->w, (uint32_t)out->h, raster, ORIENTATION_TOPLEFT, 0)) {
+    if (!lt.TIFFReadRGBAImageOriented(t, (uint32_t)out->w, (uint32_t)out->h, raster, ORIENTATION_TOPLEFT, 0)) {
         free(raster);
         return fail_tiff(GPUIMG_EDECODE, name, m, "cannot decode TIFF");
     }
@@ -388,6 +408,8 @@ static int read_rgba(TIFF *t, const char *name, struct mem *m, struct image *out
 
 int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {
+    if (tiff_need(name))
+        return GPUIMG_EUNSUPPORTED;
     struct mem m = { .in = buf, .len = len };
     TIFF *t = open_mem(name, &m, "rm");
     if (!t)
@@ -405,21 +427,23 @@ int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct g
         if (st)
             image_free(out);
     }
-    TIFFClose(t);
+    lt.TIFFClose(t);
     return st;
 }
 
 /* The bytes of one element of the IPTC tag as this libtiff declares it */
 static size_t iptc_word(TIFF *t)
 {
-    const TIFFField *f = TIFFFieldWithTag(t, TIFFTAG_RICHTIFFIPTC);
-    const int w = f ? TIFFDataWidth(TIFFFieldDataType(f)) : 0;
+    const TIFFField *f = lt.TIFFFieldWithTag(t, TIFFTAG_RICHTIFFIPTC);
+    const int w = f ? lt.TIFFDataWidth(lt.TIFFFieldDataType(f)) : 0;
     return w == 4 ? 4 : 1;
 }
 
 int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
 {
     memset(m, 0, sizeof *m);
+    if (!dynlib_load(&lt_lib))
+        return GPUIMG_OK;
     struct mem mm = { .in = buf, .len = len };
     TIFF *t = open_mem("meta", &mm, "rm");
     if (!t)
@@ -427,7 +451,7 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     uint32_t n = 0;
     void *icc = NULL;
     int st = GPUIMG_OK;
-    if (TIFFGetField(t, TIFFTAG_ICCPROFILE, &n, &icc) && n && icc && n <= META_ICC_MAX) {
+    if (lt.TIFFGetField(t, TIFFTAG_ICCPROFILE, &n, &icc) && n && icc && n <= META_ICC_MAX) {
         if ((m->icc = malloc(n))) {
             memcpy(m->icc, icc, n);
             m->icc_len = n;
@@ -439,14 +463,14 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     const size_t word = iptc_word(t);
     void *xmp = NULL, *iptc = NULL;
     uint32_t xn = 0, in = 0;
-    if (!st && TIFFGetField(t, TIFFTAG_XMLPACKET, &xn, &xmp) && xn && xmp && xn <= META_XMP_MAX) {
+    if (!st && lt.TIFFGetField(t, TIFFTAG_XMLPACKET, &xn, &xmp) && xn && xmp && xn <= META_XMP_MAX) {
         if ((m->xmp = malloc(xn))) {
             memcpy(m->xmp, xmp, xn);
             m->xmp_len = xn;
         } else
             st = GPUIMG_ENOMEM;
     }
-    if (!st && TIFFGetField(t, TIFFTAG_RICHTIFFIPTC, &in, &iptc) && in && iptc && in <= META_XMP_MAX / word) {
+    if (!st && lt.TIFFGetField(t, TIFFTAG_RICHTIFFIPTC, &in, &iptc) && in && iptc && in <= META_XMP_MAX / word) {
         if ((m->iptc = malloc((size_t)in * word))) {
             memcpy(m->iptc, iptc, (size_t)in * word);
             m->iptc_len = (size_t)in * word;
@@ -455,14 +479,14 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m)
     }
     float xr = 0, yr = 0;
     uint16_t unit = RESUNIT_INCH;
-    TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit);
-    if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &xr) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &yr) && xr > 0 && yr > 0
+    lt.TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &unit);
+    if (lt.TIFFGetField(t, TIFFTAG_XRESOLUTION, &xr) && lt.TIFFGetField(t, TIFFTAG_YRESOLUTION, &yr) && xr > 0 && yr > 0
         && isfinite(xr) && isfinite(yr) && (unit == RESUNIT_INCH || unit == RESUNIT_CENTIMETER)) {
         m->density = 1;
         m->xres = unit == RESUNIT_INCH ? xr : xr * 2.54;
         m->yres = unit == RESUNIT_INCH ? yr : yr * 2.54;
     }
-    TIFFClose(t);
+    lt.TIFFClose(t);
     if (!st)
         st = meta_tiff_exif(buf, len, m);
     if (st)
@@ -478,7 +502,7 @@ static int put_text_field(TIFF *t, const struct exif_entry *e)
     if (v) {
         memcpy(v, e->val, e->count);
         v[e->count] = 0;
-        took = TIFFSetField(t, e->tag, v) == 1;
+        took = lt.TIFFSetField(t, e->tag, v) == 1;
         free(v);
     }
     return took;
@@ -512,11 +536,11 @@ static void put_exif(void *arg, const struct exif_entry *e)
 {
     struct exif_put *p = arg;
     TIFF *t = p->t;
-    const TIFFField *f = TIFFFindField(t, e->tag, TIFF_ANY);
+    const TIFFField *f = lt.TIFFFindField(t, e->tag, TIFF_ANY);
     if (!f || e->tag == EXIFTAG_MAKERNOTE || e->tag == 0xA005 || e->count > 65535)
         return;
-    const TIFFDataType dt = TIFFFieldDataType(f);
-    const int pass = TIFFFieldPassCount(f), wc = TIFFFieldWriteCount(f), size = TIFFFieldSetGetSize(f);
+    const TIFFDataType dt = lt.TIFFFieldDataType(f);
+    const int pass = lt.TIFFFieldPassCount(f), wc = lt.TIFFFieldWriteCount(f), size = lt.TIFFFieldSetGetSize(f);
     if (dt == TIFF_ASCII || e->type == 2) {
         if (dt == TIFF_ASCII && e->type == 2 && !pass)
             p->took += put_text_field(t, e);
@@ -530,13 +554,13 @@ static void put_exif(void *arg, const struct exif_entry *e)
         if (e->count != 1)
             return;
         if (real)
-            p->took += TIFFSetField(t, e->tag, v) == 1;
+            p->took += lt.TIFFSetField(t, e->tag, v) == 1;
         else if (size <= 2)
-            p->took += TIFFSetField(t, e->tag, (int)(uint16_t)whole(v)) == 1;
+            p->took += lt.TIFFSetField(t, e->tag, (int)(uint16_t)whole(v)) == 1;
         else if (size == 4)
-            p->took += TIFFSetField(t, e->tag, (uint32_t)whole(v)) == 1;
+            p->took += lt.TIFFSetField(t, e->tag, (uint32_t)whole(v)) == 1;
         else
-            p->took += TIFFSetField(t, e->tag, (uint64_t)whole(v)) == 1;
+            p->took += lt.TIFFSetField(t, e->tag, (uint64_t)whole(v)) == 1;
         return;
     }
     if (!pass && (wc < 0 || (uint32_t)wc != e->count))
@@ -564,11 +588,11 @@ static void put_exif(void *arg, const struct exif_entry *e)
         }
     }
     if (buf && !pass)
-        p->took += TIFFSetField(t, e->tag, buf) == 1;
-    else if (buf && TIFFFieldSetGetCountSize(f) == 4)
-        p->took += TIFFSetField(t, e->tag, e->count, buf) == 1;
+        p->took += lt.TIFFSetField(t, e->tag, buf) == 1;
+    else if (buf && lt.TIFFFieldSetGetCountSize(f) == 4)
+        p->took += lt.TIFFSetField(t, e->tag, e->count, buf) == 1;
     else if (buf)
-        p->took += TIFFSetField(t, e->tag, (int)e->count, buf) == 1;
+        p->took += lt.TIFFSetField(t, e->tag, (int)e->count, buf) == 1;
     free(buf);
 }
 
@@ -578,53 +602,55 @@ static int exif_taken(const struct io_meta *meta)
 {
     struct mem m = { 0 };
     struct exif_put p = { open_mem("exif", &m, "w"), 0 };
-    if (p.t && !TIFFCreateEXIFDirectory(p.t))   /* 0: made */
+    if (p.t && !lt.TIFFCreateEXIFDirectory(p.t))   /* 0: made */
         meta_exif_each(meta, 1, put_exif, &p);
     if (p.t)
-        TIFFClose(p.t);
+        lt.TIFFClose(p.t);
     free(m.out);
     return p.took;
 }
 
 int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta)
 {
+    if (tiff_need(name))
+        return GPUIMG_EUNSUPPORTED;
     struct mem m = { 0 };
     TIFF *t = open_mem(name, &m, "w");
     if (!t)
         return fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
-    const int deflate = TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE);
-    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)im->w);
-    TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)im->h);
-    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (uint16_t)im->depth);
-    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)im->c);
-    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
-    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, im->c <= 2 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
-    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    const int deflate = lt.TIFFIsCODECConfigured(COMPRESSION_ADOBE_DEFLATE);
+    lt.TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)im->w);
+    lt.TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)im->h);
+    lt.TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (uint16_t)im->depth);
+    lt.TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)im->c);
+    lt.TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+    lt.TIFFSetField(t, TIFFTAG_PHOTOMETRIC, im->c <= 2 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
+    lt.TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     /* as stored: 1 once turned upright, the EXIF's with --no-auto-orient */
-    TIFFSetField(t, TIFFTAG_ORIENTATION, meta && meta->exif ? exif_orientation(meta->exif, meta->exif_len, NULL) : 1);
-    TIFFSetField(t, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
+    lt.TIFFSetField(t, TIFFTAG_ORIENTATION, meta && meta->exif ? exif_orientation(meta->exif, meta->exif_len, NULL) : 1);
+    lt.TIFFSetField(t, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
     if (deflate)
-        TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+        lt.TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
     if (im->c == 2 || im->c == 4) {
         const uint16_t extra[1] = { EXTRASAMPLE_UNASSALPHA };
-        TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, extra);
+        lt.TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, extra);
     }
-    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+    lt.TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, lt.TIFFDefaultStripSize(t, 0));
     if (meta && meta_icc_fits(meta, im->c))
-        TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)meta->icc_len, meta->icc);
+        lt.TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)meta->icc_len, meta->icc);
     if (meta && meta->xmp && meta->xmp_len <= UINT32_MAX)
-        TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)meta->xmp_len, meta->xmp);
+        lt.TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)meta->xmp_len, meta->xmp);
     const size_t word = iptc_word(t);
     uint8_t *iptc = meta && meta->iptc ? calloc((meta->iptc_len + 3) / 4, 4) : NULL;   /* padded to words */
     if (iptc) {
         memcpy(iptc, meta->iptc, meta->iptc_len);
-        TIFFSetField(t, TIFFTAG_RICHTIFFIPTC, (uint32_t)((meta->iptc_len + 3) / 4 * 4 / word), iptc);
+        lt.TIFFSetField(t, TIFFTAG_RICHTIFFIPTC, (uint32_t)((meta->iptc_len + 3) / 4 * 4 / word), iptc);
         free(iptc);
     }
     if (meta && meta->density) {
-        TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)meta->xres);
-        TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)meta->yres);
-        TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
+        lt.TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)meta->xres);
+        lt.TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)meta->yres);
+        lt.TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
     }
     /* EXIF: IFD0's text in the TIFF's IFD0, the Exif IFD as its EXIF directory where libtiff
      * takes any of its entries, written after the image; the pointer to it is set (0 for now)
@@ -634,24 +660,24 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
     if (meta)
         meta_exif_each(meta, 0, put_text, t);
     if (exif)
-        TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
+        lt.TIFFSetField(t, TIFFTAG_EXIFIFD, (uint64_t)0);
     const size_t row = (size_t)im->w * image_bpp(im);
     uint8_t *scratch = malloc(row);   /* the predictor differences a row in place */
     int st = scratch ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the TIFF encoder", name);
     for (int y = 0; !st && y < im->h; y++) {
         memcpy(scratch, im->data + (size_t)y * im->stride, row);
-        if (TIFFWriteScanline(t, scratch, (uint32_t)y, 0) < 0)
+        if (lt.TIFFWriteScanline(t, scratch, (uint32_t)y, 0) < 0)
             st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
     }
     uint64_t at = 0;
     if (!st && exif
-        && (!TIFFWriteDirectory(t) || TIFFCreateEXIFDirectory(t) /* 0: made */ || (meta_exif_each(meta, 1, put_exif, &put), 0)
-            || !TIFFWriteCustomDirectory(t, &at) || !TIFFSetDirectory(t, 0) || !TIFFSetField(t, TIFFTAG_EXIFIFD, at)
-            || !TIFFWriteDirectory(t)))
+        && (!lt.TIFFWriteDirectory(t) || lt.TIFFCreateEXIFDirectory(t) /* 0: made */ || (meta_exif_each(meta, 1, put_exif, &put), 0)
+            || !lt.TIFFWriteCustomDirectory(t, &at) || !lt.TIFFSetDirectory(t, 0) || !lt.TIFFSetField(t, TIFFTAG_EXIFIFD, at)
+            || !lt.TIFFWriteDirectory(t)))
         st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff), EXIF");
-    if (!st && !exif && !TIFFFlush(t))
+    if (!st && !exif && !lt.TIFFFlush(t))
         st = fail_tiff(GPUIMG_EENCODE, name, &m, "TIFF encoder (libtiff)");
-    TIFFClose(t);
+    lt.TIFFClose(t);
     free(scratch);
     if (!st && fwrite(m.out, 1, m.len, fp) != m.len)
         st = gpuimg_write_error(name, errno);
@@ -661,8 +687,10 @@ int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct
 
 const char *tiff_codec_name(void)
 {
+    if (!dynlib_load(&lt_lib))
+        return "libtiff (cannot be loaded)";
     static _Thread_local char name[32];
-    const char *v = TIFFGetVersion(), *num = strstr(v, "Version ");
+    const char *v = lt.TIFFGetVersion(), *num = strstr(v, "Version ");
     snprintf(name, sizeof name, "libtiff %.16s", num ? num + 8 : "");
     char *nl = strchr(name, '\n');
     if (nl)
@@ -671,6 +699,7 @@ const char *tiff_codec_name(void)
 }
 #else
 static int refuse(const char *name) { return kind_unbuilt(name, KIND_TIFF, "libtiff", "libtiff-dev"); }
+int tiff_need(const char *name) { return refuse(name); }
 int tiff_info(const char *name, const uint8_t *buf, size_t len, struct geom *g) { return refuse(name); }
 int tiff_decode(const char *name, const uint8_t *buf, size_t len, const struct geom *g, struct image *out)
 {

@@ -22,6 +22,8 @@ int tiff_meta(const uint8_t *buf, size_t len, struct io_meta *m);
  * (where it fits), density and EXIF (an EXIF directory where libtiff takes any of its entries):
  * metadata never fails the file. */
 int tiff_encode(FILE *fp, const char *name, const struct image *im, const struct io_meta *meta);
+/* 0 once libtiff is loaded (at the first call: core/dynlib.h); else the failure, recorded for name */
+int tiff_need(const char *name);
 const char *tiff_codec_name(void);   /* "libtiff 4.5.0", or NULL without it */
 
 #endif
