@@ -80,7 +80,8 @@ for how in "" "--no-server --backend=gpu"; do
 done
 rm -rf "$d/cv"
 python3 bench/batch_opencv.py "$d/all.txt" "$d/cv" --level 6 | sed 's/^/    /'
-# crossover: K files, a process on the CPU, on the GPU, and a cold server
+# crossover: K files, a process on the CPU, on the GPU, and a cold server (CROSSOVER=0: none)
+[ "${CROSSOVER:-1}" = 0 ] && { "$G" --server-stop >/dev/null 2>&1; exit 0; }
 "$G" --server-stop >/dev/null 2>&1
 for k in 1 10 50 100 200 500 1000; do
     head -n "$k" "$d/all.txt" >"$d/k.txt"
