@@ -119,7 +119,6 @@ struct job {
 
 static struct {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     struct conn conns[SERVER_MAX_CLIENTS];
     struct job *queue[SERVER_MAX_QUEUE];
     int qhead, qn, running, nworkers, stopping;
@@ -128,7 +127,36 @@ static struct {
     int wake[2];
     char device[256];
     int devs[GPU_MAX_DEVICES], ndevs;   /* the GPUs it runs on: worker i on devs[i % ndevs] */
-} S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .wake = { -1, -1 } };
+    /* the idle workers of each GPU, the last to go idle on top, and each GPU's requests running */
+    int idle[GPU_MAX_DEVICES][JOBS_MAX], nidle[GPU_MAX_DEVICES], busy[GPU_MAX_DEVICES];
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER, .wake = { -1, -1 } };
+
+/* A worker waits on its own condition, so that a request wakes the worker that went idle last
+ * (its OpenMP team, nvJPEG state and kept buffers warm: a loop of one-file commands through 64
+ * workers woken in turn paid each worker's first use on most calls) on the GPU running the
+ * fewest requests. */
+static struct {
+    pthread_cond_t cv;
+    int woken;
+} idler[JOBS_MAX];
+
+static int slot_gpu(int worker) { return S.ndevs ? worker % S.ndevs : 0; }
+
+/* under S.mu: wake one idle worker, or every one when stopping */
+static void wake_workers(int all)
+{
+    do {
+        int best = -1;
+        for (int k = 0; k < (S.ndevs ? S.ndevs : 1); k++)
+            if (S.nidle[k] && (best < 0 || S.busy[k] < S.busy[best]))
+                best = k;
+        if (best < 0)
+            return;
+        const int w = S.idle[best][--S.nidle[best]];
+        idler[w].woken = 1;
+        pthread_cond_signal(&idler[w].cv);
+    } while (all);
+}
 
 static volatile sig_atomic_t got_signal;
 
@@ -309,12 +337,18 @@ static void run_job(struct job *j, int worker_device, struct proto_reply *a)
 
 static void *worker(void *arg)
 {
-    const int device = S.ndevs ? S.devs[(int)(intptr_t)arg % S.ndevs] : 0;
+    const int self = (int)(intptr_t)arg, k = slot_gpu(self);
+    const int device = S.ndevs ? S.devs[k] : 0;
     struct proto_reply a;
+    pthread_cond_init(&idler[self].cv, NULL);
     for (;;) {
         pthread_mutex_lock(&S.mu);
-        while (!S.qn && !S.stopping)
-            pthread_cond_wait(&S.cv, &S.mu);
+        while (!S.qn && !S.stopping) {
+            S.idle[k][S.nidle[k]++] = self;
+            idler[self].woken = 0;
+            while (!idler[self].woken)
+                pthread_cond_wait(&idler[self].cv, &S.mu);
+        }
         if (!S.qn) {
             pthread_mutex_unlock(&S.mu);
             break;
@@ -324,6 +358,7 @@ static void *worker(void *arg)
         S.qn--;
         const int gone = j->c->gone;
         S.running += !gone;
+        S.busy[k]++;
         const long before = S.jobs;
         pthread_mutex_unlock(&S.mu);
         if (!gone) {
@@ -346,6 +381,7 @@ static void *worker(void *arg)
             send_reply(j->c->fd, &a, SERVER_SEND_MS);
         pthread_mutex_lock(&S.mu);
         S.running -= !gone;
+        S.busy[k]--;
         S.jobs += answer;
         S.dropped += !answer;   /* never started, stopped midway, or finished for no one */
         j->c->busy = 0;
@@ -427,7 +463,7 @@ static void take_request(struct conn *c)
         if (!why && j->q.kind == PROTO_STOP) {
             pthread_mutex_lock(&S.mu);
             S.stopping = 1;
-            pthread_cond_broadcast(&S.cv);
+            wake_workers(1);
             pthread_mutex_unlock(&S.mu);
         }
         free(j);
@@ -442,7 +478,7 @@ static void take_request(struct conn *c)
         S.queue[(S.qhead + S.qn) % SERVER_MAX_QUEUE] = j;
         S.qn++;
         c->busy = 1;
-        pthread_cond_signal(&S.cv);
+        wake_workers(0);
     }
     pthread_mutex_unlock(&S.mu);
     if (full) {
@@ -613,7 +649,7 @@ int server_main(const struct cli_opts *o)
         const int stopping = S.stopping || got_signal;
         if (stopping && !S.stopping) {
             S.stopping = 1;
-            pthread_cond_broadcast(&S.cv);
+            wake_workers(1);
         }
         int clients = 0;
         for (int i = 0; i < SERVER_MAX_CLIENTS; i++) {
@@ -668,7 +704,7 @@ int server_main(const struct cli_opts *o)
     }
     pthread_mutex_lock(&S.mu);
     S.stopping = 1;
-    pthread_cond_broadcast(&S.cv);
+    wake_workers(1);
     pthread_mutex_unlock(&S.mu);
     for (int i = 0; i < S.nworkers; i++)
         pthread_join(tid[i], NULL);
