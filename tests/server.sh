@@ -267,6 +267,21 @@ run $gpu gray "$T/rgb.png" "$T/stale.png"
 [ "$RC" -eq 0 ] && grep -q 'served by the server this command started' "$ERR" && [ "$(server_pid)" != "$pid" ] && ok \
     || bad "stale socket: $(cat "$ERR")"
 
+# a batch without GPUIMG_SERVER (auto) does not wait for the server it starts: its files run
+# here until the server answers, then go to it; every output is the in-process one's
+if [ -n "$gpu" ]; then
+    "$GPUIMG" --server-stop >/dev/null 2>&1
+    mkdir -p "$T/cold"
+    for i in $(seq 1 60); do cp "$T/rgb.png" "$T/cold/$i.png"; done
+    "$GPUIMG" -q --no-server --backend=cpu gray,resize=50% "$T/rgb.png" "$T/cold-ref.ppm"
+    env -u GPUIMG_SERVER "$GPUIMG" --no-progress -o "$T/cold-o/%s.ppm" gray,resize=50% "$T"/cold/*.png 2>"$T/cold.err"
+    rc=$?
+    for i in $(seq 1 60); do cmp -s "$T/cold-ref.ppm" "$T/cold-o/$i.ppm" || { rc="$rc, $i.ppm differs"; break; }; done
+    [ "$rc" = 0 ] && grep -Eq '(ran here while (it|the server) started|served by the server this command started)\]$' \
+        "$T/cold.err" && ok || bad "a cold batch in auto: $rc, $(cat "$T/cold.err")"
+    run $gpu gray "$T/rgb.png" "$T/after-cold.png"   # its server up (it may have been starting still)
+fi
+
 # the same with the input on stdin: the client kept it and runs it again
 pid=$(server_pid)
 "$GPUIMG" --threads=1 --backend=cpu $slow - "$T/killed-stdin.png" <"$T/big.png" 2>"$T/killed.err" &

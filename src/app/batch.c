@@ -330,10 +330,13 @@ struct shared {
     const char *device;
     int devices[GPU_MAX_DEVICES], ndevices, nworkers;   /* worker w runs on devices[w % ndevices] */
     const struct cli_opts *o;
-    const struct route *rt;       /* rt->server: each worker sends its files to the server */
+    struct route *rt;             /* rt->server: each worker sends its files to the server */
     int silent;                   /* the server said nothing for a while: the rest run here */
     int here, here_max;           /* files run here by a batch through the server, at once; at most */
     pthread_cond_t here_cv;
+    int starting;                 /* 1: the server this command started does not answer yet; -1: never did */
+    int done;                     /* every file finished: stop waiting for it */
+    long ran_here;                /* files run here meanwhile */
 };
 
 /* A report's string kept for the batch's summary (a served file's strings live only until the
@@ -356,12 +359,31 @@ static const char *keep_name(const char *s)
     return r;
 }
 
-/* One file through the server, or here where it cannot take it (said in the file's message). */
+/* The server this command started: once it answers (or never will), the files waiting for a
+ * place here go to it (or here). */
+static void *await_start(void *arg)
+{
+    struct shared *sh = arg;
+    const int up = client_await(sh->rt, &sh->done) == 0;
+    pthread_mutex_lock(&sh->mu);
+    sh->starting = up ? 0 : -1;
+    pthread_cond_broadcast(&sh->here_cv);
+    pthread_mutex_unlock(&sh->mu);
+    return NULL;
+}
+
+/* One file through the server, or here where it cannot take it (said in the file's message) or
+ * while it starts. */
 static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, struct item *x, struct run_report *r,
                   char **note)
 {
     int st = CLIENT_AGAIN;
-    if (!__atomic_load_n(&sh->silent, __ATOMIC_RELAXED)) {
+    pthread_mutex_lock(&sh->mu);
+    while (sh->starting == 1 && sh->here >= sh->here_max)   /* a place here, or the server up */
+        pthread_cond_wait(&sh->here_cv, &sh->mu);
+    const int starting = sh->starting;
+    pthread_mutex_unlock(&sh->mu);
+    if (!starting && !__atomic_load_n(&sh->silent, __ATOMIC_RELAXED)) {
         if (!*cl && client_open(cl))
             snprintf(r->note, sizeof r->note, "the server went away: ran here");
         st = *cl ? client_run(*cl, sh->o, ctx, sh->rt, x->in, x->out, r) : CLIENT_AGAIN;
@@ -385,9 +407,11 @@ static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, st
     struct run_ctx c = *ctx;
     timing_report_init(r);
     r->threads = sh->inner;
-    if (!(st = client_route_here(sh->o, ctx->plan, sh->n, &c, &here)))
+    /* while the server starts, as one file without it: on the CPU */
+    if (!(st = client_route_here(sh->o, ctx->plan, starting == 1 ? 1 : sh->n, &c, &here)))
         st = run_file(&c, x->in, x->out, r);
     pthread_mutex_lock(&sh->mu);
+    sh->ran_here += starting != 0;
     sh->here--;
     pthread_cond_signal(&sh->here_cv);
     pthread_mutex_unlock(&sh->mu);
@@ -599,7 +623,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         *exit_code = fflush(stdout) ? 1 : 0;
     }
     const int work = !st && !dry;
-    struct route rt = { 0 };
+    struct route rt = { .ready_fd = -1 };
     struct shared sh = { .ctx = ctx, .it = it, .n = n, .verbose = o->verbose, .o = o, .rt = &rt };
     if (work && !(st = client_route(o, ctx->plan, n, ctx, &rt)) && rt.note[0] && o->verbose)
         gpuimg_print_line(stderr, rt.note);
@@ -632,6 +656,11 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         pthread_mutex_init(&sh.mu, NULL);
         pthread_cond_init(&sh.cv, NULL);
         pthread_cond_init(&sh.here_cv, NULL);
+        pthread_t awaiting;
+        const int await = rt.ready_fd >= 0 && pthread_create(&awaiting, NULL, await_start, &sh) == 0;
+        sh.starting = await;
+        if (rt.ready_fd >= 0 && !await)   /* no thread to wait with: wait now */
+            sh.starting = client_await(&rt, NULL) ? -1 : 0;
         for (int j = 0; j < jobs && n > 0; j++)
             if (pthread_create(&tid[j], NULL, worker, &sh) == 0)
                 started++;
@@ -684,6 +713,10 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         }
         for (int j = 0; j < started; j++)
             pthread_join(tid[j], NULL);
+        if (await) {
+            __atomic_store_n(&sh.done, 1, __ATOMIC_RELAXED);
+            pthread_join(awaiting, NULL);
+        }
         io_remove_made_dirs();   /* those made for files that failed: removed where empty */
         pthread_mutex_destroy(&sh.mu);
         pthread_cond_destroy(&sh.cv);
@@ -694,8 +727,14 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         rep.jobs = jobs;
         rep.threads_per_job = sh.inner;
         rep.backend = rt.server ? (sh.device ? "gpu" : "cpu") : ctx->kind == BACKEND_GPU ? "gpu" : "cpu";
+        char started_note[96];
+        snprintf(started_note, sizeof started_note, "served by the server this command started (%ld ran here "
+                 "while it started)", sh.ran_here);
         rep.server = !rt.server ? NULL : sh.silent ? "the server stopped answering: the rest ran here"
-                   : rt.started ? "served by the server this command started" : "served by the server";
+                   : sh.starting < 0 ? "the server did not start: the files ran here"
+                   : sh.ran_here && sh.ran_here >= n ? "every file ran here while the server started"
+                   : rt.started ? (sh.ran_here ? started_note : "served by the server this command started")
+                                : "served by the server";
         rep.device = sh.device;
         rep.ndevices = sh.ndevices;
         rep.fallback = ctx->fallback;
@@ -712,6 +751,8 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         }
         *exit_code = st ? gpuimg_exit_code(st) : rep.failed ? 1 : 0;
     }
+    if (rt.ready_fd >= 0)
+        close(rt.ready_fd);
     backend_gpu_codecs_stop();
     io_pending_discard(&json);
     free(sh.finished);

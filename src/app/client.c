@@ -103,7 +103,28 @@ static int lock_free(const char *lock)
     return mine;
 }
 
-/* Start a server; with wait, until it listens (one started by another client meanwhile counts). */
+/* Until the server started with ready pipe r listens (one started by another client meanwhile
+ * counts), at most 30 s each for its word and its socket, or until *stop (read every 10 ms): its
+ * connection in *fd, or -1. */
+static int await_server(const struct server_paths *p, int r, int *fd, const int *stop)
+{
+    struct pollfd pf = { r, POLLIN, 0 };
+    /* a byte: it listens; end of file: it exited (another one may be starting) */
+    for (int i = 0; i < 3000 && poll(&pf, 1, 10) == 0 && !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED)); i++)
+        ;
+    close(r);
+    for (int i = 0; i < 3000 && !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED)); i++) {
+        if ((*fd = connect_to(p->sock)) >= 0)
+            return 0;
+        if (lock_free(p->lock))
+            return -1;   /* nobody is starting one */
+        nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+    }
+    return -1;
+}
+
+/* Start a server: wait 1, until it listens (await_server); 0, not at all; -1, its ready pipe's
+ * read end in *fd for a later client_await. */
 static int start_server(const struct server_paths *p, int wait, int idle_s, int *fd)
 {
     int pfd[2];
@@ -116,17 +137,28 @@ static int start_server(const struct server_paths *p, int wait, int idle_s, int 
         close(pfd[0]);
         return r;
     }
-    struct pollfd pf = { pfd[0], POLLIN, 0 };
-    poll(&pf, 1, 30000);   /* a byte: it listens; end of file: it exited (another one may be starting) */
-    close(pfd[0]);
-    for (int i = 0; i < 3000; i++) {   /* 30 s */
-        if ((*fd = connect_to(p->sock)) >= 0)
-            return 0;
-        if (lock_free(p->lock))
-            return -1;   /* nobody is starting one */
-        nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+    if (wait < 0) {
+        *fd = pfd[0];
+        return 0;
     }
-    return -1;
+    return await_server(p, pfd[0], fd, NULL);
+}
+
+int client_await(struct route *rt, const int *stop)
+{
+    struct server_paths p;
+    int fd = -1;
+    const int r = rt->ready_fd;
+    rt->ready_fd = -1;
+    if (server_paths(&p)) {
+        close(r);
+        gpuimg_clear_error();
+        return -1;
+    }
+    if (await_server(&p, r, &fd, stop))
+        return -1;
+    close(fd);
+    return 0;
 }
 
 static int gpu_present(void)
@@ -169,6 +201,7 @@ int client_route_here(const struct cli_opts *o, const struct plan *pl, long nfil
 int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx, struct route *rt)
 {
     memset(rt, 0, sizeof *rt);
+    rt->ready_fd = -1;
     const int mode = server_mode(o);
     /* the server keeps the environment it started with: a command that sets a knob runs here */
     const char *knob = mode ? o->knob_env : NULL;
@@ -194,8 +227,19 @@ int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, s
         return st;
     }
     int fd = connect_to(p.sock);
+    if (fd < 0 && mode < 0 && o->backend == BACKEND_AUTO && nfiles > 1) {
+        /* a batch does not wait: its files run here (on the CPU, as one file would) until the
+         * server answers, then go to it (batch.c) */
+        rt->started = 1;
+        if (start_server(&p, -1, o->server_idle, &rt->ready_fd) == 0) {
+            rt->server = 1;
+            snprintf(rt->note, sizeof rt->note, "starting the server: files run here until it answers");
+            return GPUIMG_OK;
+        }
+        return client_route_here(o, pl, nfiles, ctx, rt);
+    }
     if (fd < 0) {
-        const int wait = mode == 1 || o->backend == BACKEND_GPU || nfiles >= SERVER_COLD_MIN_FILES;
+        const int wait = mode == 1 || o->backend == BACKEND_GPU;
         rt->started = 1;
         if (start_server(&p, wait, o->server_idle, &fd) || !wait) {
             int st = client_route_here(o, pl, nfiles, ctx, rt);

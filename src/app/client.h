@@ -11,20 +11,27 @@
 #include "core/plan.h"
 #include "engine/run.h"
 
-/* With no server warm, auto runs a command of fewer files than this on the CPU (a GPU's start
- * costs more than their whole run there: the crossover bench/server.sh measures) and starts the
- * server for the next commands; from this many it waits for the server. */
+/* With no server to be had (none can listen here), auto runs a command of fewer files than this
+ * on the CPU (a GPU's start costs more than their whole run there: the crossover bench/server.sh
+ * measures) and from this many on the GPU in process. With a server to be had, a single file
+ * runs on the CPU while the server starts for the next commands, and a batch runs here until it
+ * answers. */
 #define SERVER_COLD_MIN_FILES 500
 
 struct route {
     int server;          /* through the server */
     int started;         /* this command started it */
+    int ready_fd;        /* >= 0: started and not waited for (a batch): client_await tells when it answers */
     char note[256];      /* said with -v: why the command runs where it does */
 };
 
 /* Where a command of nfiles files runs, from o (--backend, --no-server, GPUIMG_SERVER): the
  * server, or this process with ctx->kind and ctx->fallback chosen (backend_select). */
 int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx, struct route *rt);
+/* For a route with ready_fd: wait until the server this command started answers (0), or gives
+ * up (-1: it could not start) or *stop is set (-1), then close ready_fd. A batch's files run
+ * here meanwhile. */
+int client_await(struct route *rt, const int *stop);
 /* The choice for this process alone, as client_route makes it without a server. */
 int client_route_here(const struct cli_opts *o, const struct plan *pl, long nfiles, struct run_ctx *ctx,
                       struct route *rt);
