@@ -366,7 +366,8 @@ static void *await_start(void *arg)
     struct shared *sh = arg;
     const int up = client_await(sh->rt, &sh->done) == 0;
     pthread_mutex_lock(&sh->mu);
-    sh->starting = up ? 0 : -1;
+    if (up || !__atomic_load_n(&sh->done, __ATOMIC_RELAXED))   /* done first: still starting */
+        sh->starting = up ? 0 : -1;
     pthread_cond_broadcast(&sh->here_cv);
     pthread_mutex_unlock(&sh->mu);
     return NULL;
