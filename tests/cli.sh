@@ -146,10 +146,11 @@ run --list; [ "$RC" -eq 0 ] && for op in gray resize blur transpose rotate flip;
 expect_fail 2 "missing PIPELINE, INPUT and OUTPUT"
 expect_fail 2 "missing OUTPUT" gray "$T/rgb.png"
 expect_fail 2 "too many arguments" gray "$T/rgb.png" a.png b.png
-expect_fail 2 "unknown operation 'sharpen'" sharpen "$T/rgb.png" "$T/x.png"
+expect_fail 2 "unknown operation 'emboss'" emboss "$T/rgb.png" "$T/x.png"
 expect_fail 2 "blur: sigma must be a number in \(0, 100\], not '0'" blur=0 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "blur: sigma must be a number in \(0, 100\], not 'abc'" blur=abc "$T/rgb.png" "$T/x.png"
 expect_fail 2 "blur needs its sigma" blur "$T/rgb.png" "$T/x.png"
+expect_fail 2 "sharpen: amount must be a number in \[0, 20\], not '-1'" sharpen=1:amount=-1 "$T/rgb.png" "$T/x.png"
 # white space on either side of a number is refused alike; a tiny sigma is a number like any other
 expect_fail 2 "blur: sigma must be a number in \(0, 100\], not ' 2'" "blur= 2" "$T/rgb.png" "$T/x.png"
 expect_fail 2 "blur: sigma must be a number in \(0, 100\], not '2 '" "blur=2 " "$T/rgb.png" "$T/x.png"

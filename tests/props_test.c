@@ -304,7 +304,7 @@ static void check_tune_lines(void)
         { "# gray 3 8 vector 256x1 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },
         { "gray 3 8 separable 32x8 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },      /* gray has no separable kernel */
         { "resize 1 8 texture 32x8 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },      /* inexact: never an automatic choice */
-        { "sharpen 3 8 perpixel 32x8 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },
+        { "emboss 3 8 perpixel 32x8 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },     /* no such operation */
         { "gray 3 12 vector 256x1 0 0.1\n", 0, 0, 0, 0, 0, 0, 0 },
         { "gray 3 8 coalesced 64x64 4 0.1\n", 0, 0, 0, 0, 0, 0, 0 },     /* 4096 threads */
         { "gray 3 8 coalesced 256x1 3 0.1\n", 0, 0, 0, 0, 0, 0, 0 },

@@ -290,6 +290,63 @@ def blur_cases(w, h, c, depth, run):
     return out
 
 
+def cv_fixed_kernel(k, sigma, depth):
+    """OpenCV's own fixed-point gaussian of k taps (Q8 at 8 bits, Q16 at 16, the integers), read from
+    GaussianBlur on an integer column holding one sample of the top value: a one-pixel-wide image's
+    row taps sum to one, so each output is top * w / 2^bits rounded, which is w for every tap but a
+    centre of half the sum or more; the centre is what makes the sum 2^bits."""
+    bits = 8 if depth == 8 else 16
+    col = np.zeros((2 * k + 1, 1), np.uint8 if depth == 8 else np.uint16)
+    col[k, 0] = (1 << bits) - 1
+    r = cv2.GaussianBlur(col, (k, k), sigma, borderType=cv2.BORDER_REFLECT_101)[:, 0].astype(np.int64)
+    w = r[k - k // 2:k + k // 2 + 1].copy()
+    w[k // 2] = (1 << bits) - (w.sum() - w[k // 2])
+    return w
+
+
+def unsharp(sigma, amount, threshold):
+    """The unsharp mask: b = blur=sigma's result, out = floor(v + amount (v - b) + 0.5) in float64,
+    clamped, where |v - b| > threshold (levels of 255, times 257 at 16 bits), else v; alpha kept.
+    Without alpha b is cv2.GaussianBlur's (gpuimg's blur equals it bit for bit). With alpha b follows
+    gpuimg's definition around OpenCV with OpenCV's fixed-point kernel (so that a difference of a
+    level in b never moves a sample across the threshold): colour premultiplied in float64,
+    cv2.sepFilter2D with the kernel's weights (exact sums at 8 bits; at 16 the second pass rounds),
+    divided by the filtered alpha and rounded halves up (0 where that alpha is 0)."""
+    def fn(a):
+        depth = 16 if a.dtype == np.uint16 else 8
+        top = 65535.0 if depth == 16 else 255.0
+        k = int(np.floor(sigma * (6 if depth == 8 else 8) + 1 + 0.5)) | 1
+        f = a.astype(np.float64)
+        if f.ndim == 2:
+            f = f[..., None]
+        if f.shape[2] in (2, 4):
+            w = cv_fixed_kernel(k, sigma, depth) / float(1 << depth)
+            pm = f.copy()
+            pm[..., :-1] *= f[..., -1:]
+            r = cv2.sepFilter2D(pm, cv2.CV_64F, w, w, borderType=cv2.BORDER_REFLECT_101)
+            al = r[..., -1:]
+            b = np.where(al > 0, np.floor(r[..., :-1] / np.where(al > 0, al, 1) + 0.5), 0)
+            v = f[..., :-1]
+        else:
+            b = cv2.GaussianBlur(a, (k, k), sigma, borderType=cv2.BORDER_REFLECT_101).astype(np.float64)
+            v = f
+            if b.ndim == 2:
+                b = b[..., None]
+        d = v - b
+        s = np.clip(np.floor(v + amount * d + 0.5), 0, top)
+        s = np.where(np.abs(d) > threshold * (top / 255), s, v)
+        out = np.concatenate([s, f[..., v.shape[2]:]], -1).astype(a.dtype)
+        return out[..., 0] if a.ndim == 2 else out
+    return fn
+
+
+def sharpen_cases(w, h, c, depth, run):
+    # Without alpha and at 8 bits with it the same bits; 16-bit alpha's rounded second pass may
+    # differ from the exact sums at a tie of the colour's rounding.
+    tol = 1 if depth == 16 and c in (2, 4) else 0
+    return [("sharpen=1", unsharp(1, 1.0, 0), tol), ("sharpen=2:amount=0.7:threshold=3", unsharp(2, 0.7, 3), tol)]
+
+
 def invert(a):
     top = 65535 if a.dtype == np.uint16 else 255
     if a.ndim == 2:
@@ -308,6 +365,7 @@ REFERENCES = {
     'resize': lambda w, h, c, d, run: resize_cases(w, h, c, d, run) + fit_cases(w, h, c, d, run)
     + wide_cases(w, h, c, d, run),
     'blur': blur_cases,
+    'sharpen': sharpen_cases,
     'transpose': lambda w, h, c, d, run: [("transpose", lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1)), 0)],
     'rotate': lambda w, h, c, d, run: [("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0),
                                        ("rotate=180", lambda a: cv2.rotate(a, cv2.ROTATE_180), 0),

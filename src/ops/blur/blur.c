@@ -1,21 +1,19 @@
 /* gpuimg: gaussian blur. A separable kernel of size round(6 sigma + 1) | 1 taps for 8 bits and
  * round(8 sigma + 1) | 1 for 16 bits (OpenCV's choice), with OpenCV's fixed-point weights (Q8 for
- * 8 bits, Q16 for 16), run by the shared separable engine (premultiplied alpha): bit-exact with
- * cv2.GaussianBlur without alpha. Borders: reflect101 (dcb|abcd|cba, folded again for kernels wider than the image),
- * replicate, or constant 0. */
+ * 8 bits, Q16 for 16; ops/common/gauss.h, which sharpen shares), run by the shared separable
+ * engine (premultiplied alpha): bit-exact with cv2.GaussianBlur without alpha. Borders: reflect101
+ * (dcb|abcd|cba, folded again for kernels wider than the image), replicate, or constant 0. */
 #include <config.h>
-#include <math.h>
 #include <stdlib.h>
 #include "core/error.h"
 #include "core/op.h"
-#include "ops/common/sepfilter.h"
+#include "ops/common/gauss.h"
 #include "cuda/blur/kernels.h"
 #include "cuda/sepfilter/kernels.h"
 
 extern const struct op_desc op_blur;   /* this operation, defined at the end */
 
-enum { P_SIGMA, P_BORDER };
-enum { B_REFLECT101, B_REPLICATE, B_CONSTANT };
+enum { P_SIGMA, P_BORDER };   /* border: GAUSS_REFLECT101, GAUSS_REPLICATE, GAUSS_CONSTANT in choice order */
 static const struct op_param params[] = {
     { "sigma", PARAM_NUMBER, 0, 100, 1, NULL, NULL, "standard deviation of the gaussian in pixels" },
     { "border", PARAM_CHOICE, 0, 0, 0, "reflect101|replicate|constant", "reflect101",
@@ -28,97 +26,13 @@ static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
     return GPUIMG_OK;
 }
 
-int blur_kernel_size(double sigma, int depth)
-{
-    return (int)lround(sigma * (depth == 8 ? 6 : 8) + 1) | 1;
-}
-
-/* Source index for p under the border rule, or -1 for "outside, value 0". */
-static int border_index(int p, int n, int mode)
-{
-    if (p >= 0 && p < n)
-        return p;
-    if (mode == B_CONSTANT)
-        return -1;
-    if (mode == B_REPLICATE || n == 1)
-        return p < 0 ? 0 : n - 1;
-    while (p < 0 || p >= n)   /* reflect101, repeated for kernels wider than the image */
-        p = p < 0 ? -p : 2 * (n - 1) - p;
-    return p;
-}
-
-static int blur_taps(struct taps *t, int n, const uint32_t *kern, int ksize, int mode)
-{
-    int r = taps_alloc(t, n, ksize);
-    if (r)
-        return r;
-    const int rad = ksize / 2;
-    t->kern = kern;   /* away from the borders every output has the same taps */
-    t->lo = rad;
-    t->hi = n - rad;
-    for (int o = 0; o < n; o++)
-        for (int k = 0; k < ksize; k++) {
-            int p = border_index(o - rad + k, n, mode);
-            t->idx[(size_t)o * ksize + k] = p < 0 ? 0 : p;
-            t->w[(size_t)o * ksize + k] = p < 0 ? 0 : kern[k];
-        }
-    return GPUIMG_OK;
-}
-
-/* The Q16 kernel for sigma at depth: ksize weights (caller frees), or NULL. OpenCV's bit-exact
- * construction: g_i = exp(-(i - ksize/2)^2 / (2 sigma^2)) / sum, quantised from the outside in
- * with the rounding error carried to the next tap, the centre taking what makes the sum exact.
- * 8 bits: Q8 (OpenCV's ufixedpoint16), scaled to Q16 so the engine's one rounding gives
- * (sum + 2^15) >> 16; every weight is then a multiple of 256, which the fast paths rely on
- * (blur_is_q8). 16 bits: Q16. */
-static uint32_t *make_kernel(double sigma, int depth, int *ksize_out)
-{
-    const int ksize = blur_kernel_size(sigma, depth), rad = ksize / 2, bits = depth == 8 ? 8 : 16;
-    double *g = malloc(sizeof *g * ksize);
-    uint32_t *kern = malloc(sizeof *kern * ksize);
-    if (!g || !kern) {
-        free(g);
-        free(kern);
-        gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur kernel");
-        return NULL;
-    }
-    const double scale = -0.125 / (sigma * sigma);   /* in OpenCV's form: x = 2k, x^2 / 8 sigma^2 */
-    double sum = 1;
-    for (int k = 0; k < rad; k++) {
-        const double x = 2.0 * (k - rad);
-        sum += 2 * (g[k] = exp(x * x * scale));
-    }
-    const double one = (double)(1 << bits), mul = 1 / sum;
-    double err = 0;
-    int64_t placed = 0;
-    for (int k = 0; k < rad; k++) {
-        const double v = g[k] * mul * one + err, q = nearbyint(v);
-        err = v - q;
-        kern[k] = kern[ksize - 1 - k] = (uint32_t)q << (16 - bits);
-        placed += 2 * (int64_t)q;
-    }
-    kern[rad] = (uint32_t)((int64_t)(1 << bits) - placed) << (16 - bits);
-    free(g);
-    *ksize_out = ksize;
-    return kern;
-}
-
 static int cpu(const struct op_args *a, const struct image *in, struct image *out)
 {
-    const int mode = a->v[P_BORDER].choice;
-    int ksize;
-    uint32_t *kern = make_kernel(a->v[P_SIGMA].num, in->depth, &ksize);
-    if (!kern)
-        return GPUIMG_ENOMEM;
-    struct taps tx = { 0 }, ty = { 0 };
-    int r = blur_taps(&tx, in->w, kern, ksize, mode);
+    struct gauss g;
+    int r = gauss_make(&g, a->v[P_SIGMA].num, in->depth, a->v[P_BORDER].choice, in->w, in->h);
     if (!r)
-        r = blur_taps(&ty, in->h, kern, ksize, mode);
-    if (!r)
-        r = sepfilter_run(in, out, &tx, &ty);
-    taps_free(&tx);
-    taps_free(&ty);
-    free(kern);
+        r = sepfilter_run(in, out, &g.tx, &g.ty);
+    gauss_free(&g);
     return r;
 }
 
@@ -129,7 +43,7 @@ static int32_t *border_map(int n, int rad, int mode)
     int32_t *m = malloc(sizeof *m * ((size_t)n + 2 * rad));
     if (m)
         for (int p = -rad; p < n + rad; p++)
-            m[p + rad] = border_index(p, n, mode);
+            m[p + rad] = gauss_border_index(p, n, mode);
     return m;
 }
 
@@ -161,7 +75,7 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
     const int mode = a->v[P_BORDER].choice;
     int ksize, r;
     struct blur_gpu *s = calloc(1, sizeof *s);
-    uint32_t *kern = s ? make_kernel(a->v[P_SIGMA].num, in->depth, &ksize) : NULL;
+    uint32_t *kern = s ? gauss_kernel(a->v[P_SIGMA].num, in->depth, &ksize) : NULL;
     if (!kern) {
         free(s);
         return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for the blur tables");
@@ -194,15 +108,14 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
         free(bx);
         free(by);
     } else {
-        struct taps tx = { 0 }, ty = { 0 };
-        r = blur_taps(&tx, in->w, kern, ksize, mode);
-        if (!r)
-            r = blur_taps(&ty, in->h, kern, ksize, mode);
+        struct gauss g;
+        r = gauss_make(&g, a->v[P_SIGMA].num, in->depth, mode, in->w, in->h);
         if (!r) {
-            const void *host[4] = { tx.idx, tx.w, ty.idx, ty.w };
-            const size_t nx = (size_t)tx.count * ksize * 4, ny = (size_t)ty.count * ksize * 4;
+            const void *host[4] = { g.tx.idx, g.tx.w, g.ty.idx, g.ty.w };
+            const size_t nx = (size_t)g.tx.count * ksize * 4, ny = (size_t)g.ty.count * ksize * 4;
             const size_t bytes[4] = { nx, nx, ny, ny };
             r = op_upload_parts(&op_blur, variant, &s->block, 4, host, bytes, part);
+            gauss_free(&g);
         }
         if (!r) {
             s->xi = part[0];
@@ -210,8 +123,6 @@ static int gpu_prepare(const struct op_args *a, const struct geom *in, const str
             s->yi = part[2];
             s->yw = part[3];
         }
-        taps_free(&tx);
-        taps_free(&ty);
     }
     free(kern);
     if (r)
@@ -270,17 +181,11 @@ static int blur_auto_for(const struct geom *in)
                : KV_TILED;
 }
 
-/* A tile needs its halo of ksize / 2 pixels, clipped at the image's edges: where it is clipped
- * the tile's edge is the image's, so the border rule gives what it gives without tiles. */
+/* A tile needs the gaussian's halo (gauss_region). */
 static void region(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
                    struct rect *need, struct rect *yields)
 {
-    const int rad = blur_kernel_size(a->v[P_SIGMA].num, in->depth) / 2;
-    const int x0 = want->x - rad < 0 ? 0 : want->x - rad, y0 = want->y - rad < 0 ? 0 : want->y - rad;
-    const int x1 = want->x + want->w + rad > in->w ? in->w : want->x + want->w + rad;
-    const int y1 = want->y + want->h + rad > in->h ? in->h : want->y + want->h + rad;
-    *need = (struct rect){ x0, y0, x1 - x0, y1 - y0 };
-    *yields = *need;
+    gauss_region(a->v[P_SIGMA].num, in, want, need, yields);
 }
 
 const struct op_desc op_blur = {

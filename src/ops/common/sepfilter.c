@@ -782,6 +782,12 @@ static int row_plain(const struct opaque *o, const struct taps *ty, int y)
 
 int sepfilter_run(const struct image *in, struct image *out, const struct taps *tx, const struct taps *ty)
 {
+    return sepfilter_run_rows(in, out, tx, ty, NULL, NULL);
+}
+
+int sepfilter_run_rows(const struct image *in, struct image *out, const struct taps *tx, const struct taps *ty,
+                       void (*row)(void *ctx, int y), void *ctx)
+{
     const int alpha = has_alpha(in->c), wide = in->depth == 16;
     struct opaque op = plan_opaque(in, tx);
     /* per thread: the row sums (uint64 with alpha; uint32 and the uniform pass' sums without) */
@@ -825,13 +831,15 @@ int sepfilter_run(const struct image *in, struct image *out, const struct taps *
                 continue;
             if (alpha && !row_plain(&op, ty, y)) {
                 alpha_row(in, out, tx, fi, fw, ty, vrow, y, 0, out->w);
-                continue;
+            } else {
+                (wide ? plain_u16 : plain_u8)(in, out, tx, ty, fl, vrow, y);
+                if (alpha && op.lo > 0)
+                    alpha_row(in, out, tx, fi, fw, ty, vrow, y, 0, op.lo);
+                if (alpha && op.hi < out->w)
+                    alpha_row(in, out, tx, fi, fw, ty, vrow, y, op.hi, out->w);
             }
-            (wide ? plain_u16 : plain_u8)(in, out, tx, ty, fl, vrow, y);
-            if (alpha && op.lo > 0)
-                alpha_row(in, out, tx, fi, fw, ty, vrow, y, 0, op.lo);
-            if (alpha && op.hi < out->w)
-                alpha_row(in, out, tx, fi, fw, ty, vrow, y, op.hi, out->w);
+            if (row)
+                row(ctx, y);
         }
         free(vrow);
     }

@@ -1,4 +1,4 @@
-/* gpuimg: the separable filter engine that resize (bilinear, area) and blur share.
+/* gpuimg: the separable filter engine that resize (bilinear, area), blur and sharpen share.
  *
  * A filter is two tap tables, one per axis: for each output coordinate, n source indices and n
  * Q16 weights (integers summing to at most 65536). The 2D result is computed exactly in unsigned
@@ -31,5 +31,10 @@ int taps_alloc(struct taps *t, int count, int n);
 void taps_free(struct taps *t);
 /* out must have in's channels and depth and the tables' sizes (tx->count x ty->count). */
 int sepfilter_run(const struct image *in, struct image *out, const struct taps *tx, const struct taps *ty);
+/* The same, then row(ctx, y) on each output row y as soon as it is written, by the thread that
+ * wrote it (while it is in that core's cache): a step that finishes the filtered rows (sharpen).
+ * row NULL: sepfilter_run. */
+int sepfilter_run_rows(const struct image *in, struct image *out, const struct taps *tx, const struct taps *ty,
+                       void (*row)(void *ctx, int y), void *ctx);
 
 #endif
