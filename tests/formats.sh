@@ -164,7 +164,9 @@ PY
             && cmp -s "$T/fa.jpg" "$T/fref.jpg" && ok || bad "flattened onto $3 ($1 channels, $2 bits): not numpy's"
     done
 fi
-expect_fail 2 "--background: a colour is white, black, grey, red, green, blue, #rgb, #rrggbb or R,G,B \\(0 to 255 each\\), not '#12'" \
+expect_fail 2 "--background: a colour is a name \\(white, black, .*\\), #rgb, #rrggbb, #rrggbbaa, R,G,B or R,G,B,A \\(0 to 255 each\\), not '#12'" \
     --background='#12' copy "$T/fa.png" "$T/x.jpg"
 expect_fail 2 "--background: .* not '1,2,300'" --background=1,2,300 copy "$T/fa.png" "$T/x.jpg"
+expect_fail 2 "--background: the colour must be opaque \\(what it fills holds no alpha\\), not 'transparent'" \
+    --background=transparent copy "$T/fa.png" "$T/x.jpg"
 finish

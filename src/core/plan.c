@@ -95,12 +95,22 @@ static int parse_step(const char *s, size_t len, struct step *st)
     return GPUIMG_OK;
 }
 
+/* The length of the step s starts with: up to a comma, one before a digit excepted (no
+ * operation's name starts with one: it is inside a value, the colour R,G,B). */
+static size_t step_len(const char *s)
+{
+    size_t len = 0;
+    while (s[len += strcspn(s + len, ",")] && s[len + 1] >= '0' && s[len + 1] <= '9')
+        len++;
+    return len;
+}
+
 /* The steps of text appended to pl, each followed by those it implies (op->then, one level: an
  * implied step implies none). */
 static int add_steps(struct plan *pl, const char *s, int implied)
 {
     for (;;) {
-        size_t len = strcspn(s, ",");
+        size_t len = step_len(s);
         if (pl->nsteps == PLAN_MAX_STEPS)
             return gpuimg_fail(GPUIMG_EPARAM, "more than %d operations in one pipeline", PLAN_MAX_STEPS);
         struct step *st = &pl->steps[pl->nsteps];
