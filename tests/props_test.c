@@ -102,9 +102,38 @@ static void check_layout(int w, int h, int c, int depth)
             image_free(&a);
             image_free(&b);
         }
+        /* flatten: an opaque image gives its colour whatever the background; a transparent one the
+         * background, as a pixel of the layout without alpha */
+        checks++;
+        b = (struct image){ 0 };
+        if (test_run_pipeline("flatten=20,120,250", &opaque, &b) || !test_equal(&b, &plain)) {
+            failures++;
+            fprintf(stderr, "FAIL flatten of an opaque %dx%d c%d d%d is not its colour\n", w, h, c, depth);
+        }
+        if (b.data)
+            image_free(&b);
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            memset(opaque.data + (i * c + c - 1) * bps, 0, bps);
+        uint8_t px[8];
+        color_pixel((struct color){ 20, 120, 250, 255 }, c - 1, depth, px);
+        checks++;
+        if (test_run_pipeline("flatten=20,120,250", &opaque, &b)) {
+            failures++;
+            fprintf(stderr, "FAIL flatten of a transparent %dx%d c%d d%d: pipeline error\n", w, h, c, depth);
+        } else {
+            for (size_t i = 0; i < (size_t)w * h; i++)
+                if (memcmp(b.data + i * (c - 1) * bps, px, (c - 1) * bps)) {
+                    failures++;
+                    fprintf(stderr, "FAIL flatten of a transparent %dx%d c%d d%d: pixel %zu is not the background\n",
+                            w, h, c, depth, i);
+                    break;
+                }
+            image_free(&b);
+        }
         image_free(&plain);
         image_free(&opaque);
-    }
+    } else
+        expect_same("flatten passes an image without alpha through", &im, "flatten=red", NULL);
     /* pad's margin is the colour as a pixel of the layout (grey: its luma; alpha: its alpha) */
     {
         struct image o;
