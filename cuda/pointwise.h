@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* The step's parameters in the order of op_desc.params: numbers, and choices as indices. */
-#define PW_MAX_PARAMS 4
+#define PW_MAX_PARAMS 5
 struct pw_args {
     double num[PW_MAX_PARAMS];
     int choice[PW_MAX_PARAMS];

@@ -37,6 +37,11 @@ crop=x20:gravity=south 101x20 c3 d8
 crop=90x90+20+0 81x61 c3 d8
 pad=200x100 200x100 c3 d8
 pad=150%:color=white 152x92 c3 d8
+pad=150%:color=#336699 152x92 c3 d8
+pad=120x70:color=10,20,30,gray 120x70 c1 d8
+resize=50x50:fit=contain:color=white 50x50 c3 d8
+flatten 101x61 c3 d8
+flatten=navy,gray 101x61 c1 d8
 pad=x70+0+9 101x70 c3 d8
 gray,resize=40x40:fit=cover,pad=50x50 50x50 c1 d8
 resize=800x 800x483 c3 d8
@@ -168,7 +173,16 @@ expect_fail 2 "crop needs its size" crop "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: size must be" crop=5x5+1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: size must be" crop=5x5+-1+1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: the size takes no \^" "crop=5x5^" "$T/rgb.png" "$T/x.png"
-expect_fail 2 "pad: color must be one of black\|white" pad=200x200:color=red "$T/rgb.png" "$T/x.png"
+# colours: one parser for every colour parameter (and --background, tests/formats.sh)
+expect_fail 2 "pad: color must be a colour: .*, not 'rouge'" pad=200x200:color=rouge "$T/rgb.png" "$T/x.png"
+expect_fail 2 "pad: color must be a colour: .*, not '1,2,300'" pad=200x200:color=1,2,300 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "pad: color must be a colour: .*, not '1,2'" pad=200x200:color=1,2 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "pad: color must be a colour: .*, not '#12'" pad=200x200:color=#12 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "pad: color must be a colour: .*, not '#12345g'" pad=200x200:color=#12345g "$T/rgb.png" "$T/x.png"
+expect_fail 2 "flatten: color must be a colour: .*, not '#12'" flatten=#12 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "flatten: color must be opaque \(the result has no alpha\), not #01020304" flatten=1,2,3,4 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: color #ff0000 is the margin of fit=contain \(this is fit=cover\)" resize=50x50:fit=cover:color=red \
+    "$T/rgb.png" "$T/x.png"
 expect_fail 2 "pad: 50% would be smaller than the image" pad=50% "$T/rgb.png" "$T/x.png"
 # a step that cannot take this image: exit 1, the file named, no output
 expect_fail 1 "rgb\.png: crop: the corner \+200\+0 lies outside the 101x61 image" crop=5x5+200+0 "$T/rgb.png" "$T/x.png"

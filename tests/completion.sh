@@ -40,7 +40,8 @@ insert|gpuimg --device=pho|gpuimg --device=pho|
 insert|gpuimg gr|gpuimg gray|
 insert|gpuimg resize=50%,bl|gpuimg resize=50%,blur|
 insert|gpuimg -v --backend=cpu gray,res|gpuimg -v --backend=cpu gray,resize|
-insert|gpuimg --backend cpu gray,fl|gpuimg --backend cpu gray,flip|
+insert|gpuimg --backend cpu gray,fli|gpuimg --backend cpu gray,flip|
+insert|gpuimg gray,fla|gpuimg gray,flatten|
 insert|gpuimg -o out/%s.png gray,b|gpuimg -o out/%s.png gray,blur|
 insert|gpuimg -vo out/%s.png gray,b|gpuimg -vo out/%s.png gray,blur|
 list|gpuimg resize=800x600:fit=|$(choices resize fit)|

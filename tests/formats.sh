@@ -43,10 +43,6 @@ for spec in "1 8 P5 255 1" "3 8 P6 255 3" "1 16 P5 65535 2" "3 16 P6 65535 6"; d
     "$GPUIMG" -q -f flip=v,flip=v "$T/pnm.ppm" "$T/pnm-back.png" \
         && "$dir/golden_test" --diff "$T/pnm-back.png" "$T/pnm-want.png" 0 >"$T/log" && ok || bad "PNM read back: $(cat "$T/log")"
 done
-"$MKIMG" 5 4 4 8 "$T/rgba.png" 1 || exit 99
-"$GPUIMG" -q gray "$T/rgba.png" "$T/alpha.pgm" 2>"$T/err"
-[ $? -eq 1 ] && grep -q "alpha.pgm: PNM holds no alpha channel and the result has one (grey+alpha)" "$T/err" && [ ! -e "$T/alpha.pgm" ] \
-    && ok || bad "PNM with alpha: $(cat "$T/err")"
 # EXIF orientation: a phone photo as a camera writes it (an APP1 "Exif" segment with IFD0's tag
 # 0x0112, big- and little-endian, made here) is turned upright before the pipeline, the same bytes
 # as the pipeline preceded by the turn on the stored image; --no-auto-orient leaves it as stored;
@@ -124,16 +120,18 @@ if "$GPUIMG" --version | grep -q "libjpeg-turbo"; then
 fi
 # and through the command line, from stdin too
 "$GPUIMG" -q --backend=cpu transpose - "$T/o.png" <"$TOP_SRCDIR/tests/formats/image.psd" && ok || bad "PSD from stdin"
-# JPEG holds no alpha: grey+alpha and RGBA are flattened onto --background (white by default),
-# (c a + b (top - a) + top / 2) / top, then 16 bits rounded to 8. numpy flattens the same input
-# independently; gpuimg's JPEG of that must be the same file, byte for byte (same encoder, same
-# pixels). The transparent columns hide colour the JPEG must not show.
+# JPEG and PNM hold no alpha: grey+alpha and RGBA are flattened onto --background (white by
+# default), (c a + b (top - a) + top / 2) / top, then for JPEG 16 bits rounded to 8. numpy flattens
+# the same input independently; gpuimg's JPEG of that must be the same file, byte for byte (same
+# encoder, same pixels), and its PNM the same pixels. The transparent columns hide colour the
+# outputs must not show.
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import cv2, numpy' 2>/dev/null; then
     for spec in "4 8 white" "4 16 #336699" "2 8 10,20,30" "2 16 black" "4 8 #fff"; do
         set -- $spec
         "$MKIMG" 37 23 $1 $2 "$T/fa.png" 9 6 1 || exit 99
         expect_ok -q -f --jpeg-quality=100 --jpeg-sampling=444 --background="$3" copy "$T/fa.png" "$T/fa.jpg" || continue
-        python3 - "$T/fa.png" "$T/fref.png" "$3" <<'PY' || { bad "flatten reference $spec"; continue; }
+        expect_ok -q -f --background="$3" copy "$T/fa.png" "$T/fa.pnm" || continue
+        python3 - "$T/fa.png" "$T/fref.png" "$3" "$T/fref-deep.png" <<'PY' || { bad "flatten reference $spec"; continue; }
 import sys, cv2, numpy as np
 a = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)   # BGRA (grey+alpha comes as BGRA too)
 top = 65535 if a.dtype == np.uint16 else 255
@@ -155,6 +153,8 @@ else:
     bg = [v * (top // 255) for v in rgb]
     col = [a[..., 2], a[..., 1], a[..., 0]]   # R, G, B
 out = [((ch.astype(np.uint64) * al + b * (top - al) + top // 2) // top) for ch, b in zip(col, bg)]
+d = np.dstack(out).astype(a.dtype)
+cv2.imwrite(sys.argv[4], d[..., 0] if grey else d[..., ::-1])
 if top == 65535:
     out = [(v + 128) // 257 for v in out]
 o = np.dstack(out).astype(np.uint8)
@@ -162,11 +162,61 @@ cv2.imwrite(sys.argv[2], o[..., 0] if grey else o[..., ::-1])
 PY
         expect_ok -q -f --jpeg-quality=100 --jpeg-sampling=444 copy "$T/fref.png" "$T/fref.jpg" \
             && cmp -s "$T/fa.jpg" "$T/fref.jpg" && ok || bad "flattened onto $3 ($1 channels, $2 bits): not numpy's"
+        "$GPUIMG" -q -f copy "$T/fa.pnm" "$T/fa-pnm.png" && "$dir/golden_test" --diff "$T/fa-pnm.png" "$T/fref-deep.png" 0 \
+            >"$T/log" && ok || bad "PNM flattened onto $3 ($1 channels, $2 bits): not numpy's: $(cat "$T/log")"
     done
+    # an RGBA PNG, red hidden under alpha 0 on the left, opaque green on the right: its JPEG and PPM
+    # show the background on the left (OpenCV reads them back), by the CPU and the backend auto
+    # picks (a GPU's flatten where there is one); BMP keeps grey+alpha's alpha (as RGBA)
+    python3 -c '
+import sys, cv2, numpy as np
+a = np.zeros((24, 32, 4), np.uint8)
+a[:, :16] = (0, 0, 255, 0)       # BGRA: red, transparent
+a[:, 16:] = (0, 255, 0, 255)     # green, opaque
+cv2.imwrite(sys.argv[1], a)
+v, al = np.meshgrid(np.arange(32) * 7, np.arange(24) * 10)
+cv2.imwrite(sys.argv[2], np.dstack([v, v, v, al]).astype(np.uint8))   # grey in RGBA: gray makes grey+alpha
+' "$T/hidden.png" "$T/ga-in.png" || bad "hidden colour input"
+    "$GPUIMG" -q -f gray "$T/ga-in.png" "$T/ga.png" || bad "grey+alpha input"
+    for backend in cpu auto; do
+        for bg in white "#3366cc" 200,100,0; do
+            expect_ok -q -f --backend=$backend --jpeg-quality=95 --background="$bg" copy "$T/hidden.png" "$T/h.jpg" \
+                && expect_ok -q -f --backend=$backend --background="$bg" copy "$T/hidden.png" "$T/h.ppm" || continue
+            python3 - "$T/h.jpg" "$T/h.ppm" "$bg" <<'PY' && ok || bad "$backend: RGBA with hidden red to JPEG and PPM on $bg"
+import sys, cv2, numpy as np
+bg = {"white": (255, 255, 255), "#3366cc": (0x33, 0x66, 0xcc)}.get(sys.argv[3])
+bg = bg or tuple(int(v) for v in sys.argv[3].split(","))
+for path, tol in ((sys.argv[1], 6), (sys.argv[2], 0)):
+    o = cv2.imread(path, cv2.IMREAD_UNCHANGED)[..., ::-1].astype(int)   # RGB
+    left, right = o[:, 2:14], o[:, 18:30]
+    if o.shape != (24, 32, 3) or np.abs(left - bg).max() > tol or np.abs(right - (0, 255, 0)).max() > tol:
+        sys.exit("%s: %s left %s right %s" % (path, o.shape, left[0, 0], right[0, 0]))
+PY
+        done
+    done
+    "$GPUIMG" -v -f --background=#3366cc copy "$T/hidden.png" "$T/h.jpg" 2>"$T/err" \
+        && grep -q "flatten=#3366cc (--background: JPEG holds no alpha)" "$T/err" && ok || bad "-v does not say the flatten: $(cat "$T/err")"
+    expect_ok -q -f copy "$T/ga.png" "$T/ga.bmp" && python3 -c '
+import sys, cv2, numpy as np
+a, b = (cv2.imread(p, cv2.IMREAD_UNCHANGED) for p in sys.argv[1:3])
+sys.exit(0 if b.ndim == 3 and b.shape[2] == 4 and np.array_equal(a, b) else "%s: %s" % (sys.argv[2], b.shape))
+' "$T/ga.png" "$T/ga.bmp" && ok || bad "grey+alpha to BMP does not keep its alpha"
 fi
-expect_fail 2 "--background: a colour is white, black, grey, red, green, blue, #rgb, #rrggbb or R,G,B \\(0 to 255 each\\), not '#12'" \
+# the writer alone (tests/mkimg writes through it) refuses alpha where the format has none: nothing dropped silently
+for f in x.jpg x.pgm; do
+    if "$MKIMG" 5 4 2 8 "$T/$f" 2>"$T/err"; then
+        bad "$f: alpha written into a format without"
+    elif grep -q "holds no alpha and the image has one (grey+alpha)" "$T/err" && [ ! -e "$T/$f" ]; then
+        ok
+    else
+        bad "$f with alpha: $(cat "$T/err")"
+    fi
+done
+expect_fail 2 "--background: a colour is a name \\(white, black, .*\\), #rgb, #rrggbb, #rrggbbaa, R,G,B or R,G,B,A \\(0 to 255 each\\), not '#12'" \
     --background='#12' copy "$T/fa.png" "$T/x.jpg"
 expect_fail 2 "--background: .* not '1,2,300'" --background=1,2,300 copy "$T/fa.png" "$T/x.jpg"
+expect_fail 2 "--background: the colour must be opaque \\(what it fills holds no alpha\\), not 'transparent'" \
+    --background=transparent copy "$T/fa.png" "$T/x.jpg"
 
 # The format libraries and nvCOMP are loaded at their first use (src/core/dynlib.h), not at every
 # process start, where libjxl's and libheif's constructors alone cost milliseconds a command: a

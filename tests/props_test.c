@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "testutil.h"
+#include "core/color.h"
 #include "engine/tune_cache.h"
 #include "ops/resize/interp.h"
 
@@ -101,8 +102,66 @@ static void check_layout(int w, int h, int c, int depth)
             image_free(&a);
             image_free(&b);
         }
+        /* flatten: an opaque image gives its colour whatever the background; a transparent one the
+         * background, as a pixel of the layout without alpha */
+        checks++;
+        b = (struct image){ 0 };
+        if (test_run_pipeline("flatten=20,120,250", &opaque, &b) || !test_equal(&b, &plain)) {
+            failures++;
+            fprintf(stderr, "FAIL flatten of an opaque %dx%d c%d d%d is not its colour\n", w, h, c, depth);
+        }
+        if (b.data)
+            image_free(&b);
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            memset(opaque.data + (i * c + c - 1) * bps, 0, bps);
+        uint8_t px[8];
+        color_pixel((struct color){ 20, 120, 250, 255 }, c - 1, depth, px);
+        checks++;
+        if (test_run_pipeline("flatten=20,120,250", &opaque, &b)) {
+            failures++;
+            fprintf(stderr, "FAIL flatten of a transparent %dx%d c%d d%d: pipeline error\n", w, h, c, depth);
+        } else {
+            for (size_t i = 0; i < (size_t)w * h; i++)
+                if (memcmp(b.data + i * (c - 1) * bps, px, (c - 1) * bps)) {
+                    failures++;
+                    fprintf(stderr, "FAIL flatten of a transparent %dx%d c%d d%d: pixel %zu is not the background\n",
+                            w, h, c, depth, i);
+                    break;
+                }
+            image_free(&b);
+        }
         image_free(&plain);
         image_free(&opaque);
+    } else
+        expect_same("flatten passes an image without alpha through", &im, "flatten=red", NULL);
+    /* pad's margin is the colour as a pixel of the layout (grey: its luma; alpha: its alpha) */
+    {
+        struct image o;
+        char pipe[64];
+        snprintf(pipe, sizeof pipe, "pad=%dx%d+0+0:color=20,120,250,128", w + 1, h);
+        uint8_t px[8];
+        color_pixel((struct color){ 20, 120, 250, 128 }, c, depth, px);
+        const size_t bpp = (size_t)c * depth / 8;
+        checks++;
+        if (test_run_pipeline(pipe, &im, &o)) {
+            failures++;
+            fprintf(stderr, "FAIL %s: pipeline error\n", pipe);
+        } else {
+            for (int y = 0; y < h; y++)
+                if (memcmp(o.data + (size_t)y * o.stride + (size_t)w * bpp, px, bpp)) {
+                    failures++;
+                    fprintf(stderr, "FAIL %s %dx%d c%d d%d: row %d's margin is not the colour\n", pipe, w, h, c, depth, y);
+                    break;
+                }
+            image_free(&o);
+        }
+    }
+    /* fit=contain is the resize inside the box, then the pad to it with its colour */
+    {
+        char p1[96], p2[96];
+        snprintf(p1, sizeof p1, "resize=%dx%d:fit=contain:color=20,120,250,128", w + 3, h + 9);
+        snprintf(p2, sizeof p2, "resize=%dx%d,pad=%dx%d:color=#1478fa80", w + 3, h + 9, w + 3, h + 9);
+        expect_same("fit=contain with a colour", &im, p1, p2);
     }
     /* A constant image stays constant under blur (every border but constant) and resize. */
     {

@@ -129,6 +129,10 @@ none=$(CUDA_VISIBLE_DEVICES= "$GPUIMG" --server-status 2>&1 | sed -n 's/.*(\([^ 
 same_as_here "gray" $gpu gray "$T/rgb.png" "$T/o.png"
 same_as_here "16-bit RGBA blur" $gpu blur=1.5,rotate=90 "$T/rgba16.png" "$T/o.png"
 same_as_here "JPEG out" $gpu gray,resize=50% --jpeg-quality=80 "$T/big.png" "$T/o.jpg"
+# --background travels: RGBA with transparent margins flattened onto it for JPEG, not onto white
+same_as_here "RGBA to JPEG onto --background" $gpu --background=#3366cc pad=40x40:gravity=east "$T/rgba16.png" "$T/o.jpg"
+here -q $gpu pad=40x40:gravity=east "$T/rgba16.png" "$T/white.jpg"
+[ "$RC" -eq 0 ] && [ -s "$T/s.out" ] && ! cmp -s "$T/s.out" "$T/white.jpg" && ok || bad "--background=#3366cc gave white's bytes"
 if "$GPUIMG" --version | grep -q 'libjxl [0-9.]* (JPEG XL)'; then   # its options travel; its threads are the request's
     same_as_here "JPEG XL out" $gpu gray --jxl-distance=2.5 --jxl-effort=3 "$T/big.png" "$T/o.jxl"
     same_as_here "JPEG XL in" $gpu gray "$TOP_SRCDIR/tests/jxl/rgba8.jxl" "$T/o.png"

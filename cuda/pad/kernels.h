@@ -8,11 +8,12 @@
 extern "C" {
 #endif
 
-/* out(x, y) = in(x - X, y - Y) where that lies in in, else every byte of the pixel fill (0x00 or
- * 0xFF). perpixel and coalesced: one kernel; vector: the copy engine (the image's rows copied,
- * the four margins set). */
+/* out(x, y) = in(x - X, y - Y) where that lies in in, else the pixel fill (its bytes as in the
+ * image, bpp of them; uniform: all one value). perpixel and coalesced: one kernel; vector: the
+ * copy engine (the image's rows copied, the four margins set) where the fill is uniform, else the
+ * coalesced kernel. */
 int gpu_pad(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, int x, int y,
-            unsigned char fill, char *err, size_t errlen);
+            const unsigned char *fill, int uniform, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

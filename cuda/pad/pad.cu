@@ -1,6 +1,7 @@
-/* gpuimg: pad kernels: the image at (X, Y) on a canvas of one fill byte. perpixel: a 2D grid, one
+/* gpuimg: pad kernels: the image at (X, Y) on a canvas of one fill pixel. perpixel: a 2D grid, one
  * thread a pixel; coalesced: GPU_PPT pixels a thread along a row, a warp's accesses consecutive;
- * vector: no kernel, the copy engine's 2D copy of the image and 2D sets of the margins. */
+ * vector: no kernel, the copy engine's 2D copy of the image and 2D sets of the margins, where the
+ * fill pixel is one byte repeated (else the coalesced kernel). */
 #include <string.h>
 #include "cuda/check.h"
 #include "cuda/common.cuh"
@@ -21,15 +22,15 @@ __global__ void pad_px(const typename PixT<BPP>::type *in, typename PixT<BPP>::t
 }
 
 template <int BPP>
-static int launch_pad(const gpu_call *k, const gpu_image *in, const gpu_image *out, int x, int y, unsigned char fill,
-                      char *err, size_t errlen)
+static int launch_pad(const gpu_call *k, const gpu_image *in, const gpu_image *out, int x, int y,
+                      const unsigned char *fill, char *err, size_t errlen)
 {
     typedef typename PixT<BPP>::type P;
     P f;
-    memset(&f, fill, sizeof f);
+    memcpy(&f, fill, sizeof f);
     const P *s = (const P *)in->data;
     P *d = (P *)out->data;
-    if (k->variant == KV_COALESCED) {
+    if (k->variant != KV_PERPIXEL) {
         const unsigned th = threads1d(k->shape);
         PPT_SWITCH(ppt_choice(k->shape), launch(pad_px<BPP, true, P>, grid_coalesced(out->w, out->h, th, P), th, 0, P, s,
                                                 d, in->w, in->h, out->w, out->h, x, y, f));
@@ -64,9 +65,9 @@ static int pad_engine(const gpu_image *in, const gpu_image *out, int x, int y, u
 }
 
 extern "C" int gpu_pad(const struct gpu_call *k, const struct gpu_image *in, const struct gpu_image *out, int x, int y,
-                       unsigned char fill, char *err, size_t errlen)
+                       const unsigned char *fill, int uniform, char *err, size_t errlen)
 {
-    if (k->variant == KV_VECTOR)
-        return pad_engine(in, out, x, y, fill, err, errlen);
+    if (k->variant == KV_VECTOR && uniform)
+        return pad_engine(in, out, x, y, fill[0], err, errlen);
     return DISPATCH_BPP(bpp_of(in), launch_pad, k, in, out, x, y, fill, err, errlen);
 }

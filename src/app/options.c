@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app/options.h"
+#include "core/color.h"
 #include "core/error.h"
 #include "core/op.h"
 #include "core/params.h"
@@ -149,32 +150,17 @@ static int piece_mask(const struct opt_desc *d, const char *s, unsigned *mask)
     }
 }
 
-/* A colour: a name, #rgb, #rrggbb or R,G,B (0..255 each) as 0xRRGGBB */
+/* An opaque colour (core/color.h) as 0xRRGGBB */
 static int opt_set_background(struct cli_opts *o, const struct opt_desc *d, const char *s)
 {
-    static const struct { const char *name; int rgb; } named[] = {
-        { "white", 0xFFFFFF }, { "black", 0 }, { "grey", 0x808080 }, { "gray", 0x808080 },
-        { "red", 0xFF0000 }, { "green", 0x008000 }, { "blue", 0x0000FF },
-    };
-    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
-        if (!strcmp(s, named[i].name)) {
-            o->background = named[i].rgb;
-            return GPUIMG_OK;
-        }
-    const size_t n = strlen(s);
-    if (s[0] == '#' && (n == 4 || n == 7) && strspn(s + 1, "0123456789abcdefABCDEF") == n - 1) {
-        const long v = strtol(s + 1, NULL, 16);
-        o->background = n == 7 ? (int)v : (int)((v >> 8 & 15) * 0x110000 + (v >> 4 & 15) * 0x1100 + (v & 15) * 0x11);
-        return GPUIMG_OK;
-    }
-    unsigned r, g, b;
-    char end;
-    if (sscanf(s, "%u,%u,%u%c", &r, &g, &b, &end) == 3 && r < 256 && g < 256 && b < 256 && strspn(s, "0123456789,") == n) {
-        o->background = (int)(r << 16 | g << 8 | b);
-        return GPUIMG_OK;
-    }
-    return gpuimg_fail(GPUIMG_EUSAGE, "--%s: a colour is white, black, grey, red, green, blue, #rgb, #rrggbb or R,G,B "
-                       "(0 to 255 each), not '%s'", d->name, s);
+    struct color c;
+    if (color_parse(s, &c))
+        return gpuimg_fail(GPUIMG_EUSAGE, "--%s: a colour is %s, not '%s'", d->name, COLOR_FORMS, s);
+    if (c.a != 255)
+        return gpuimg_fail(GPUIMG_EUSAGE, "--%s: the colour must be opaque (what it fills holds no alpha), not '%s'",
+                           d->name, s);
+    o->background = c.r << 16 | c.g << 8 | c.b;
+    return GPUIMG_OK;
 }
 
 /* A decimal number from lo to hi thousandths (--jxl-distance's 0 to 25), in thousandths, rounded;
@@ -804,8 +790,8 @@ void options_run_ctx(const struct cli_opts *o, const struct plan *pl, int thread
                   .jpeg_progressive = o->jpeg_progressive, .webp_quality = o->webp_quality,
                   .webp_lossless = o->webp_lossless, .webp_effort = o->webp_effort,
                   .heif_quality = o->heif_quality, .heif_effort = o->heif_effort,
-                  .jxl_distance = o->jxl_distance, .jxl_effort = o->jxl_effort, .strip = o->strip,
-                  .background = (uint32_t)o->background },
+                  .jxl_distance = o->jxl_distance, .jxl_effort = o->jxl_effort, .strip = o->strip },
+        .background = (uint32_t)o->background,
         .per_file_format = o->per_file_format,
         .load_jpeg = o->jpeg_decoder == JPEG_DEC_STB ? DEC_STB : DEC_AUTO,
         .load_png = (enum io_decoder)o->png_decoder,

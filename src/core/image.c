@@ -96,25 +96,3 @@ int image_opaque_rows(const struct image *im, uint8_t *flags)
     }
     return count;
 }
-
-void image_flatten_row(const struct image *im, int y, uint32_t rgb, uint8_t *d)
-{
-    const int grey = im->c <= 2, alpha = im->c == 2 || im->c == 4, nc = grey ? 1 : 3;
-    const uint32_t top = im->depth == 16 ? 65535u : 255u, r = rgb >> 16 & 255, g = rgb >> 8 & 255, b = rgb & 255;
-    uint32_t bg[3] = { r, g, b };
-    if (grey)
-        bg[0] = (9798u * r + 19235u * g + 3735u * b + 16384u) >> 15;
-    for (int k = 0; k < nc; k++)
-        bg[k] *= top / 255u;
-    const uint8_t *row = im->data + (size_t)y * im->stride;
-    for (int x = 0; x < im->w; x++) {
-        const size_t p = (size_t)x * im->c;
-        const uint32_t a = !alpha ? top : im->depth == 16 ? ((const uint16_t *)row)[p + im->c - 1] : row[p + im->c - 1];
-        for (int k = 0; k < nc; k++) {
-            const uint32_t c = im->depth == 16 ? ((const uint16_t *)row)[p + k] : row[p + k];
-            /* 64 bits: 65535 * 65535 twice overflows 32 */
-            const uint32_t v = alpha ? (uint32_t)(((uint64_t)c * a + (uint64_t)bg[k] * (top - a) + top / 2) / top) : c;
-            d[(size_t)x * nc + k] = im->depth == 16 ? (uint8_t)((v + 128u) / 257u) : (uint8_t)v;
-        }
-    }
-}

@@ -43,11 +43,6 @@ int image_alloc(struct image *im, const struct geom *g);
 /* Wrap a malloc'ed buffer (ownership passes to im). */
 void image_wrap(struct image *im, const struct geom *g, void *data);
 void image_free(struct image *im);
-/* Row y of im as 8-bit samples without alpha (grey, or RGB) into d (w or 3w bytes): each colour
- * sample c over the background b (rgb: 0xRRGGBB, grey images its BT.601 luma as gray gives it,
- * 16 bits b * 257) by its alpha a, (c a + b (top - a) + top / 2) / top with top = 255 or 65535,
- * then 16 bits rounded to 8, (v + 128) / 257; without alpha only the rounding. */
-void image_flatten_row(const struct image *im, int y, uint32_t rgb, uint8_t *d);
 /* Progress of an image being made top down: done(arg, img, n) once the first n rows of img are
  * complete (img allocated by then), at least every IMAGE_ROWS_STEP rows and at the last. */
 #define IMAGE_ROWS_STEP 16

@@ -7,12 +7,14 @@
 #ifndef GPUIMG_CORE_OP_H
 #define GPUIMG_CORE_OP_H
 #include "cuda/gpu.h"     /* plain C: kernel variant ids, gpu_image, gpu_call */
+#include "core/color.h"
 #include "core/image.h"
 
 enum param_type {
     PARAM_NUMBER,   /* a real number in [min, max] (or (min, max] when min_open) */
     PARAM_CHOICE,   /* one of the '|'-separated words in choices */
-    PARAM_SIZE      /* "P%", "WxH", "Wx" or "xH"; WxH may end in one of ! ^ > < or in +X+Y */
+    PARAM_SIZE,     /* "P%", "WxH", "Wx" or "xH"; WxH may end in one of ! ^ > < or in +X+Y */
+    PARAM_COLOR     /* a colour as color_parse reads it */
 };
 
 struct op_param {
@@ -40,9 +42,10 @@ struct param_value {
     double num;           /* PARAM_NUMBER */
     int choice;           /* PARAM_CHOICE: index into choices */
     struct size_spec size;/* PARAM_SIZE */
+    struct color color;   /* PARAM_COLOR */
 };
 
-#define OP_MAX_PARAMS 4
+#define OP_MAX_PARAMS 5
 struct op_args {
     struct param_value v[OP_MAX_PARAMS];
 };

@@ -53,6 +53,7 @@ void param_describe(const struct op_param *p, char *buf, size_t n)
         snprintf(buf, n, "a number in %s%s, %s]", p->min_open ? "(" : "[", lo, hi);
         break;
     case PARAM_CHOICE: snprintf(buf, n, "one of %s", p->choices); break;
+    case PARAM_COLOR: snprintf(buf, n, "a colour: %s", COLOR_FORMS); break;
     case PARAM_SIZE:
         snprintf(buf, n, "P%% (percent), WxH, Wx or xH (pixels; a missing side keeps the aspect ratio), WxH ending in "
                          "! ^ > < or +X+Y");
@@ -129,6 +130,10 @@ int param_parse(const struct op_desc *op, const struct op_param *p, const char *
     }
     case PARAM_CHOICE:
         if ((v->choice = param_choice_index(p->choices, text)) < 0)
+            return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);
+        break;
+    case PARAM_COLOR:
+        if (color_parse(text, &v->color))
             return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);
         break;
     case PARAM_SIZE: {

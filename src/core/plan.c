@@ -95,12 +95,22 @@ static int parse_step(const char *s, size_t len, struct step *st)
     return GPUIMG_OK;
 }
 
+/* The length of the step s starts with: up to a comma, one before a digit excepted (no
+ * operation's name starts with one: it is inside a value, the colour R,G,B). */
+static size_t step_len(const char *s)
+{
+    size_t len = 0;
+    while (s[len += strcspn(s + len, ",")] && s[len + 1] >= '0' && s[len + 1] <= '9')
+        len++;
+    return len;
+}
+
 /* The steps of text appended to pl, each followed by those it implies (op->then, one level: an
  * implied step implies none). */
 static int add_steps(struct plan *pl, const char *s, int implied)
 {
     for (;;) {
-        size_t len = strcspn(s, ",");
+        size_t len = step_len(s);
         if (pl->nsteps == PLAN_MAX_STEPS)
             return gpuimg_fail(GPUIMG_EPARAM, "more than %d operations in one pipeline", PLAN_MAX_STEPS);
         struct step *st = &pl->steps[pl->nsteps];
@@ -128,19 +138,14 @@ int plan_parse(const char *text, struct plan *pl)
     return add_steps(pl, text, 0);
 }
 
-int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)
+/* Steps first .. the last resolved in turn from cur, each bounded by max_pixels; pl->out the last's. */
+static int resolve_steps(struct plan *pl, int first, struct geom cur, uint64_t max_pixels)
 {
-    struct geom cur = *in;
     size_t bytes;
-    int r = geom_bytes(&cur, &bytes);
-    if (r)
-        return r;
-    pl->in = cur;
-    pl->max_bytes = bytes;
-    for (int i = 0; i < pl->nsteps; i++) {
+    for (int i = first; i < pl->nsteps; i++) {
         struct step *st = &pl->steps[i];
         st->in = cur;
-        r = st->op->resolve(&st->args, &cur, &st->out);
+        int r = st->op->resolve(&st->args, &cur, &st->out);
         if (r)
             return r;
         uint64_t px = (uint64_t)st->out.w * (uint64_t)st->out.h;
@@ -156,6 +161,26 @@ int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)
     }
     pl->out = cur;
     return GPUIMG_OK;
+}
+
+int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)
+{
+    size_t bytes;
+    int r = geom_bytes(in, &bytes);
+    if (r)
+        return r;
+    pl->in = *in;
+    pl->max_bytes = bytes;
+    return resolve_steps(pl, 0, *in, max_pixels);
+}
+
+int plan_append(struct plan *pl, const char *text, const char *label, uint64_t max_pixels)
+{
+    const int first = pl->nsteps;
+    int r = add_steps(pl, text, 1);
+    for (int i = first; !r && label && i < pl->nsteps; i++)
+        snprintf(pl->steps[i].text, sizeof pl->steps[i].text, "%s", label);
+    return r ? r : resolve_steps(pl, first, pl->out, max_pixels);
 }
 
 int plan_check_kernel(const struct plan *pl, int kernel)

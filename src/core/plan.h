@@ -33,6 +33,10 @@ int plan_check_kernel(const struct plan *pl, int kernel);
  * PLAN_MAX_PIXELS_HI (--max-pixels; the server holds its requests to the same). */
 #define PLAN_MAX_PIXELS_HI ((uint64_t)1 << 40)
 int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels);
+/* The steps of text, implying none, appended to pl (resolved) and resolved from its output: the
+ * steps a run adds for its output (the flatten a format without alpha asks). label: their text in
+ * reports instead of text (NULL: text). */
+int plan_append(struct plan *pl, const char *text, const char *label, uint64_t max_pixels);
 /* GPUIMG_ECANCELED once the run's asker has given it up, else GPUIMG_OK: the backends call it
  * before each step and band, so an abandoned run stops within one. */
 int plan_abandoned(const struct plan *pl);

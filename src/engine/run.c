@@ -79,9 +79,26 @@ static int orient(struct plan *pl, int o, struct run_report *r)
  * nturn steps are the turn its EXIF orientation asks, the rest c->plan's. */
 struct placement {
     int nturn;
+    enum out_format fmt;   /* the output's */
+    int flatten;           /* the plan ends in the flatten fmt asks (add_flatten) */
     int engines;   /* the GPU's JPEG engines (or nvJPEG) decode it; else the CPU */
     struct icc_xform *icc;   /* --profile=srgb's conversion after the decode, on the CPU; NULL: none */
 };
+
+/* A result with alpha going to a format without (JPEG, PNM: io_holds_alpha) is flattened onto
+ * --background before the encoder: the plan's last step, run where the others run (the CPU or the
+ * GPU, in tiles or bands), its label saying why in -v's step times. */
+static int add_flatten(const struct run_ctx *c, enum out_format f, struct plan *pl, struct run_report *r)
+{
+    char text[32], label[96];
+    snprintf(text, sizeof text, "flatten=#%06x", (unsigned)c->background & 0xFFFFFFu);
+    snprintf(label, sizeof label, "%s (--background: %s holds no alpha)", text, f == FMT_JPEG ? "JPEG" : "PNM");
+    if (pl->nsteps == PLAN_MAX_STEPS)
+        return gpuimg_fail(GPUIMG_EPARAM, "%s: no room in the pipeline (%d steps at most) for the flatten onto "
+                           "--background that %s asks (it holds no alpha)", r->input, PLAN_MAX_STEPS,
+                           f == FMT_JPEG ? "JPEG" : "PNM");
+    return plan_append(pl, text, label, c->max_pixels);
+}
 
 /* Shrink on load: where the first step that changes the geometry after the EXIF turn (which the
  * decoder's scaling commutes with) can take a shrunk input and only pointwise steps
@@ -115,6 +132,8 @@ static int shrink_on_load(const struct run_ctx *c, const struct placement *pm, s
         return st;
     pl->steps[i].args = *a;
     st = plan_resolve(pl, &raw->g, c->max_pixels);
+    if (!st && pm->flatten)
+        st = add_flatten(c, pm->fmt, pl, r);
     if (!st && (pl->out.w != want.w || pl->out.h != want.h))
         st = gpuimg_fail(GPUIMG_EINTERNAL, "%s: shrink on load changed the result's size", pl->steps[i].text);
     r->shrink = f;
@@ -229,9 +248,13 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
     if (!st && c->profile_srgb && !(st = icc_srgb_prepare(io_display_name(r->input, 0), meta, &raw->g, &pm->icc))
         && (c->save.strip & META_ICC))
         meta_strip(meta, META_ICC);
-    if (st || (st = plan_resolve(pl, &r->in, c->max_pixels)) || (st = place_decode(c, raw, pl, pm, r))
-        || (st = out_format(c, out, &so->fmt))
-        || (st = io_check_size(out, so->fmt, &pl->out))) {
+    if (!st && !(st = out_format(c, out, &so->fmt)) && !(st = plan_resolve(pl, &r->in, c->max_pixels))) {
+        pm->fmt = so->fmt;
+        pm->flatten = !io_holds_alpha(so->fmt) && has_alpha(pl->out.c);
+        if (pm->flatten)
+            st = add_flatten(c, so->fmt, pl, r);
+    }
+    if (st || (st = place_decode(c, raw, pl, pm, r)) || (st = io_check_size(out, so->fmt, &pl->out))) {
         icc_free(pm->icc);
         pm->icc = NULL;
         if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */

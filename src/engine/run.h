@@ -22,6 +22,8 @@ struct run_ctx {
     uint64_t max_pixels;
     unsigned max_expansion;       /* load_opts' */
     struct save_opts save;        /* save.fmt is the format of every output unless per_file_format */
+    uint32_t background;          /* 0xRRGGBB (--background): a result with alpha is flattened onto
+                                     it for a format without (io_holds_alpha), the plan's last step */
     int per_file_format;          /* take each output's format from its extension */
     const char *fallback;         /* said in the timing line ("no usable GPU"), or NULL */
     enum io_decoder load_jpeg, load_png;   /* the decoders chosen (--decoder, --jpeg-decoder, ...) */

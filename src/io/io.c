@@ -534,13 +534,19 @@ int io_check_size(const char *path, enum out_format f, const struct geom *g)
     if ((f == FMT_HEIC || f == FMT_AVIF) && !heif_can_write(f == FMT_AVIF))
         return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: this libheif has no %s encoder (install %s)", out,
                            f == FMT_AVIF ? "AV1" : "HEVC", f == FMT_AVIF ? "libheif-plugin-aomenc" : "libheif-plugin-x265");
-    if (f == FMT_PNM && (g->c == 2 || g->c == 4))
-        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: PNM holds no alpha channel and the result has one (%s): write .png or "
-                           ".tga to keep it", out, g->c == 2 ? "grey+alpha" : "RGBA");
+    if (has_alpha(g->c) && !io_holds_alpha(f))
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: %s holds no alpha and the image has one (%s): flatten it first (a "
+                           "run does, onto --background)", out, f == FMT_JPEG ? "JPEG" : "PNM",
+                           g->c == 2 ? "grey+alpha" : "RGBA");
     if (g->w <= max_side[f] && g->h <= max_side[f])
         return GPUIMG_OK;
     return gpuimg_fail(GPUIMG_ETOOBIG, "%s: %s holds at most %d pixels a side; the result would be %dx%d",
                        out, what[f], max_side[f], g->w, g->h);
+}
+
+int io_holds_alpha(enum out_format f)
+{
+    return f != FMT_JPEG && f != FMT_PNM;
 }
 
 const char *io_format_name(enum out_format f)
@@ -567,12 +573,18 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
     const uint8_t *px = im->data;
     uint8_t *tmp = NULL;
     int c = im->c;
-    if (o->fmt == FMT_JPEG && (c == 2 || c == 4)) {   /* no alpha in JPEG: flattened, as libjpeg's */
-        c = c == 2 ? 1 : 3;
-        if (!(tmp = malloc((size_t)im->w * im->h * c)))
-            return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory flattening alpha", name);
-        for (int y = 0; y < im->h; y++)
-            image_flatten_row(im, y, o->background, tmp + (size_t)y * im->w * c);
+    if (o->fmt == FMT_BMP && c == 2) {   /* stb writes alpha in 32-bit BMPs alone: grey+alpha as RGBA */
+        c = 4;
+        const size_t n = (size_t)im->w * im->h;
+        if (!(tmp = malloc(n * 4)))
+            return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory", name);
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *s8 = im->data + 2 * i;
+            const uint16_t *s16 = (const uint16_t *)im->data + 2 * i;
+            const uint8_t v = im->depth == 16 ? (uint8_t)((s16[0] + 128u) / 257u) : s8[0];
+            tmp[4 * i] = tmp[4 * i + 1] = tmp[4 * i + 2] = v;
+            tmp[4 * i + 3] = im->depth == 16 ? (uint8_t)((s16[1] + 128u) / 257u) : s8[1];
+        }
         px = tmp;
     } else if (im->depth == 16) { /* these formats are 8-bit: round each sample, v8 = round(v16 / 257) */
         size_t n = (size_t)im->w * im->h * im->c;
@@ -588,7 +600,7 @@ static int write_stb(FILE *fp, const char *name, const struct image *im, const s
     int ok;
     switch (o->fmt) {
     case FMT_JPEG: ok = stbi_write_jpg_to_func(sink_write, &s, im->w, im->h, c, px, o->jpeg_quality); break;
-    case FMT_BMP: ok = stbi_write_bmp_to_func(sink_write, &s, im->w, im->h, im->c, px); break;
+    case FMT_BMP: ok = stbi_write_bmp_to_func(sink_write, &s, im->w, im->h, c, px); break;
     case FMT_TGA: ok = stbi_write_tga_to_func(sink_write, &s, im->w, im->h, im->c, px); break;
     default: ok = 0;
     }
@@ -636,7 +648,7 @@ static int encode_to(FILE *fp, const char *name, const struct image *im, const s
 {
 #ifdef HAVE_LIBJPEG
     if (o->fmt == FMT_JPEG) {
-        const struct jpeg_opts jo = { o->jpeg_quality, io_jpeg_sampling(o), o->jpeg_progressive, o->meta, o->background };
+        const struct jpeg_opts jo = { o->jpeg_quality, io_jpeg_sampling(o), o->jpeg_progressive, o->meta };
         return jpeg_encode(fp, name, im, &jo);
     }
 #endif

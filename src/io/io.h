@@ -51,7 +51,6 @@ struct save_opts {
     int webp_lossless;
     int webp_effort;       /* 0..6: libwebp's method */
     int heif_quality;      /* 0..100: HEIC's and AVIF's */
-    uint32_t background;   /* 0xRRGGBB: what alpha is flattened onto in a JPEG (--background) */
     int heif_effort;       /* 0..9: the HEVC and AV1 encoders' speed is 9 less this */
     int jxl_distance;      /* JPEG XL's Butteraugli distance in thousandths, 0..25000; 0: lossless */
     int jxl_effort;        /* 1..9: libjxl's effort */
@@ -141,9 +140,12 @@ int io_save(const char *path, const struct image *im, const struct save_opts *o)
 
 /* Whether f's encoder can write an image of g: JPEG and TGA store each side in 16 bits (at most
  * 65535 pixels; libjpeg takes JPEG to 65500), libpng writes at most 1000000 a side
- * (GPUIMG_ETOOBIG, naming path, if not); PNM holds no alpha (GPUIMG_EUNSUPPORTED: nothing is
- * dropped silently). */
+ * (GPUIMG_ETOOBIG, naming path, if not); an image with alpha in a format without
+ * (GPUIMG_EUNSUPPORTED: nothing is dropped silently; a run flattens it first, run.h). */
 int io_check_size(const char *path, enum out_format f, const struct geom *g);
+/* Whether f holds alpha: JPEG and PNM do not; the others keep it (BMP as 32 bits a pixel,
+ * grey+alpha as RGBA). */
+int io_holds_alpha(enum out_format f);
 
 /* The format named by a file name's extension or by a name ("png", "jpg", ...). */
 int io_format_from_path(const char *path, enum out_format *f);

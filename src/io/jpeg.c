@@ -149,6 +149,8 @@ static int put_marker(void *arg, int marker, const uint8_t *hdr, size_t hn, cons
 
 int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct jpeg_opts *o)
 {
+    if (has_alpha(im->c))   /* (io_check_size refuses it before) */
+        return gpuimg_fail(GPUIMG_EUNSUPPORTED, "%s: JPEG holds no alpha: flatten the image first", name);
     struct jpeg_compress_struct c;
     struct err e;
     uint8_t *volatile row = NULL;
@@ -165,7 +167,7 @@ int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct
     jpeg_stdio_dest(&c, fp);
     c.image_width = (JDIMENSION)im->w;
     c.image_height = (JDIMENSION)im->h;
-    const int grey = im->c <= 2;   /* JPEG has no alpha: flattened onto the background */
+    const int grey = im->c == 1;
     c.input_components = grey ? 1 : 3;
     c.in_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&c);
@@ -187,15 +189,17 @@ int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct
     if (o->meta)
         meta_jpeg_segments(o->meta, im->c, put_marker, &c);
     const size_t n = (size_t)im->w * c.input_components;
-    if ((im->c != c.input_components || im->depth == 16) && !(row = malloc(n))) {
+    if (im->depth == 16 && !(row = malloc(n))) {
         snprintf(e.msg, sizeof e.msg, "out of memory");
         longjmp(e.jb, 1);
     }
     for (int y = 0; y < im->h; y++) {
         const uint8_t *src = im->data + (size_t)y * im->stride;
         JSAMPROW r = (JSAMPROW)src;
-        if (row) {   /* alpha flattened onto the background, 16 bits rounded to 8 */
-            image_flatten_row(im, y, o->background, row);
+        if (row) {   /* 16 bits rounded to 8, (v + 128) / 257 */
+            const uint16_t *s16 = (const uint16_t *)src;
+            for (size_t i = 0; i < n; i++)
+                row[i] = (uint8_t)((s16[i] + 128u) / 257u);
             r = row;
         }
         jpeg_write_scanlines(&c, &r, 1);

@@ -22,10 +22,9 @@ struct jpeg_opts {
     int sampling;       /* chroma: 420, 422 or 444 */
     int progressive;
     const struct io_meta *meta;   /* density, EXIF and profile to write (io/meta.h), or NULL */
-    uint32_t background;          /* 0xRRGGBB: what alpha is flattened onto */
 };
-/* im (8 or 16 bits, rounded to 8) to fp: grey and grey+alpha as one component, RGB and RGBA as
- * YCbCr; alpha flattened onto the background (image_flatten_row). The metadata goes in as
+/* im (grey or RGB, 8 or 16 bits, rounded to 8) to fp: grey as one component, RGB as YCbCr (an
+ * image with alpha is flattened before: io_check_size). The metadata goes in as
  * meta_jpeg_segments makes it. */
 int jpeg_encode(FILE *fp, const char *name, const struct image *im, const struct jpeg_opts *o);
 const char *jpeg_codec_name(void);   /* "libjpeg-turbo 2.1.5" */

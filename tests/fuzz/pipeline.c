@@ -2,7 +2,7 @@
  * a newline, then an image file's bytes. The image is checked and decoded as gpuimg does, the
  * pipeline run by the OpenMP backend and the result encoded to PNG by pngenc on 1 to 4 threads
  * (the first byte picks the count and the zlib level) and, in libjpeg-turbo builds, to JPEG (the
- * first byte's quality, sampling and progressive). Checked: no crash, the result has the geometry
+ * first byte's quality, sampling and progressive; flattened first where it has alpha). Checked: no crash, the result has the geometry
  * the plan promised, the PNG decodes back to exactly the result and the JPEG to its geometry. */
 #include <config.h>
 #include <stdio.h>
@@ -73,6 +73,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 size_t jlen = 0;
                 const int sampling[3] = { 420, 422, 444 };
                 const struct jpeg_opts jo = { 1 + (int)(knob % 100), sampling[knob % 3], (int)(knob >> 7), NULL };
+                static struct plan flat;   /* JPEG holds no alpha: flattened first, as a run's plan ends */
+                const struct geom g = image_geom(&im);
+                if (has_alpha(im.c) && (plan_parse("flatten", &flat) != GPUIMG_OK || plan_resolve(&flat, &g, 0) != GPUIMG_OK
+                                        || backend_cpu_run(&flat, &im, &r) != GPUIMG_OK))
+                    fuzz_fail("flatten failed");
                 f = open_memstream(&jpg, &jlen);
                 if (f) {
                     int st = jpeg_encode(f, "fuzz", &im, &jo);

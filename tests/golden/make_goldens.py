@@ -357,11 +357,27 @@ def invert(a):
     return r
 
 
+def flatten(a, rgb):
+    """Colour over the background by alpha in float64, rounded (top is odd: no ties), alpha dropped;
+    a grey image's background is OpenCV's BT.601 grey of the colour; 16 bits take v * 257."""
+    c = 1 if a.ndim == 2 else a.shape[2]
+    if c in (1, 3):
+        return a
+    top = 65535 if a.dtype == np.uint16 else 255
+    bg = list(rgb) if c == 4 else [int(cv2.cvtColor(np.uint8([[rgb]]), cv2.COLOR_RGB2GRAY)[0, 0])]
+    al = a[..., -1].astype(np.float64) / top
+    out = [a[..., k].astype(np.float64) * al + b * (top // 255) * (1 - al) for k, b in enumerate(bg)]
+    r = np.rint(np.stack(out, -1)).astype(a.dtype)
+    return r[..., 0] if c == 2 else r
+
+
 # Each operation's reference (the registry's names): cases (pipeline, function of the input,
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
     'gray': gray_cases,
     'invert': lambda w, h, c, d, run: [("invert", invert, 0)],
+    'flatten': lambda w, h, c, d, run: [("flatten", lambda a: flatten(a, (255, 255, 255)), 0),
+                                        ("flatten=20,120,250", lambda a: flatten(a, (20, 120, 250)), 0)],
     'resize': lambda w, h, c, d, run: resize_cases(w, h, c, d, run) + fit_cases(w, h, c, d, run)
     + wide_cases(w, h, c, d, run),
     'blur': blur_cases,

@@ -17,7 +17,7 @@
 
 extern const struct op_desc op_resize;   /* this operation, defined at the end */
 
-enum { P_SIZE, P_FILTER, P_FIT, P_GRAVITY };
+enum { P_SIZE, P_FILTER, P_FIT, P_GRAVITY, P_COLOR };
 enum { F_AUTO, F_NEAREST, F_BILINEAR, F_AREA, F_CUBIC, F_LANCZOS3 };
 enum { FIT_INSIDE, FIT_FILL, FIT_COVER, FIT_CONTAIN, FIT_OUTSIDE };
 static const struct op_param params[] = {
@@ -32,6 +32,8 @@ static const struct op_param params[] = {
       "(the smallest that covers it, then cropped to it), contain (inside, then padded to it), outside (covering "
       "it, not cropped)" },
     { "gravity", PARAM_CHOICE, 0, 0, 0, GRAVITY_CHOICES, "centre", "fit=cover and contain: " GRAVITY_HELP },
+    { "color", PARAM_COLOR, 0, 0, 0, NULL, "transparent",
+      "fit=contain: the margins, as pad's color (transparent by default: black without alpha)" },
 };
 
 #define MAX_SIDE (1 << 24)
@@ -156,9 +158,16 @@ static int then(const struct op_args *a, char *text, size_t n)
         return gpuimg_fail(GPUIMG_EPARAM, "resize: WxH%c goes with fit=inside only", s->flag);
     if (s->offset)
         return gpuimg_fail(GPUIMG_EPARAM, "resize: the size takes no +X+Y (crop does)");
+    const struct color c = a->v[P_COLOR].color;
+    const int margin = c.r || c.g || c.b || c.a;   /* not the default, transparent */
+    char ct[16];
+    color_text(c, ct, sizeof ct);
+    if (margin && fit != FIT_CONTAIN)
+        return gpuimg_fail(GPUIMG_EPARAM, "resize: color %s is the margin of fit=contain (this is fit=%s)", ct,
+                           fit == FIT_FILL ? "fill" : fit == FIT_COVER ? "cover" : fit == FIT_OUTSIDE ? "outside" : "inside");
     if (s->kind == SIZE_PIXELS && s->w && s->h && (fit == FIT_COVER || fit == FIT_CONTAIN))
-        snprintf(text, n, "%s=%dx%d:gravity=%s", fit == FIT_COVER ? "crop" : "pad", s->w, s->h,
-                 gravity_name(a->v[P_GRAVITY].choice));
+        snprintf(text, n, "%s=%dx%d:gravity=%s%s%s", fit == FIT_COVER ? "crop" : "pad", s->w, s->h,
+                 gravity_name(a->v[P_GRAVITY].choice), margin ? ":color=" : "", margin ? ct : "");
     return GPUIMG_OK;
 }
 
@@ -710,7 +719,7 @@ const struct op_desc op_resize = {
         "Output size: P% rounds w*P/100 and h*P/100 to the nearest pixel (at least 1); Wx and xH keep the "
         "aspect ratio, rounding the other side. A box WxH: fit=inside (default) scales by the smaller of W/w and "
         "H/h, fit=cover and outside by the larger, that side becoming W or H exactly and the other rounded; "
-        "cover then crops to WxH and contain (inside) pads to WxH, placed by gravity (crop, pad); fill (or WxH!) "
+        "cover then crops to WxH and contain (inside) pads to WxH with color, placed by gravity (crop, pad); fill (or WxH!) "
         "is WxH. WxH> leaves an image within the box as it is, WxH< one that reaches it on a side. Source coordinate of output pixel x': (x'+0.5)*in/out-0.5 "
         "(pixel centres, as OpenCV, NPP and PyTorch with align_corners=False). "
         "bilinear: two taps per axis with weights rounded to 1/65536, clamped at the edges; within 1 level "
@@ -725,7 +734,7 @@ const struct op_desc op_resize = {
         "The filtered result is computed exactly in integers and rounded once. With alpha, colour is filtered premultiplied and divided back with rounding "
         "(fully transparent results get colour 0).",
     .params = params,
-    .nparams = 4,
+    .nparams = 5,
     .resolve = resolve,
     .cpu = cpu,
     .then = then,
