@@ -227,6 +227,6 @@ const struct op_desc op_sharpen = {
     .resolve = resolve,
     .cpu = cpu,
     .region = region,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_COALESCED, gpu_prepare, gpu_launch, gpu_release),
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED), KV_PERPIXEL, gpu_prepare, gpu_launch, gpu_release),
     .examples = EXAMPLES("sharpen=2:amount=0.7:threshold=3"),
 };
