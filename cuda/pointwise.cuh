@@ -7,14 +7,18 @@
  * alpha copied: perpixel (a 2D grid, one thread a pixel, a pixel moved in one access where its
  * size allows), coalesced (GPU_PPT pixels a thread over the flattened image, thread t of a block
  * taking pixels t, t + blockDim, ..., so that at each step a warp's accesses are consecutive) and
- * vector (GPU_VPX pixels a thread moved as 16-byte words, gray's form). */
+ * vector (GPU_VPX pixels a thread moved as 16-byte words, gray's form). The table form's
+ * operations have no .cu: cuda/pointwise_lut.cu runs these kernels on their tables. */
 #ifndef GPUIMG_CUDA_POINTWISE_CUH
 #define GPUIMG_CUDA_POINTWISE_CUH
 #include "cuda/common.cuh"
 #include "cuda/pointwise.h"
 
+/* The kernels take the function's arguments as any type A: the step's pw_args, or the look-up
+ * table of the table form (cuda/pointwise_lut.cu). */
+
 /* The operation on one pixel v of C samples, the last one alpha where C is 2 or 4. */
-template <class Op, typename T, int C> __device__ __forceinline__ void pw_apply(T (&v)[C], const pw_args &p)
+template <class Op, typename T, int C, class A> __device__ __forceinline__ void pw_apply(T (&v)[C], const A &p)
 {
     constexpr int NC = C == 2 || C == 4 ? C - 1 : C;
     constexpr uint32_t top = sizeof(T) == 1 ? 255u : 65535u;
@@ -23,7 +27,7 @@ template <class Op, typename T, int C> __device__ __forceinline__ void pw_apply(
         v[c] = (T)Op::sample(v[c], top, p);
 }
 
-template <class Op, typename T, int C> __device__ __forceinline__ void pw_one(const T *in, T *out, size_t i, const pw_args &p)
+template <class Op, typename T, int C, class A> __device__ __forceinline__ void pw_one(const T *in, T *out, size_t i, const A &p)
 {
     T v[C];
     ld_vec<T, C>(in + i * C, v);
@@ -31,12 +35,12 @@ template <class Op, typename T, int C> __device__ __forceinline__ void pw_one(co
     st_vec<T, C>(out + i * C, v);
 }
 
-template <class Op, typename T, int C> __global__ void pw_perpixel(const T *in, T *out, int w, int h, pw_args p)
+template <class Op, typename T, int C, class A> __global__ void pw_perpixel(const T *in, T *out, int w, int h, A p)
 {
     for_perpixel(w, h, [&](int x, int y) { pw_one<Op, T, C>(in, out, (size_t)y * w + x, p); });
 }
 
-template <class Op, typename T, int C, int PPT> __global__ void pw_coalesced(const T *in, T *out, size_t n, pw_args p)
+template <class Op, typename T, int C, class A, int PPT> __global__ void pw_coalesced(const T *in, T *out, size_t n, A p)
 {
     const size_t base = (size_t)blockIdx.x * blockDim.x * PPT + threadIdx.x;
 #pragma unroll
@@ -49,7 +53,7 @@ template <class Op, typename T, int C, int PPT> __global__ void pw_coalesced(con
 
 /* GPU_VPX pixels of any layout are a whole number of 16-byte words, and every block of them starts
  * 16-byte aligned; the tail that is not a whole block goes pixel by pixel. */
-template <class Op, typename T, int C> __global__ void pw_vector(const T *in, T *out, size_t n, pw_args p)
+template <class Op, typename T, int C, class A> __global__ void pw_vector(const T *in, T *out, size_t n, A p)
 {
     constexpr int W = GPU_VPX * C * (int)sizeof(T) / 16;
     const size_t nblk = n / GPU_VPX;
@@ -81,8 +85,8 @@ template <class Op, typename T, int C> __global__ void pw_vector(const T *in, T 
             pw_one<Op, T, C>(in, out, i, p);
 }
 
-template <class Op, typename T, int C>
-static int pw_launch_tc(const gpu_call *k, const gpu_image *in, const gpu_image *out, const pw_args &p, char *err,
+template <class Op, typename T, int C, class A>
+static int pw_launch_tc(const gpu_call *k, const gpu_image *in, const gpu_image *out, const A &p, char *err,
                         size_t errlen)
 {
     const T *s = (const T *)in->data;
@@ -90,13 +94,13 @@ static int pw_launch_tc(const gpu_call *k, const gpu_image *in, const gpu_image 
     const size_t n = (size_t)in->w * in->h;
     if (k->variant == KV_PERPIXEL) {
         const dim3 b = perpixel_block(k->shape), g = grid2d(in->w, in->h, b);
-        launch(pw_perpixel<Op, T, C>, g, b, 0, 1, s, d, in->w, in->h, p);
+        launch(pw_perpixel<Op, T, C, A>, g, b, 0, 1, s, d, in->w, in->h, p);
     } else if (k->variant == KV_VECTOR) {
         const unsigned th = threads1d(k->shape), blocks = (unsigned)((n / GPU_VPX + th - 1) / th);
-        launch(pw_vector<Op, T, C>, blocks ? blocks : 1, th, 0, GPU_VPX, s, d, n, p);
+        launch(pw_vector<Op, T, C, A>, blocks ? blocks : 1, th, 0, GPU_VPX, s, d, n, p);
     } else if (k->variant == KV_COALESCED) {
         const unsigned th = threads1d(k->shape);
-        PPT_SWITCH(ppt_choice(k->shape), launch(pw_coalesced<Op, T, C, P>, grid1d(n, th, P), th, 0, P, s, d, n, p));
+        PPT_SWITCH(ppt_choice(k->shape), launch(pw_coalesced<Op, T, C, A, P>, grid1d(n, th, P), th, 0, P, s, d, n, p));
     } else {
         snprintf(err, errlen, "no pointwise kernel for variant %d", k->variant);
         return (int)cudaErrorInvalidValue;

@@ -4,7 +4,8 @@
  * template gives the rest: 8 and 16 bits, 1 to 4 channels, the OpenMP loop, tiles
  * (op_region_point), the perpixel, coalesced and vector kernels and their launch. src/ops/invert/
  * and cuda/invert/ are one such operation, whole; HACKING.md ("The registry and adding an
- * operation") gives the steps around it.
+ * operation") gives the steps around it. A function the GPU cannot repeat to the bit takes the
+ * table form below: written once, for the CPU.
  *
  * In src/ops/NAME/NAME.c, with a static inline function
  *     uint32_t SAMPLE(uint32_t v, uint32_t top, const struct pw_args *p)
@@ -21,6 +22,7 @@
  * log are not the C library's. */
 #ifndef GPUIMG_OPS_POINTWISE_H
 #define GPUIMG_OPS_POINTWISE_H
+#include <math.h>
 #include "core/error.h"
 #include "core/op.h"
 #include "cuda/pointwise.h"
@@ -106,5 +108,54 @@ int pointwise_gpu(const struct op_desc *op, pw_launcher *fn, const struct op_arg
 #define POINTWISE_FIELDS(NAME, AUTO)                                                                     \
     .resolve = pointwise_resolve, .cpu = NAME##_pw_cpu, .region = op_region_point,                       \
     GPU_FIELDS(POINTWISE_VARIANTS, (AUTO), NULL, NAME##_pw_gpu, NULL), .gpu_shape = { [KV_VECTOR] = SHAPE_1D }
+
+/* The table form: a function the GPU cannot repeat to the bit (the C library's pow, exp or log:
+ * CUDA's are others) is written once, for the CPU, in any arithmetic, as
+ *     static uint32_t SAMPLE(uint32_t v, uint32_t top, const struct pw_args *p)
+ * (the same contract as above) with POINTWISE_LUT(NAME, SAMPLE) beside it and
+ * POINTWISE_LUT_FIELDS(NAME, AUTO) in the descriptor; it has no .cu. A step's table holds SAMPLE
+ * of every v from 0 to top (256 or 65536 entries), built once: the CPU maps the image through it
+ * (or calls SAMPLE on each sample of an image with fewer samples than the table has), and
+ * gpu_prepare uploads it for the template's kernels (cuda/pointwise_lut.cu), which look each
+ * colour sample up. So every path gives SAMPLE's integers. */
+typedef uint32_t pw_sample_fn(uint32_t v, uint32_t top, const struct pw_args *p);
+
+/* x to the nearest integer, halves up (floor(x + 0.5)), clamped to 0..top: the table form's
+ * functions' rounding. */
+static inline uint32_t pw_round(double x, uint32_t top)
+{
+    const double r = floor(x + 0.5);
+    return r <= 0 ? 0 : r >= top ? top : (uint32_t)r;
+}
+
+int pointwise_lut_cpu(pw_sample_fn *fn, const struct op_args *a, const struct image *in, struct image *out);
+#ifdef HAVE_CUDA
+int pointwise_lut_prepare(const struct op_desc *op, pw_sample_fn *fn, const struct op_args *a, const struct geom *in,
+                          int variant, void **state);
+int pointwise_lut_launch(const struct op_args *a, const void *state, const struct gpu_call *k,
+                         const struct gpu_image *in, const struct gpu_image *out, const char **ran);
+void pointwise_lut_release(void *state);
+#define POINTWISE_LUT_GPU_(NAME, SAMPLE)                                                                 \
+    static int NAME##_lut_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, \
+                                  int variant, void **state)                                             \
+    {                                                                                                    \
+        return pointwise_lut_prepare(&op_##NAME, SAMPLE, a, in, variant, state);                         \
+    }
+#else
+#define POINTWISE_LUT_GPU_(NAME, SAMPLE)
+#endif
+
+#define POINTWISE_LUT(NAME, SAMPLE)                                                                      \
+    extern const struct op_desc op_##NAME;                                                               \
+    static int NAME##_lut_cpu(const struct op_args *a, const struct image *in, struct image *out)       \
+    {                                                                                                    \
+        return pointwise_lut_cpu(SAMPLE, a, in, out);                                                    \
+    }                                                                                                    \
+    POINTWISE_LUT_GPU_(NAME, SAMPLE)
+
+#define POINTWISE_LUT_FIELDS(NAME, AUTO)                                                                 \
+    .resolve = pointwise_resolve, .cpu = NAME##_lut_cpu, .region = op_region_point,                      \
+    GPU_FIELDS(POINTWISE_VARIANTS, (AUTO), NAME##_lut_prepare, pointwise_lut_launch, pointwise_lut_release), \
+    .gpu_shape = { [KV_VECTOR] = SHAPE_1D }
 
 #endif
