@@ -42,6 +42,7 @@ pad=120x70:color=10,20,30,gray 120x70 c1 d8
 resize=50x50:fit=contain:color=white 50x50 c3 d8
 flatten 101x61 c3 d8
 flatten=navy,gray 101x61 c1 d8
+flatten=10,20,30,gray 101x61 c1 d8
 pad=x70+0+9 101x70 c3 d8
 gray,resize=40x40:fit=cover,pad=50x50 50x50 c1 d8
 resize=800x 800x483 c3 d8
@@ -196,6 +197,9 @@ expect_fail 2 "rotate: angle must be one of 90\|180\|270, not '45'" rotate=45 "$
 expect_fail 2 "rotate needs its angle" rotate "$T/rgb.png" "$T/x.png"
 expect_fail 2 "flip: axis must be one of h\|v" flip=x "$T/rgb.png" "$T/x.png"
 expect_fail 2 "transpose takes no value" transpose=1 "$T/rgb.png" "$T/x.png"
+# a comma before a number joins the step's values (blur's second is border), not steps
+expect_fail 2 "blur: border must be one of reflect101\|replicate\|constant, not '5'" blur=2,5 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate takes at most 1 value \(rotate=angle\), not '90,90'" rotate=90,90 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "empty operation" gray,,blur=1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "empty operation" gray, "$T/rgb.png" "$T/x.png"
 expect_fail 2 "x.xyz: unknown output format" gray "$T/rgb.png" "$T/x.xyz"

@@ -154,7 +154,7 @@ void cli_help(FILE *f)
             "\nProcess an image through a pipeline of operations, on the GPU when one is usable and on\n"
             "the CPU (OpenMP) otherwise, and print how long each stage took.\n"
             "\n"
-            "PIPELINE is one or more operations joined by commas, each name[=value][:key=value...],\n"
+            "PIPELINE is one or more operations joined by commas, each name[=value[,value...]][:key=value...],\n"
             "e.g. gray,resize=50%%,blur=2,transpose. INPUT and OUTPUT may be '-' for stdin/stdout.\n"
             "The output format follows OUTPUT's extension (.png .jpg .webp .tif .bmp .tga .ppm) or --format.\n"
             "\n"

@@ -37,16 +37,33 @@ static int parse_step(const char *s, size_t len, struct step *st)
     memset(&st->args, 0, sizeof st->args);
 
     char *p = buf + nlen;
-    if (*p == '=') {   /* name=VALUE sets the first parameter */
+    if (*p == '=') {   /* name=VALUE sets the first parameter; name=V1,V2,... the first ones in turn,
+                          but a colour's commas are its own (flatten=255,0,0) */
         p++;
         size_t vl = strcspn(p, ":");
         char save = p[vl];
         p[vl] = 0;
         if (op->nparams == 0)
             return gpuimg_fail(GPUIMG_EPARAM, "%s takes no value (got '%s')", op->name, p);
-        int r = param_parse(op, &op->params[0], p, &st->args.v[0]);
-        if (r)
-            return r;
+        int nv = 1;
+        for (const char *c = p; op->params[0].type != PARAM_COLOR && (c = strchr(c, ',')); c++)
+            nv++;
+        if (nv > op->nparams) {
+            char names[128] = "";
+            for (int i = 0; i < op->nparams; i++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "," : "", op->params[i].name);
+            return gpuimg_fail(GPUIMG_EPARAM, "%s takes at most %d value%s (%s=%s), not '%s'", op->name, op->nparams,
+                               op->nparams > 1 ? "s" : "", op->name, names, p);
+        }
+        char *v = p;
+        for (int i = 0; i < nv; i++) {
+            const size_t l = nv > 1 ? strcspn(v, ",") : strlen(v);
+            v[l] = 0;
+            int r = param_parse(op, &op->params[i], v, &st->args.v[i]);
+            if (r)
+                return r;
+            v += l + 1;
+        }
         p[vl] = save;
         p += vl;
     }
@@ -95,12 +112,13 @@ static int parse_step(const char *s, size_t len, struct step *st)
     return GPUIMG_OK;
 }
 
-/* The length of the step s starts with: up to a comma, one before a digit excepted (no
- * operation's name starts with one: it is inside a value, the colour R,G,B). */
+/* The length of the step s starts with: up to a comma, one before a number excepted (no
+ * operation's name starts with a digit, '.', '+' or '-': it is inside a value, the colour R,G,B or
+ * a step's values, levels=10,240). */
 static size_t step_len(const char *s)
 {
     size_t len = 0;
-    while (s[len += strcspn(s + len, ",")] && s[len + 1] >= '0' && s[len + 1] <= '9')
+    while (s[len += strcspn(s + len, ",")] && s[len + 1] && strchr("0123456789.+-", s[len + 1]))
         len++;
     return len;
 }
