@@ -66,10 +66,17 @@ flip=h 101x61 c3 d8
 flip=v 101x61 c3 d8
 gray,resize=50%,blur=2,transpose 31x51 c1 d8
 resize=200%,rotate=90,flip=v,gray=709 122x202 c1 d8
+invert 101x61 c3 d8
+linear=1.2,-10 101x61 c3 d8
+linear=0.5:b=20 101x61 c3 d8
+gamma 101x61 c3 d8
+gamma=2.2,flip=h 101x61 c3 d8
+levels=20,230,1.4,resize=50% 51x31 c3 d8
+levels=20:white=230 101x61 c3 d8
 CASES
 
 # 16-bit RGBA stays 16-bit through every operation; gray keeps alpha
-for pipe in gray resize=50% blur=1 transpose rotate=90 flip=v gray,resize=50%,blur=2,transpose; do
+for pipe in gray resize=50% blur=1 transpose rotate=90 flip=v linear=1.1,5 gamma levels=10,240,1.2 gray,resize=50%,blur=2,transpose; do
     expect_ok -q --force "$pipe" "$T/rgba16.png" "$T/o16.png" || continue
     case "$(dims "$T/o16.png")" in
         *" d16") ok ;;
@@ -197,6 +204,18 @@ expect_fail 2 "rotate: angle must be one of 90\|180\|270, not '45'" rotate=45 "$
 expect_fail 2 "rotate needs its angle" rotate "$T/rgb.png" "$T/x.png"
 expect_fail 2 "flip: axis must be one of h\|v" flip=x "$T/rgb.png" "$T/x.png"
 expect_fail 2 "transpose takes no value" transpose=1 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "linear needs its a" linear "$T/rgb.png" "$T/x.png"
+expect_fail 2 "linear takes at most 2 values \(linear=a,b\), not '1,2,3'" linear=1,2,3 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "linear: b must be a number in \[-1000, 1000\], not '2000'" linear=1,2000 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "gamma: exponent must be a number in \(0, 1000\], not '0'" gamma=0 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "gamma: exponent must be a number in \(0, 1000\], not '-2'" gamma=-2 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "levels: black \(200\) must be below white \(100\)" levels=200,100 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "levels: black \(255\) must be below white \(255\)" levels=255 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "levels: white must be a number in \[0, 255\], not '300'" levels=0,300 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "levels: gamma must be a number in \(0, 1000\], not '0'" levels=0,255,0 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "levels: black is empty" levels=,255 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "levels: gamma is given twice" levels=0,255,2:gamma=3 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "empty operation" levels=20,230, "$T/rgb.png" "$T/x.png"
 # a comma before a number joins the step's values (blur's second is border), not steps
 expect_fail 2 "blur: border must be one of reflect101\|replicate\|constant, not '5'" blur=2,5 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "rotate takes at most 1 value \(rotate=angle\), not '90,90'" rotate=90,90 "$T/rgb.png" "$T/x.png"

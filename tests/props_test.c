@@ -54,6 +54,11 @@ static void check_layout(int w, int h, int c, int depth)
     expect_same("area 100%", &im, "resize=100%:filter=area", NULL);
     expect_same("nearest 100%", &im, "resize=100%:filter=nearest", NULL);
     expect_same("nearest up and down", &im, "resize=200%:filter=nearest,resize=50%:filter=nearest", NULL);
+    /* tone identities: through the table at the larger sizes, sample by sample at the smaller */
+    expect_same("linear -1,255 = invert", &im, "linear=-1,255", "invert");
+    expect_same("linear 1", &im, "linear=1", NULL);
+    expect_same("gamma 1", &im, "gamma=1", NULL);
+    expect_same("levels 0,255", &im, "levels=0,255", NULL);
     if (c <= 2)
         expect_same("gray passes gray through", &im, "gray", NULL);
     else {

@@ -103,7 +103,8 @@ struct op_desc {
      * benchmarks skip them. */
     unsigned copies_on;
     /* One-step pipelines, NULL-terminated, that tune, the benchmarks and the tests run on every
-     * layout; the first is the operation's typical use. */
+     * layout; the first is the operation's typical use. No commas (key=value instead): the
+     * benchmarks' CSV holds them. */
     const char *const *examples;
     /* At parse time, before any image: check what the parameters say together, and write the
      * steps this one implies after it as pipeline text into text (n bytes; "" for none): resize's

@@ -371,11 +371,56 @@ def flatten(a, rgb):
     return r[..., 0] if c == 2 else r
 
 
+def tone(fn, margin):
+    """A tone operation's reference: fn (float64 levels of the input, top, s) gives the exact value,
+    rounded to nearest with halves up (floor(x + 0.5)) and clipped; alpha kept. s = 257 at 16 bits
+    (levels of 8 bits scaled). With margin, every value of every input level must lie more than
+    1e-6 from a rounding boundary: then a pow that differs from the C library's by an ulp (numpy's
+    may) gives the same integers, and tolerance 0 holds."""
+    def ref(a):
+        top = 65535 if a.dtype == np.uint16 else 255
+        s = 257.0 if top == 65535 else 1.0
+        if margin:
+            x = fn(np.arange(top + 1, dtype=np.float64), top, s)
+            if np.any(np.abs(x - np.floor(x) - 0.5) < 1e-6):
+                raise SystemExit("make_goldens.py: a tone case has a value at a rounding boundary: pick others")
+        r = a.copy()
+        n = a.shape[2] - 1 if a.ndim == 3 and a.shape[2] in (2, 4) else None
+        col = a if n is None else a[..., :n]
+        out = np.clip(np.floor(fn(col.astype(np.float64), top, s) + 0.5), 0, top).astype(a.dtype)
+        if n is None:
+            return out
+        r[..., :n] = out
+        return r
+    return ref
+
+
+def linear(k, b):
+    return tone(lambda f, top, s: k * f + b * s, False)
+
+
+def gamma(g):
+    return tone(lambda f, top, s: top * np.power(f / top, 1.0 / g), True)
+
+
+def levels(black, white, g):
+    def fn(f, top, s):
+        lo, hi = black * s, white * s
+        return top * np.power((np.clip(f, lo, hi) - lo) / (hi - lo), 1.0 / g)
+    return tone(fn, True)
+
+
 # Each operation's reference (the registry's names): cases (pipeline, function of the input,
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
     'gray': gray_cases,
     'invert': lambda w, h, c, d, run: [("invert", invert, 0)],
+    # numpy in float64: linear is the same arithmetic, gamma and levels numpy's power (tone's margin)
+    'linear': lambda w, h, c, d, run: [("linear=1.2:b=-10", linear(1.2, -10), 0),
+                                       ("linear=0.7,60.5", linear(0.7, 60.5), 0)],
+    'gamma': lambda w, h, c, d, run: [("gamma", gamma(2.4), 0), ("gamma=0.45", gamma(0.45), 0)],
+    'levels': lambda w, h, c, d, run: [("levels=20,230,1.4", levels(20, 230, 1.4), 0),
+                                       ("levels=10.5,200:gamma=0.8", levels(10.5, 200, 0.8), 0)],
     'flatten': lambda w, h, c, d, run: [("flatten", lambda a: flatten(a, (255, 255, 255)), 0),
                                         ("flatten=20,120,250", lambda a: flatten(a, (20, 120, 250)), 0)],
     'resize': lambda w, h, c, d, run: resize_cases(w, h, c, d, run) + fit_cases(w, h, c, d, run)
