@@ -228,6 +228,8 @@ case $got in
 *libheif*|*libjxl*|*libtiff*|*libnvcomp*|*libde265*|*libhwy*) bad "a JPEG to PNG command loads format libraries it does not use: $got" ;;
 *) ok ;;
 esac
+# a library this build has must load: the suites of its formats would skip, not fail
+"$GPUIMG" --version | grep -q 'cannot be loaded' && bad "a library cannot be loaded: $("$GPUIMG" --version | grep -o '[a-z0-9]* (cannot be loaded)' | sort -u | tr '\n' ' ')"
 for f in "$TOP_SRCDIR/tests/heif/rgb8.heic:libheif" "$TOP_SRCDIR/tests/jxl/rgb8.jxl:libjxl"; do
     [ -f "${f%:*}" ] && "$GPUIMG" --version | grep -q "${f#*:} [0-9]" || continue
     case $(loaded info "${f%:*}") in *"${f#*:} "*) ok ;; "") ;; *) bad "info ${f%:*} did not load ${f#*:}" ;; esac

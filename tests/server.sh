@@ -274,7 +274,9 @@ run $gpu gray "$T/rgb.png" "$T/stale.png"
 # a batch without GPUIMG_SERVER (auto) does not wait for the server it starts: its files run
 # here until the server answers, then go to it; every output is the in-process one's
 if [ -n "$gpu" ]; then
-    "$GPUIMG" --server-stop >/dev/null 2>&1
+    stop_server
+    i=0
+    while [ "$(servers)" -gt 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done   # gone, its lock too
     mkdir -p "$T/cold"
     for i in $(seq 1 60); do cp "$T/rgb.png" "$T/cold/$i.png"; done
     "$GPUIMG" -q --no-server --backend=cpu gray,resize=50% "$T/rgb.png" "$T/cold-ref.ppm"

@@ -658,9 +658,9 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
         pthread_cond_init(&sh.cv, NULL);
         pthread_cond_init(&sh.here_cv, NULL);
         pthread_t awaiting;
-        const int await = rt.ready_fd >= 0 && pthread_create(&awaiting, NULL, await_start, &sh) == 0;
-        sh.starting = await;
-        if (rt.ready_fd >= 0 && !await)   /* no thread to wait with: wait now */
+        sh.starting = rt.ready_fd >= 0;
+        const int await = sh.starting && pthread_create(&awaiting, NULL, await_start, &sh) == 0;
+        if (sh.starting && !await)   /* no thread to wait with: wait now */
             sh.starting = client_await(&rt, NULL) ? -1 : 0;
         for (int j = 0; j < jobs && n > 0; j++)
             if (pthread_create(&tid[j], NULL, worker, &sh) == 0)

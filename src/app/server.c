@@ -154,6 +154,7 @@ static void wake_workers(int all)
             return;
         const int w = S.idle[best][--S.nidle[best]];
         idler[w].woken = 1;
+        S.busy[best]++;   /* counted from the wake: a burst of requests spreads over the GPUs */
         pthread_cond_signal(&idler[w].cv);
     } while (all);
 }
@@ -293,9 +294,10 @@ static void run_job(struct job *j, int worker_device, struct proto_reply *a)
      * over while one request alone has every core (a single file's encode on 2 threads took 12 ms
      * of its 16) */
     int threads = q->opts.run_threads;
-    const long cores = usable_cores(),
-               load = __atomic_load_n(&S.running, __ATOMIC_RELAXED) + __atomic_load_n(&S.qn, __ATOMIC_RELAXED),
-               share = 2 * cores / (load > 0 ? load : 1);
+    pthread_mutex_lock(&S.mu);
+    const long load = S.running + S.qn;
+    pthread_mutex_unlock(&S.mu);
+    const long cores = usable_cores(), share = 2 * cores / (load > 0 ? load : 1);
     if (threads > share)
         threads = (int)(share > 2 ? share : 2);
     if (threads > cores)
@@ -343,13 +345,17 @@ static void *worker(void *arg)
     pthread_cond_init(&idler[self].cv, NULL);
     for (;;) {
         pthread_mutex_lock(&S.mu);
+        int counted = 0;   /* woken: S.busy counts this worker already */
         while (!S.qn && !S.stopping) {
+            S.busy[k] -= counted;   /* woken, and another worker took the request */
             S.idle[k][S.nidle[k]++] = self;
             idler[self].woken = 0;
             while (!idler[self].woken)
                 pthread_cond_wait(&idler[self].cv, &S.mu);
+            counted = 1;
         }
         if (!S.qn) {
+            S.busy[k] -= counted;
             pthread_mutex_unlock(&S.mu);
             break;
         }
@@ -358,7 +364,7 @@ static void *worker(void *arg)
         S.qn--;
         const int gone = j->c->gone;
         S.running += !gone;
-        S.busy[k]++;
+        S.busy[k] += !counted;
         const long before = S.jobs;
         pthread_mutex_unlock(&S.mu);
         if (!gone) {
@@ -623,8 +629,8 @@ int server_main(const struct cli_opts *o)
     want = want > JOBS_MAX ? JOBS_MAX : want;
     grow_to = grow_to > JOBS_MAX ? JOBS_MAX : S.ndevs ? grow_to : 0;
     static pthread_t tid[JOBS_MAX];
-    for (int i = 0; i < want; i++)
-        if (pthread_create(&tid[S.nworkers], NULL, worker, (void *)(intptr_t)i) == 0)
+    for (int i = 0; i < want; i++)   /* a worker's index is its slot: unique though a create fails */
+        if (pthread_create(&tid[S.nworkers], NULL, worker, (void *)(intptr_t)S.nworkers) == 0)
             __atomic_add_fetch(&S.nworkers, 1, __ATOMIC_RELAXED);
     if (o->ready_fd > 2 && write(o->ready_fd, "r", 1) == 1)   /* the client that started us waits on it */
         close(o->ready_fd);
@@ -639,7 +645,7 @@ int server_main(const struct cli_opts *o)
         for (int d = 0; grow_to > S.nworkers && d < S.ndevs; d++)
             if (backend_gpu_jpeg_made(S.devs[d])) {
                 for (long i = S.nworkers; i < grow_to; i++)
-                    if (pthread_create(&tid[S.nworkers], NULL, worker, (void *)(intptr_t)i) == 0)
+                    if (pthread_create(&tid[S.nworkers], NULL, worker, (void *)(intptr_t)S.nworkers) == 0)
                         __atomic_add_fetch(&S.nworkers, 1, __ATOMIC_RELAXED);
                 grow_to = 0;
             }

@@ -641,7 +641,7 @@ int backend_gpu_encode_available(enum out_format fmt, enum encoder_choice want)
     int built = 0, dflt = 0;
 #ifdef HAVE_NVCOMP
     if (fmt == FMT_PNG) {
-        built = gpu_png_available();
+        built = 1;
         dflt = batch_codecs;
     }
 #endif
@@ -649,7 +649,9 @@ int backend_gpu_encode_available(enum out_format fmt, enum encoder_choice want)
     if (fmt == FMT_JPEG)
         built = 1;
 #endif
-    return built && (want == ENCODER_GPU || (want == ENCODER_AUTO && dflt));
+    /* nvCOMP loaded only where it would be used; asked for, a library that cannot be loaded fails
+     * the encode, saying why */
+    return built && (want == ENCODER_GPU || (want == ENCODER_AUTO && dflt && (fmt != FMT_PNG || gpu_png_available())));
 }
 
 void backend_gpu_encode_free(struct gpu_encode_request *q)
