@@ -88,6 +88,32 @@ static void icc_name_once(void)
     snprintf(icc_name, sizeof icc_name, "LittleCMS %d.%d", v / 1000, v % 1000 / 10);
 }
 
+struct icc_xform *icc_cmyk_prepare(const uint8_t *icc, size_t len)
+{
+    if (!icc || !len)
+        return NULL;
+    cmsHPROFILE in = cmsOpenProfileFromMem(icc, (cmsUInt32Number)len), out = in ? cmsCreate_sRGBProfile() : NULL;
+    cmsHTRANSFORM t = out && cmsGetColorSpace(in) == cmsSigCmykData
+                          ? cmsCreateTransform(in, TYPE_CMYK_8_REV, out, TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC,
+                                               cmsFLAGS_NOCACHE)
+                          : NULL;
+    if (in)
+        cmsCloseProfile(in);
+    if (out)
+        cmsCloseProfile(out);
+    struct icc_xform *x = t ? malloc(sizeof *x) : NULL;
+    if (x)
+        x->t = t;
+    else if (t)
+        cmsDeleteTransform(t);
+    return x;
+}
+
+void icc_cmyk_row(struct icc_xform *x, const uint8_t *in, uint8_t *out, int w)
+{
+    cmsDoTransform(x->t, in, out, (cmsUInt32Number)w);
+}
+
 const char *icc_codec_name(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -106,4 +132,6 @@ int icc_srgb_prepare(const char *name, struct io_meta *m, const struct geom *g, 
 void icc_apply(struct icc_xform *x, struct image *im) {}
 void icc_free(struct icc_xform *x) {}
 const char *icc_codec_name(void) { return NULL; }
+struct icc_xform *icc_cmyk_prepare(const uint8_t *icc, size_t len) { return NULL; }
+void icc_cmyk_row(struct icc_xform *x, const uint8_t *in, uint8_t *out, int w) {}
 #endif

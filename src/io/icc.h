@@ -20,4 +20,12 @@ void icc_apply(struct icc_xform *x, struct image *im);
 void icc_free(struct icc_xform *x);
 const char *icc_codec_name(void);   /* "LittleCMS 2.14", or NULL without it */
 
+/* A CMYK JPEG's colours through its embedded profile (icc, len bytes) to sRGB, relative
+ * colorimetric as above: the transform of rows of Adobe's inverted CMYK samples (255: no ink, as
+ * libjpeg gives them) to 8-bit RGB, or NULL where there is no profile, it is not CMYK, LittleCMS
+ * cannot read it, or this build has no LittleCMS (the caller then scales each colour by the
+ * black). */
+struct icc_xform *icc_cmyk_prepare(const uint8_t *icc, size_t len);
+void icc_cmyk_row(struct icc_xform *x, const uint8_t *in, uint8_t *out, int w);
+
 #endif

@@ -13,6 +13,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include "core/error.h"
+#include "io/icc.h"
 #include "io/jpeg.h"
 #include "io/meta.h"
 
@@ -73,6 +74,7 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
     struct jpeg_decompress_struct d;
     struct err e;
     uint8_t *volatile row = NULL;   /* volatile: set after setjmp, freed after a longjmp */
+    struct icc_xform *volatile cmyk_icc = NULL;
     const int given = out->data != NULL;   /* the caller's buffer: others may be reading its rows */
     if (!given)
         memset(out, 0, sizeof *out);
@@ -81,14 +83,26 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
     if (setjmp(e.jb)) {
         jpeg_destroy_decompress(&d);
         free(row);
+        icc_free(cmyk_icc);
         if (!given)
             image_free(out);
         return gpuimg_fail(GPUIMG_EDECODE, "%s: bad JPEG: %s", name, e.msg);
     }
     jpeg_create_decompress(&d);
     jpeg_mem_src(&d, buf, (unsigned long)len);
+    jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);   /* an ICC profile: a CMYK file's colours */
     jpeg_read_header(&d, TRUE);
     const int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
+#if LIBJPEG_TURBO_VERSION_NUMBER >= 2000000   /* jpeg_read_icc_profile */
+    if (cmyk) {   /* through its embedded profile to sRGB where it has one */
+        JOCTET *icc = NULL;
+        unsigned icc_len = 0;
+        if (jpeg_read_icc_profile(&d, &icc, &icc_len)) {
+            cmyk_icc = icc_cmyk_prepare(icc, icc_len);
+            free(icc);
+        }
+    }
+#endif
     d.out_color_space = d.num_components == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
     d.dct_method = JDCT_ISLOW;
     d.do_fancy_upsampling = TRUE;
@@ -110,25 +124,40 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
         snprintf(e.msg, sizeof e.msg, "out of memory for %dx%d pixels", g.w, g.h);
         longjmp(e.jb, 1);
     }
-    if (cmyk && !(row = malloc((size_t)g.w * 4))) {
+    /* CMYK comes in bands of rows, converted on every thread (a profile's transform costs far more
+     * than the decode); a band is IMAGE_ROWS_STEP rows, so the rows' reports stay on its steps */
+    const int band = cmyk_icc ? IMAGE_ROWS_STEP : 1;
+    if (cmyk && !(row = malloc((size_t)g.w * 4 * band))) {
         snprintf(e.msg, sizeof e.msg, "out of memory");
         longjmp(e.jb, 1);
     }
     while (d.output_scanline < d.output_height) {
         const JDIMENSION y = d.output_scanline;
-        JSAMPROW r = cmyk ? row : out->data + (size_t)y * out->stride;
-        if (jpeg_read_scanlines(&d, &r, 1) != 1) {
-            snprintf(e.msg, sizeof e.msg, "no row %u", y);
-            longjmp(e.jb, 1);
+        int got = 0;
+        while (got < band && d.output_scanline < d.output_height) {
+            JSAMPROW r = cmyk ? row + (size_t)got * g.w * 4 : out->data + (size_t)(y + got) * out->stride;
+            if (jpeg_read_scanlines(&d, &r, 1) != 1) {
+                snprintf(e.msg, sizeof e.msg, "no row %u", y + got);
+                longjmp(e.jb, 1);
+            }
+            got++;
         }
-        if (cmyk)
+        if (cmyk_icc) {
+            struct icc_xform *x = cmyk_icc;
+            uint8_t *const b = row;
+#pragma omp parallel for schedule(static) if (got > 1)
+            for (int k = 0; k < got; k++)
+                icc_cmyk_row(x, b + (size_t)k * g.w * 4, out->data + (size_t)(y + k) * out->stride, g.w);
+        } else if (cmyk) {
             cmyk_to_rgb(row, out->data + (size_t)y * out->stride, g.w);
+        }
         if (rows && (d.output_scanline % IMAGE_ROWS_STEP == 0 || d.output_scanline == d.output_height))
             rows->done(rows->arg, out, (int)d.output_scanline);
     }
     jpeg_finish_decompress(&d);
     jpeg_destroy_decompress(&d);
     free(row);
+    icc_free(cmyk_icc);
     return GPUIMG_OK;
 }
 
