@@ -191,6 +191,8 @@ expect_fail 2 "flatten: color must be a colour: .*, not '#12'" flatten=#12 "$T/r
 expect_fail 2 "flatten: color must be opaque \(the result has no alpha\), not #01020304" flatten=1,2,3,4 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize: color #ff0000 is the margin of fit=contain \(this is fit=cover\)" resize=50x50:fit=cover:color=red \
     "$T/rgb.png" "$T/x.png"
+expect_fail 2 "resize: color #ff0000 is the margin of fit=contain into a WxH box \\(this size has none\\)" \
+    resize=50%:fit=contain:color=red "$T/rgb.png" "$T/x.png"
 expect_fail 2 "pad: 50% would be smaller than the image" pad=50% "$T/rgb.png" "$T/x.png"
 # a step that cannot take this image: exit 1, the file named, no output
 expect_fail 1 "rgb\.png: crop: the corner \+200\+0 lies outside the 101x61 image" crop=5x5+200+0 "$T/rgb.png" "$T/x.png"

@@ -165,7 +165,11 @@ static int then(const struct op_args *a, char *text, size_t n)
     if (margin && fit != FIT_CONTAIN)
         return gpuimg_fail(GPUIMG_EPARAM, "resize: color %s is the margin of fit=contain (this is fit=%s)", ct,
                            fit == FIT_FILL ? "fill" : fit == FIT_COVER ? "cover" : fit == FIT_OUTSIDE ? "outside" : "inside");
-    if (s->kind == SIZE_PIXELS && s->w && s->h && (fit == FIT_COVER || fit == FIT_CONTAIN))
+    const int box = s->kind == SIZE_PIXELS && s->w && s->h;
+    if (margin && !box)
+        return gpuimg_fail(GPUIMG_EPARAM, "resize: color %s is the margin of fit=contain into a WxH box (this size "
+                           "has none)", ct);
+    if (box && (fit == FIT_COVER || fit == FIT_CONTAIN))
         snprintf(text, n, "%s=%dx%d:gravity=%s%s%s", fit == FIT_COVER ? "crop" : "pad", s->w, s->h,
                  gravity_name(a->v[P_GRAVITY].choice), margin ? ":color=" : "", margin ? ct : "");
     return GPUIMG_OK;
