@@ -263,8 +263,13 @@ run info "$T/ga.png" "$T/i.jpg" "$T/junk.png" "$TOP_SRCDIR/tests/formats/progres
     && grep -q "progressive.jpg: JPEG 13x9 RGB 8-bit, progressive (752 bytes)$" "$OUT" \
     && grep -q "^gpuimg: $T/junk.png: not an image" "$ERR" && ok || bad "info: exit $RC: $(cat "$OUT" "$ERR")"
 run info --json "$T/i.jpg"
-[ "$RC" -eq 0 ] && grep -q '^{"file": ".*i.jpg", "format": "JPEG", "width": [0-9]*, "height": [0-9]*, "channels": 3, "depth": 8, "orientation": 1, "progressive": false, "frames": 1, "icc": null, .*"bytes": [0-9]*}$' "$OUT" \
+[ "$RC" -eq 0 ] && grep -q '^{"file": ".*i.jpg", "format": "JPEG", "width": [0-9]*, "height": [0-9]*, "channels": 3, "depth": 8, "orientation": 1, "progressive": false, "cmyk": false, "frames": 1, "icc": null, .*"bytes": [0-9]*}$' "$OUT" \
     && ok || bad "info --json: $(cat "$OUT" "$ERR")"
+# a CMYK JPEG is said to be one, from its head and read whole alike (gpuimg reads it as RGB)
+run info "$TOP_SRCDIR/tests/jpeg/cmyk.jpg"
+grep -q "cmyk.jpg: JPEG [0-9]*x[0-9]* CMYK (read as RGB) 8-bit" "$OUT" && ok || bad "info of a CMYK JPEG: $(cat "$OUT" "$ERR")"
+run info --json "$TOP_SRCDIR/tests/jpeg/cmyk.jpg"
+grep -q '"channels": 3, .*"cmyk": true' "$OUT" && ok || bad "info --json of a CMYK JPEG: $(cat "$OUT" "$ERR")"
 if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json, sys; json.loads(open(sys.argv[1]).read())' "$OUT" && ok || bad "info --json is not JSON"
 fi

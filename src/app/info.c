@@ -36,6 +36,7 @@ struct facts {
     struct geom g;
     int orient, frames, progressive;   /* progressive: -1 for a file that is no JPEG */
     size_t bytes;
+    int cmyk;                           /* a CMYK (or YCCK) JPEG: read as RGB */
 };
 
 static void print(const char *path, const struct facts *f, const struct io_meta *m, int json)
@@ -47,7 +48,7 @@ static void print(const char *path, const struct facts *f, const struct io_meta 
         printf(", \"format\": \"%s\", \"width\": %d, \"height\": %d, \"channels\": %d, \"depth\": %d, "
                "\"orientation\": %d", f->format, g->w, g->h, g->c, g->depth, f->orient);
         if (f->progressive >= 0)
-            printf(", \"progressive\": %s", f->progressive ? "true" : "false");
+            printf(", \"progressive\": %s, \"cmyk\": %s", f->progressive ? "true" : "false", f->cmyk ? "true" : "false");
         printf(", \"frames\": %d", f->frames);
         piece_json(stdout, "icc", m->icc_len);
         piece_json(stdout, "exif", m->exif_len);
@@ -59,7 +60,8 @@ static void print(const char *path, const struct facts *f, const struct io_meta 
         printf(", \"bytes\": %zu}\n", f->bytes);
         return;
     }
-    printf("%s: %s %dx%d %s %d-bit", io_display_name(path, 0), f->format, g->w, g->h, layout_name(g->c), g->depth);
+    printf("%s: %s %dx%d %s %d-bit", io_display_name(path, 0), f->format, g->w, g->h,
+           f->cmyk ? "CMYK (read as RGB)" : layout_name(g->c), g->depth);
     if (f->orient > 1)
         printf(", orientation %d", f->orient);
     if (f->progressive > 0)
@@ -87,7 +89,7 @@ static int jpeg_head(const uint8_t *head, size_t n, size_t size, struct facts *f
         || meta_read(head, n, KIND_JPEG, m))
         return 1;
     *f = (struct facts){ "JPEG", { (int)w, (int)h, jf.comps == 1 ? 1 : 3, 8 }, jpeg_orientation(head, n), 1,
-                         jf.progressive, size };
+                         jf.progressive, size, jf.four };
     return 0;
 }
 
@@ -136,7 +138,8 @@ static int describe(const char *path, int json)
     }
     const struct facts f = { format_name(in.kind, in.buf, in.len), in.g,
                              in.kind == KIND_JPEG ? in.orient : m.exif ? exif_orientation(m.exif, m.exif_len, NULL) : 1,
-                             in.frames, in.kind == KIND_JPEG ? in.jpeg_facts.progressive : -1, in.len };
+                             in.frames, in.kind == KIND_JPEG ? in.jpeg_facts.progressive : -1, in.len,
+                             in.kind == KIND_JPEG && in.jpeg_facts.four };
     print(path, &f, &m, json);
     meta_free(&m);
     io_input_free(&in);
