@@ -13,6 +13,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include "core/error.h"
+#include "io/formats.h"
 #include "io/icc.h"
 #include "io/jpeg.h"
 #include "io/meta.h"
@@ -90,19 +91,14 @@ int jpeg_decode(const char *name, const uint8_t *buf, size_t len, int denom, con
     }
     jpeg_create_decompress(&d);
     jpeg_mem_src(&d, buf, (unsigned long)len);
-    jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);   /* an ICC profile: a CMYK file's colours */
     jpeg_read_header(&d, TRUE);
     const int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
-#if LIBJPEG_TURBO_VERSION_NUMBER >= 2000000   /* jpeg_read_icc_profile */
-    if (cmyk) {   /* through its embedded profile to sRGB where it has one */
-        JOCTET *icc = NULL;
-        unsigned icc_len = 0;
-        if (jpeg_read_icc_profile(&d, &icc, &icc_len)) {
-            cmyk_icc = icc_cmyk_prepare(icc, icc_len);
-            free(icc);
-        }
+    if (cmyk) {   /* through its embedded profile (meta.c's reading) to sRGB where it has one */
+        struct io_meta m;
+        if (!meta_read(buf, len, KIND_JPEG, &m))
+            cmyk_icc = icc_cmyk_prepare(m.icc, m.icc_len);
+        meta_free(&m);
     }
-#endif
     d.out_color_space = d.num_components == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
     d.dct_method = JDCT_ISLOW;
     d.do_fancy_upsampling = TRUE;
