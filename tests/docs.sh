@@ -1,6 +1,6 @@
 # gpuimg tests: the documentation keeps up with the code. --help's options, the man page's
 # OPTIONS and ENVIRONMENT and README's table of options are made from one table
-# (src/app/options.def): the man page is its source with only OPERATIONS, OPTIONS, ENVIRONMENT
+# (src/lib/options.def): the man page is its source with only OPERATIONS, OPTIONS, ENVIRONMENT
 # and the version filled in, README's table is what gendocs makes, every option README or the
 # man page names exists, every option of --help is in the man page; every operation in the op
 # table is in the man page's OPERATIONS and in the README; the page renders without warnings.

@@ -1,7 +1,8 @@
 # gpuimg tests: the layers import one way (HACKING.md, "Layout"). Every #include "..." in src/
 # and cuda/ names its layer, and a file includes only its own layer and those below:
-#   cuda runtime and kernels' plain-C headers (cuda/gpu.h, cuda/NAME/kernels.h)
-#   <- core <- io, ops (neither includes the other) <- engine <- app
+#   cuda runtime and kernels' plain-C headers (cuda/gpu.h, cuda/NAME/kernels.h), the API's header
+#   (include/gpuimg.h: declarations only) <- core <- io, ops (neither includes the other) <- engine
+#   <- lib (the API, the option table) <- app
 # src/ includes no CUDA header (.cuh, check.h); cuda/ includes nothing of src/; an operation's
 # folder includes no other operation's (ops/common is theirs to share); no circle between files
 # (a file and its header are one node).
@@ -10,18 +11,19 @@ cd "$TOP_SRCDIR" || exit 1
 
 rank() {   # the layer of a path: a number, or "" for none
     case "$1" in
-    cuda/*) echo 0 ;;
+    cuda/* | include/*) echo 0 ;;
     src/core/*) echo 1 ;;
     src/io/* | src/ops/*) echo 2 ;;
     src/engine/*) echo 3 ;;
-    src/app/*) echo 4 ;;
+    src/lib/*) echo 4 ;;
+    src/app/*) echo 5 ;;
     *) echo "" ;;
     esac
 }
 
 edges="$T/edges"
 : >"$edges"
-files=$(find src cuda -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' | sort)
+files=$(find src cuda include -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' | sort)
 [ -n "$files" ] && ok || bad "no sources under $TOP_SRCDIR"
 for f in $files; do
     rf=$(rank "$f")
@@ -30,9 +32,12 @@ for f in $files; do
         case "$inc" in
         ops.def) continue ;;   # the generated registry list (Makefile.am)
         esac
-        # src/ is on the include path (core/..., ops/...), the top of the tree too (cuda/...)
+        # src/ is on the include path (core/..., ops/...), include/ (gpuimg.h, the API's declarations
+        # and status enum, below every layer) and the top of the tree too (cuda/...)
         if [ -f "src/$inc" ]; then
             inc=src/$inc
+        elif [ -f "include/$inc" ]; then
+            inc=include/$inc
         elif [ ! -f "$inc" ]; then
             bad "$f includes \"$inc\", which is neither under src/ nor under the top of the tree"
             continue
@@ -69,7 +74,7 @@ if command -v nm >/dev/null 2>&1 && [ -f "$build/libgpuimg.a" ]; then
     : >"$defs"
     : >"$uses"
     for o in $objs; do
-        node=$(echo "$o" | sed 's/libgpuimg_a-//; s/\.o$//')
+        node=$(echo "$o" | sed 's/lib[a-z]*_a-//; s/\.o$//')
         (cd "$build" && nm -g --defined-only "$o" 2>/dev/null) | awk -v n="$node" 'NF >= 3 { print $3, n }' >>"$defs"
         (cd "$build" && nm -g --undefined-only "$o" 2>/dev/null) | awk -v n="$node" '{ print $NF, n }' >>"$uses"
     done

@@ -6,7 +6,7 @@
 #define GPUIMG_CLI_H
 #include <stdint.h>
 #include <stdio.h>
-#include "app/options.h"
+#include "lib/options.h"
 
 int cli_parse(int argc, char **argv, struct cli_opts *o);
 void cli_usage(FILE *f);

@@ -5,7 +5,7 @@
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
-#include "app/options.h"
+#include "lib/options.h"
 
 int main(int argc, char **argv)
 {

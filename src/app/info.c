@@ -109,7 +109,7 @@ static int describe_head(const char *path, int json)
     struct io_meta m;
     const enum file_kind kind = n < 64 ? KIND_UNKNOWN : sniff_kind(head, (size_t)n);
     if (kind == KIND_JXL && !jxl_head(head, (size_t)n, (size_t)st.st_size, &f.g, &f.frames, &m))
-        f = (struct facts){ format_name(kind, head, (size_t)n), f.g, 1, f.frames, -1, (size_t)st.st_size };
+        f = (struct facts){ format_name(kind, head, (size_t)n), f.g, 1, f.frames, -1, (size_t)st.st_size, 0 };
     else if (kind != KIND_JPEG || jpeg_head(head, (size_t)n, (size_t)st.st_size, &f, &m)) {
         gpuimg_clear_error();
         return 1;

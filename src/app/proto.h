@@ -8,7 +8,7 @@
 #define GPUIMG_PROTO_H
 #include <stddef.h>
 #include <stdint.h>
-#include "app/options.h"
+#include "lib/options.h"
 #include "core/timing.h"
 
 #define PROTO_MAX_MSG 65536   /* the largest message either side sends or takes */

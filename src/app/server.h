@@ -29,7 +29,7 @@
 #define GPUIMG_SERVER_H
 #include <limits.h>
 #include <stddef.h>
-#include "app/options.h"
+#include "lib/options.h"
 
 #define SERVER_MAX_CLIENTS 1024   /* four batches of --jobs's most */
 #define SERVER_WORKERS_PER_CORE 4   /* once a GPU's JPEG engines are made; a batch sends as many */

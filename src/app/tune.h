@@ -4,7 +4,7 @@
  * choice per operation and pixel layout in the tune cache (engine/tune_cache.h). */
 #ifndef GPUIMG_TUNE_H
 #define GPUIMG_TUNE_H
-#include "app/options.h"
+#include "lib/options.h"
 
 /* `gpuimg tune [OPTIONS]` (argv[0] is "tune"): its options (the table's OPT_TUNE rows) and the
  * environment into o; a usage error says "tune: ". */

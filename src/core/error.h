@@ -5,29 +5,10 @@
 #ifndef GPUIMG_ERROR_H
 #define GPUIMG_ERROR_H
 #include <stdio.h>
+#include "gpuimg.h"
 
-enum gpuimg_status {
-    GPUIMG_OK = 0,
-    GPUIMG_EUSAGE,      /* bad command line */
-    GPUIMG_EPARAM,      /* bad pipeline or operation parameter */
-    GPUIMG_ENOMEM,      /* out of memory */
-    GPUIMG_EOPEN,       /* cannot open or read an input */
-    GPUIMG_EDECODE,     /* input is not a readable image */
-    GPUIMG_ETOOBIG,     /* image over --max-pixels or size arithmetic would overflow */
-    GPUIMG_EEXISTS,     /* output exists and --force was not given */
-    GPUIMG_EWRITE,      /* cannot create or write the output */
-    GPUIMG_EENCODE,     /* encoder failed */
-    GPUIMG_ENOGPU,      /* no usable GPU where one was required */
-    GPUIMG_ECUDA,       /* a CUDA call failed */
-    GPUIMG_EUNSUPPORTED,/* the request is valid but this build cannot do it */
-    GPUIMG_ENODEVMEM,   /* not enough device memory (or over --gpu-mem-limit), even in tiles */
-    GPUIMG_ECANCELED,   /* the run was given up: whoever asked for it went away */
-    GPUIMG_EGEOMETRY,   /* the pipeline does not fit this image (a crop outside it, a pad smaller) */
-    GPUIMG_EINTERNAL,
-    GPUIMG_NSTATUS
-};
-
-const char *gpuimg_strerror(enum gpuimg_status s);
+/* enum gpuimg_status and gpuimg_strerror are the library's (include/gpuimg.h): one enum for the
+ * command and the API. */
 
 /* Record the detail message for s (printf-style) and return s. The slot is per thread. The
  * first failure wins: a later call does not overwrite the message until gpuimg_clear_error(). */

@@ -45,8 +45,10 @@ void image_wrap(struct image *im, const struct geom *g, void *data)
 
 void image_free(struct image *im)
 {
-    free(im->data);
+    if (!im->borrowed)
+        free(im->data);
     im->data = NULL;
+    im->borrowed = 0;
 }
 
 const char *layout_name(int channels)

@@ -18,6 +18,7 @@ struct image {
     int w, h, c, depth;
     size_t stride;    /* bytes per row; rows are packed (stride = w * c * depth / 8) */
     uint8_t *data;
+    int borrowed;     /* data is another's (a library caller's image): read, never freed here */
 };
 
 static inline size_t geom_bpp(const struct geom *g) { return (size_t)g->c * (size_t)(g->depth / 8); }
@@ -42,6 +43,7 @@ double geom_size(const struct geom *g);
 int image_alloc(struct image *im, const struct geom *g);
 /* Wrap a malloc'ed buffer (ownership passes to im). */
 void image_wrap(struct image *im, const struct geom *g, void *data);
+/* Free im's data (not where it is borrowed) and clear it. */
 void image_free(struct image *im);
 /* Progress of an image being made top down: done(arg, img, n) once the first n rows of img are
  * complete (img allocated by then), at least every IMAGE_ROWS_STEP rows and at the last. */

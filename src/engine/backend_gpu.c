@@ -432,7 +432,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
     double t0 = timing_now_ms();
     struct gpu_pipeline gp;
     int st = gpu_pipeline_open(&gp, pl, o->variant, o->nofuse);
-    if (st == GPUIMG_ENODEVMEM) {   /* the whole image does not fit: in tiles, from a decoded image */
+    if (st == GPUIMG_ENODEVMEM && !o->dev_src && !o->dev_out) {   /* the whole image does not fit: in tiles, from a decoded image */
         gpuimg_clear_error();
         if (jpeg)
             *declined = "the whole image does not fit on the device";
@@ -458,6 +458,11 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
             return GPUIMG_OK;
         }
         r->decoder = hardware ? "nvJPEG (hardware)" : "nvJPEG";
+    } else if (o->dev_src) {
+        const size_t row = geom_bpp(&pl->in) * (size_t)pl->in.w;
+        if (gpu_copy2d(gp.buf[0], row, o->dev_src, o->dev_pitch, row, (size_t)pl->in.h, GPU_D2D, err, sizeof err))
+            st = cuda_fail("copying the device image", err);
+        r->upload_ms = timing_now_ms() - t0;
     } else {
         int pinned = o->pin && gpu_pin(img->data, in_bytes, err, sizeof err) == 0;
         if ((o->stage && !pinned ? gpu_upload_staged : gpu_upload)(gp.buf[0], img->data, in_bytes, err, sizeof err))
@@ -518,12 +523,30 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
                 return st;
             image_free(img);
             *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w,
-                                   NULL };
+                                   NULL, 0 };
             return GPUIMG_OK;
         }
     }
     struct image out = { 0 };
     double t1 = timing_now_ms();
+    if (!st && o->dev_out) {   /* the result stays on the device, in memory of its own */
+        *o->dev_out = NULL;
+        if (gpu_malloc(o->dev_out, out_bytes ? out_bytes : 1, err, sizeof err))
+            st = gpuimg_fail(GPUIMG_ENODEVMEM, "no device memory for the result (%zu bytes): %s", out_bytes, err);
+        else if (gpu_copy_d2d(*o->dev_out, gp.buf[cur], out_bytes, err, sizeof err)) {
+            gpu_free(*o->dev_out);
+            *o->dev_out = NULL;
+            st = cuda_fail("copying the result", err);
+        }
+        r->download_ms = timing_now_ms() - t1;
+        gpu_pipeline_close(&gp, pl);
+        if (st)
+            return st;
+        image_free(img);
+        *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w,
+                               NULL, 0 };
+        return GPUIMG_OK;
+    }
     if (!st)
         st = image_alloc(&out, &pl->out);
     if (!st) {
@@ -677,7 +700,49 @@ int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, co
 #endif
 }
 
+void backend_gpu_free(void *p)
+{
+    if (p)
+        gpu_free(p);
+}
+
+int backend_gpu_alloc(int device, void **p, size_t bytes)
+{
+    char err[256], desc[512];
+    *p = NULL;
+    if (backend_gpu_probe(device, desc, sizeof desc, err, sizeof err))
+        return gpuimg_fail(GPUIMG_ENOGPU, "no usable GPU: %s", err);
+    if (gpu_use_device(device, err, sizeof err))
+        return cuda_fail("selecting the GPU", err);
+    if (gpu_malloc(p, bytes ? bytes : 1, err, sizeof err))
+        return gpuimg_fail(GPUIMG_ENODEVMEM, "no device memory for an image of %zu bytes: %s", bytes, err);
+    return GPUIMG_OK;
+}
+
+int backend_gpu_copy2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t row, int rows,
+                       int dir)
+{
+    char err[256];
+    if (gpu_use_device(device, err, sizeof err))
+        return cuda_fail("selecting the GPU", err);
+    if (gpu_copy2d(dst, dpitch, src, spitch, row, (size_t)rows, dir, err, sizeof err))
+        return cuda_fail("copying a device image", err);
+    return GPUIMG_OK;
+}
+
 #else /* CPU-only build */
+
+void backend_gpu_free(void *p) {}
+int backend_gpu_alloc(int device, void **p, size_t bytes)
+{
+    *p = NULL;
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "a device image: this gpuimg was built without CUDA");
+}
+int backend_gpu_copy2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t row, int rows,
+                       int dir)
+{
+    return gpuimg_fail(GPUIMG_EUNSUPPORTED, "a device image: this gpuimg was built without CUDA");
+}
 
 int backend_gpu_probe(int device, char *name, size_t namelen, char *why, size_t whylen)
 {

@@ -46,6 +46,11 @@ struct gpu_run_opts {
     struct gpu_encode_request *enc;   /* non-NULL: encode the result on the GPU, not download it */
     int jpeg;      /* JPEG decoded on the GPU (backend_gpu_run_jpeg): 1 on its JPEG engines only, 2 also by
                       nvJPEG's default backend */
+    const void *dev_src;   /* non-NULL: the input is this memory of the device, rows dev_pitch bytes
+                              apart (the library's device image), not img's pixels; no tiles */
+    size_t dev_pitch;
+    void **dev_out;        /* non-NULL: the result stays on the device, packed, in *dev_out (gpu_malloc's,
+                              the caller frees it with gpu_free); img gets its geometry, no pixels */
 };
 /* Whether backend_gpu_run_jpeg may take a JPEG with these options now (o->jpeg = 1: once the
  * engines' decoder of the device is ready). */
@@ -72,6 +77,12 @@ int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct 
 int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
                          struct image *out, const char **declined, struct run_report *r);
 
+/* The library's device images: memory of device (freed with backend_gpu_free), and rows of row
+ * bytes copied between pitched images on device (and the host: dir GPU_H2D, GPU_D2H, GPU_D2D). */
+int backend_gpu_alloc(int device, void **p, size_t bytes);
+void backend_gpu_free(void *p);
+int backend_gpu_copy2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t row, int rows,
+                       int dir);
 /* 1 if every step of pl has a GPU implementation. */
 int backend_gpu_supports(const struct plan *pl, const char **missing);
 /* Whether a GPU is usable (0, with a description in name), else a status and the reason in why.

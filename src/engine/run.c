@@ -1,6 +1,7 @@
 /* gpuimg: one file through the chain: load -> plan -> run -> write (see run.h). */
 #include <config.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -21,7 +22,15 @@ static int load(const struct run_ctx *c, const char *in, struct io_input *raw, s
     const double t0 = timing_now_ms();
     const struct load_opts lo = { c->max_pixels, c->load_jpeg, c->load_png, c->in_fd, c->max_expansion,
                                   c->save.threads };
-    int st = io_read(in, &lo, raw);
+    int st;
+    if (c->in_buf) {   /* io_parse owns a copy, as io_read's buffer */
+        uint8_t *copy = malloc(c->in_len ? c->in_len : 1);
+        if (!copy)
+            return gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for its %zu bytes", in, c->in_len);
+        memcpy(copy, c->in_buf, c->in_len);
+        st = io_parse(in, copy, c->in_len, &lo, raw);
+    } else
+        st = io_read(in, &lo, raw);
     if (st)
         return st;
     r->in = raw->g;
@@ -248,13 +257,14 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
     if (!st && c->profile_srgb && !(st = icc_srgb_prepare(io_display_name(r->input, 0), meta, &raw->g, &pm->icc))
         && (c->save.strip & META_ICC))
         meta_strip(meta, META_ICC);
-    if (!st && !(st = out_format(c, out, &so->fmt)) && !(st = plan_resolve(pl, &r->in, c->max_pixels))) {
+    /* out NULL: the result stays in memory (run_image), no format to fit */
+    if (!st && !(st = out ? out_format(c, out, &so->fmt) : GPUIMG_OK) && !(st = plan_resolve(pl, &r->in, c->max_pixels))) {
         pm->fmt = so->fmt;
-        pm->flatten = !io_holds_alpha(so->fmt) && has_alpha(pl->out.c);
+        pm->flatten = out && !io_holds_alpha(so->fmt) && has_alpha(pl->out.c);
         if (pm->flatten)
             st = add_flatten(c, so->fmt, pl, r);
     }
-    if (st || (st = place_decode(c, raw, pl, pm, r)) || (st = io_check_size(out, so->fmt, &pl->out))) {
+    if (st || (st = place_decode(c, raw, pl, pm, r)) || (out && (st = io_check_size(out, so->fmt, &pl->out)))) {
         icc_free(pm->icc);
         pm->icc = NULL;
         if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
@@ -329,8 +339,8 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, s
     const char *declined = "";
     int st = GPUIMG_OK;
     struct gpu_run_opts go = c->gpu;
-    go.enc = gpu_encodes(c, pl, so, &o->enc) ? &o->enc : NULL;
-    if (c->kind == BACKEND_CPU && engine_streams() && !pm->icc) {
+    go.enc = out && gpu_encodes(c, pl, so, &o->enc) ? &o->enc : NULL;
+    if (out && c->kind == BACKEND_CPU && engine_streams() && !pm->icc) {
         st = stream_run(pl, raw, io_display_name(out, 1), so, &o->strips, &declined, r);
         if (st || o->strips) {
             io_input_free(raw);
@@ -480,6 +490,67 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     icc_free(pm.icc);
     outcome_free(&o);
     meta_free(&meta);
+    r->total_ms = timing_now_ms() - t0;
+    return st;
+}
+
+/* ---- the library's: a file to memory, memory to a file ---------------------------------------- */
+
+int run_image(const struct run_ctx *c, const char *in, struct image *img, struct io_meta *meta, struct run_report *r)
+{
+    const double t0 = timing_now_ms();
+    struct io_input raw;
+    struct plan pl;
+    struct save_opts so;
+    struct outcome o = { 0 };
+    struct placement pm = { 0 };
+    int st = begin(c, in, NULL, &raw, &pl, &so, meta, &pm, r);
+    if (!st) {
+        pl.abandoned = c->abandoned;
+        st = run(c, NULL, &raw, &pl, &so, &pm, &o, r);
+    }
+    if (!st) {
+        r->out = pl.out;
+        *img = o.img;
+        o.img.data = NULL;
+    }
+    icc_free(pm.icc);
+    outcome_free(&o);
+    r->total_ms = timing_now_ms() - t0;
+    return st;
+}
+
+int run_write_image(const struct run_ctx *c, const char *out, FILE *fp, const struct image *img,
+                    const struct io_meta *meta, struct run_report *r)
+{
+    const double t0 = timing_now_ms();
+    struct save_opts so = c->save;
+    struct io_meta kept = { 0 };
+    struct image flat = *img;
+    flat.borrowed = 1;
+    int st = out_format(c, out, &so.fmt);
+    if (!st && meta && (c->save.strip & META_ALL) != META_ALL && !(st = meta_copy(&kept, meta))) {
+        meta_strip(&kept, (unsigned)c->save.strip);
+        meta_pixel_size(&kept, img->w, img->h);
+        so.meta = &kept;
+    } else
+        so.meta = NULL;
+    if (!st && !io_holds_alpha(so.fmt) && has_alpha(img->c)) {
+        struct plan pl = { 0 };
+        r->in = image_geom(img);
+        if (!(st = plan_resolve(&pl, &r->in, c->max_pixels)) && !(st = add_flatten(c, so.fmt, &pl, r)))
+            st = backend_cpu_run(&pl, &flat, r);
+    }
+    if (!st) {
+        const struct io_result res = { .kind = IO_RESULT_PIXELS, .g = image_geom(&flat), .img = &flat };
+        r->out = res.g;
+        r->encoder = io_encoder_name(&res.g, &so);
+        const double te = timing_now_ms();
+        st = fp ? io_write_to(fp, io_display_name(out, 1), &res, &so) : io_write(out, &res, &so, c->hold);
+        r->encode_ms = timing_now_ms() - te;
+    }
+    image_free(&flat);
+    meta_free(&kept);
     r->total_ms = timing_now_ms() - t0;
     return st;
 }

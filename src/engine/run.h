@@ -35,6 +35,9 @@ struct run_ctx {
     int profile_srgb;             /* --profile=srgb: pixels from the input's ICC profile to sRGB */
     int in_fd;                    /* > 0: the input is this open file (the path names it); with
                                      save.out_fd, the server's run of a client's files */
+    const void *in_buf;           /* non-NULL: the input is these in_len bytes (the path names them):
+                                     the library's decode from memory */
+    size_t in_len;
     enum encoder_choice png_encoder, jpeg_encoder;   /* where PNG and JPEG outputs are encoded */
     const atomic_int *abandoned;  /* non-NULL: the run stops once it is set (struct plan's) */
 };
@@ -55,5 +58,16 @@ int run_save(const struct run_ctx *c, const char *out, const struct image *img, 
  * engines, or decoded then run) -> write (io_write, the one writer). On success the report is
  * complete. */
 int run_file(const struct run_ctx *c, const char *in, const char *out, struct run_report *r);
+
+/* One file to an image in memory: load -> plan -> run, nothing written (the library's read and,
+ * with c->in_buf, decode). *meta (zeroed by the caller, who frees it) gets what the file holds
+ * beside its pixels, as an output would keep it. */
+int run_image(const struct run_ctx *c, const char *in, struct image *img, struct io_meta *meta, struct run_report *r);
+/* An image in memory written to out (its format: out's extension where c->per_file_format, else
+ * c->save.fmt), or with fp encoded into fp alone (out names it): the library's write and encode.
+ * meta (may be NULL) is what the output keeps, less what c->save.strip names; an image with alpha
+ * for a format without is flattened onto c->background first, on the CPU. */
+int run_write_image(const struct run_ctx *c, const char *out, FILE *fp, const struct image *img,
+                    const struct io_meta *meta, struct run_report *r);
 
 #endif

@@ -708,6 +708,12 @@ int io_write(const char *path, const struct io_result *res, const struct save_op
     return r;
 }
 
+int io_write_to(FILE *fp, const char *name, const struct io_result *res, const struct save_opts *o)
+{
+    int r = io_check_size(name, o->fmt, &res->g);
+    return r ? r : write_result(fp, name, res, o);
+}
+
 int io_save(const char *path, const struct image *im, const struct save_opts *o)
 {
     const struct io_result res = { .kind = IO_RESULT_PIXELS, .g = image_geom(im), .img = im };

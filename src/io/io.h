@@ -135,6 +135,9 @@ struct io_result {
  * leave it written and closed there, unpublished, for io_pending_publish. Nothing is left
  * behind on failure. */
 int io_write(const char *path, const struct io_result *res, const struct save_opts *o, struct io_pending *hold);
+/* io_write's encoding alone into fp, an open stream (open_memstream's: the library's encode into
+ * memory); name is for messages. */
+int io_write_to(FILE *fp, const char *name, const struct io_result *res, const struct save_opts *o);
 /* io_write of an image's pixels, published. */
 int io_save(const char *path, const struct image *im, const struct save_opts *o);
 

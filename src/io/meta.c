@@ -573,6 +573,35 @@ void meta_found_exif(struct io_meta *m)
         exif_orientation(m->exif, m->exif_len, &m->orient_at);
 }
 
+static int dup_piece(uint8_t **dst, const uint8_t *src, size_t n)
+{
+    *dst = NULL;
+    if (!src)
+        return GPUIMG_OK;
+    if (!(*dst = malloc(n ? n : 1)))
+        return gpuimg_fail(GPUIMG_ENOMEM, "out of memory for a copy of the metadata (%zu bytes)", n);
+    memcpy(*dst, src, n);
+    return GPUIMG_OK;
+}
+
+int meta_copy(struct io_meta *dst, const struct io_meta *src)
+{
+    *dst = *src;   /* the sizes and numbers; each piece's bytes copied below (NULL until then) */
+    dst->icc = dst->exif = dst->xmp = dst->iptc = dst->comment = NULL;
+    int st = dup_piece(&dst->icc, src->icc, src->icc_len);
+    if (!st)
+        st = dup_piece(&dst->exif, src->exif, src->exif_len);
+    if (!st)
+        st = dup_piece(&dst->xmp, src->xmp, src->xmp_len);
+    if (!st)
+        st = dup_piece(&dst->iptc, src->iptc, src->iptc_len);
+    if (!st)
+        st = dup_piece(&dst->comment, src->comment, src->comment_len);
+    if (st)
+        meta_free(dst);
+    return st;
+}
+
 void meta_free(struct io_meta *m)
 {
     free(m->icc);

@@ -59,6 +59,8 @@ int meta_read(const uint8_t *buf, size_t len, int kind, struct io_meta *m);
 int meta_exif_item(struct io_meta *m, const uint8_t *b, size_t n);
 /* Once m->exif is set: find its orientation tag (orient_at). */
 void meta_found_exif(struct io_meta *m);
+/* dst (its old contents not freed) a copy of src, every piece its own; on failure dst is empty. */
+int meta_copy(struct io_meta *dst, const struct io_meta *src);
 void meta_free(struct io_meta *m);
 /* The image was turned upright: its EXIF orientation becomes 1, and a turn by 90 degrees swaps
  * the density's axes. */

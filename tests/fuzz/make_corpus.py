@@ -241,7 +241,7 @@ def text(s):
 
 def request(kind, *command):
     """A request as gpuimg sends it: its options' fields follow the option table
-    (src/app/options.def), so the run requests are written by tests/sockpoke --request from a
+    (src/lib/options.def), so the run requests are written by tests/sockpoke --request from a
     command line ($SOCKPOKE, default: the build's); status and stop carry nothing more."""
     if kind != 1:
         return b"gpuimgQ\x05" + u64(kind)

@@ -1,4 +1,4 @@
-/* gpuimg: every option declared once. src/app/options.def holds a row an option (and a row an
+/* gpuimg: every option declared once. src/lib/options.def holds a row an option (and a row an
  * environment variable gpuimg reads): its field in struct cli_opts, name, type, range, default,
  * help line, man text, and whether it travels to the server. From it come the record itself, the
  * parser (argv and the environment, read once, here in app), --help's options, the man page's
@@ -24,7 +24,7 @@ struct cli_opts {
 #define OPT(field, ctype, ...) ctype field;
 #define ALSO(field, ...)
 #define DOC(...)
-#include "app/options.def"
+#include "lib/options.def"
 #undef OPT
 #undef ALSO
 #undef DOC
@@ -54,6 +54,7 @@ enum {
     OPT_LOCAL = 256,  /* given, the command runs in its own process (it measures or sets up this
                          process's GPUs), not through the server */
     OPT_TUNE = 512,   /* an option of gpuimg tune, parsed there only (its usage line lists them) */
+    OPT_API = 1024,   /* the library takes it too (gpuimg_ctx_set), as it takes every OPT_WIRE row */
 };
 
 struct opt_desc {
@@ -84,6 +85,13 @@ extern const int option_count;
  * text). A bad value is kept for options_env_error, which the commands that do work call (a run,
  * the server): help, version, lists and the server's status still answer. */
 int options_init(struct cli_opts *o);
+/* Every field at its init, nothing read (the library's contexts). */
+void options_defaults(struct cli_opts *o);
+/* The library's gpuimg_ctx_set: the row named name (a long option name) among those marked
+ * OPT_WIRE or OPT_API, given value as the command line gives it; a flag's value is 1 (set) or 0
+ * (its default). A text value is kept as given (the caller keeps it alive). GPUIMG_EUSAGE for an
+ * unknown name or a bad value, o unchanged. */
+int options_set(struct cli_opts *o, const char *name, const char *value);
 int options_env_error(void);
 /* The options in argv (getopt_long's, from the table: the rows marked OPT_TUNE for gpuimg tune,
  * tune = OPT_TUNE, the others for the command, tune = 0); the rest (PIPELINE INPUT OUTPUT, or

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app/options.h"
+#include "lib/options.h"
 #include "core/color.h"
 #include "core/error.h"
 #include "core/op.h"
@@ -326,7 +326,7 @@ static int opt_set_devices(struct cli_opts *o, const struct opt_desc *d, const c
 #define ALSO(field, ...) { FIELD(field), __VA_ARGS__ },
 #define DOC(...) { .size = 0, __VA_ARGS__ },
 const struct opt_desc option_table[] = {
-#include "app/options.def"
+#include "lib/options.def"
 };
 #undef OPT
 #undef ALSO
@@ -364,6 +364,42 @@ static void defaults(struct cli_opts *o)
             set_int(o, d, d->init);
     }
     o->list_format = "text";
+}
+
+void options_defaults(struct cli_opts *o)
+{
+    defaults(o);
+}
+
+int options_set(struct cli_opts *o, const char *name, const char *value)
+{
+    for (int i = 0; name && i < option_count; i++) {
+        const struct opt_desc *d = &option_table[i];
+        if (!d->size || !d->name || strcmp(d->name, name) || !(d->flags & (OPT_WIRE | OPT_API)) || d->flags & OPT_TUNE)
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "%s", d->name);
+        if (d->type == OT_FLAG || d->type == OT_SET) {
+            if (!value || strcmp(value, "0")) {
+                if (value && strcmp(value, "1"))
+                    return gpuimg_fail(GPUIMG_EUSAGE, "%s: expected 1 (set) or 0 (its default), not '%s'", what, value);
+                return set_value(o, d, what, value, 0);
+            }
+            struct cli_opts dflt;
+            defaults(&dflt);
+            memcpy(option_field(o, d), option_field(&dflt, d), d->size);
+            return GPUIMG_OK;
+        }
+        if (!value && !(d->flags & OPT_OPTARG))
+            return gpuimg_fail(GPUIMG_EUSAGE, "%s needs a value", what);
+        struct cli_opts keep = *o;   /* a custom parser may set a field before it refuses */
+        const int st = set_value(o, d, what, value, 0);
+        if (st)
+            *o = keep;
+        return st;
+    }
+    return gpuimg_fail(GPUIMG_EUSAGE, "'%s' is not an option the library takes (man gpuimg, OPTIONS: those that change "
+                       "what a run does)", name ? name : "(null)");
 }
 
 /* The environment's first bad value: said by options_env_error, for the commands that do work. */

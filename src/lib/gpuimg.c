@@ -1,0 +1,479 @@
+/* gpuimg: the library (include/gpuimg.h) over the engine: a context holds the options (the
+ * command's table), each call runs the engine's load -> plan -> run -> write with them, and its
+ * failure's message is kept on the context. */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "core/error.h"
+#include "engine/backend.h"
+#include "engine/run.h"
+#include "lib/options.h"
+
+#define TEXTS_MAX 32   /* text values a context keeps (each option's latest) */
+
+struct gpuimg_ctx {
+    struct cli_opts o;
+    char err[1024];
+    char note[512];
+    const char *backend;
+    char *texts[TEXTS_MAX];   /* copies of the text values given, the fields point into them */
+    int ntexts;
+    char *pipe_text;          /* the last pipeline parsed, kept for the next run */
+    struct plan pipe;
+};
+
+/* What the library allocates behind an image: its metadata and where its pixels are. */
+struct owner {
+    struct io_meta meta;
+    int device;   /* -1: host pixels (malloc's), else gpu_malloc's on that device */
+};
+
+const char *gpuimg_version(void)
+{
+    return PACKAGE_VERSION;
+}
+
+/* ---- a call's start and end ----------------------------------------------------------------- */
+
+static void begin(gpuimg_ctx *ctx)
+{
+    gpuimg_clear_error();
+    ctx->err[0] = 0;
+}
+
+static enum gpuimg_status end(gpuimg_ctx *ctx, int st)
+{
+    if (st) {
+        const char *m = gpuimg_errmsg();
+        snprintf(ctx->err, sizeof ctx->err, "%s", m && *m ? m : gpuimg_strerror((enum gpuimg_status)st));
+    }
+    gpuimg_clear_error();
+    return (enum gpuimg_status)st;
+}
+
+/* The context's threads for this call, the caller's OpenMP setting given back after it. */
+static int threads_begin(const gpuimg_ctx *ctx, int *saved)
+{
+#ifdef _OPENMP
+    *saved = omp_get_max_threads();
+    if (ctx->o.threads)
+        omp_set_num_threads(ctx->o.threads);
+    return omp_get_max_threads();
+#else
+    *saved = 1;
+    return 1;
+#endif
+}
+
+static void threads_end(int saved)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#else
+    (void)saved;
+#endif
+}
+
+/* ---- contexts --------------------------------------------------------------------------------- */
+
+gpuimg_ctx *gpuimg_ctx_new(void)
+{
+    gpuimg_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx) {
+        options_defaults(&ctx->o);
+        ctx->backend = "";
+    }
+    return ctx;
+}
+
+void gpuimg_ctx_free(gpuimg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    for (int i = 0; i < ctx->ntexts; i++)
+        free(ctx->texts[i]);
+    free(ctx->pipe_text);
+    free(ctx);
+}
+
+enum gpuimg_status gpuimg_ctx_set(gpuimg_ctx *ctx, const char *option, const char *value)
+{
+    begin(ctx);
+    char *copy = NULL;
+    if (value && ctx->ntexts == TEXTS_MAX)
+        return end(ctx, gpuimg_fail(GPUIMG_EUSAGE, "%s: too many values set on this context", option));
+    if (value && !(copy = strdup(value)))
+        return end(ctx, gpuimg_fail(GPUIMG_ENOMEM, "out of memory"));
+    const int st = options_set(&ctx->o, option, copy);
+    if (st || !copy)
+        free(copy);
+    else
+        ctx->texts[ctx->ntexts++] = copy;   /* kept: a text field may point into it */
+    return end(ctx, st);
+}
+
+const char *gpuimg_ctx_error(const gpuimg_ctx *ctx) { return ctx->err; }
+const char *gpuimg_ctx_backend(const gpuimg_ctx *ctx) { return ctx->backend; }
+const char *gpuimg_ctx_note(const gpuimg_ctx *ctx) { return ctx->note; }
+
+/* ---- images ---------------------------------------------------------------------------------- */
+
+gpuimg_image gpuimg_image_wrap(void *data, int width, int height, int channels, int depth, size_t stride, int device)
+{
+    return (gpuimg_image){ .data = data, .stride = stride, .width = width, .height = height, .channels = channels,
+                           .depth = depth, .device = device < 0 ? -1 : device, .owner = NULL };
+}
+
+void gpuimg_image_free(gpuimg_image *img)
+{
+    if (!img)
+        return;
+    struct owner *ow = img->owner;
+    if (ow) {
+        if (ow->device >= 0)
+            backend_gpu_free(img->data);
+        else
+            free(img->data);
+        meta_free(&ow->meta);
+        free(ow);
+    }
+    memset(img, 0, sizeof *img);
+    img->device = -1;
+}
+
+/* A caller's image checked as the engine takes it: its geometry, rows at least packed. */
+static int check_image(const gpuimg_image *im, struct geom *g)
+{
+    if (!im || !im->data)
+        return gpuimg_fail(GPUIMG_EUSAGE, "no image (its data is NULL)");
+    *g = (struct geom){ im->width, im->height, im->channels, im->depth };
+    if (g->c < 1 || g->c > 4 || (g->depth != 8 && g->depth != 16))
+        return gpuimg_fail(GPUIMG_EUSAGE, "an image of %d channels at %d bits: gpuimg takes 1 to 4 channels of 8 or 16 "
+                           "bits", g->c, g->depth);
+    size_t bytes;
+    int st = geom_bytes(g, &bytes);
+    if (st)
+        return st;
+    if (im->stride < geom_bpp(g) * (size_t)g->w)
+        return gpuimg_fail(GPUIMG_EUSAGE, "an image %d pixels wide of %zu bytes a pixel has rows of %zu bytes, fewer "
+                           "than its pixels", g->w, geom_bpp(g), im->stride);
+    return GPUIMG_OK;
+}
+
+/* A library image around the engine's result (its data taken), with a copy of meta (or none). */
+static int give(struct image *res, int device, const struct io_meta *meta, gpuimg_image *out)
+{
+    struct owner *ow = calloc(1, sizeof *ow);
+    int st = ow ? GPUIMG_OK : gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    if (!st && meta)
+        st = meta_copy(&ow->meta, meta);
+    if (st) {
+        free(ow);
+        if (device >= 0)
+            backend_gpu_free(res->data);
+        else
+            image_free(res);
+        return st;
+    }
+    ow->device = device;
+    *out = (gpuimg_image){ .data = res->data, .stride = res->stride, .width = res->w, .height = res->h,
+                           .channels = res->c, .depth = res->depth, .device = device, .owner = ow };
+    res->data = NULL;
+    return GPUIMG_OK;
+}
+
+static const struct io_meta *image_meta(const gpuimg_image *im)
+{
+    const struct owner *ow = im->owner;
+    return ow ? &ow->meta : NULL;
+}
+
+/* ---- runs ---------------------------------------------------------------------------------------- */
+
+/* The run context for pl, on the backend the options ask (auto: the GPU where usable), and the
+ * reason said where auto took the CPU. */
+static int run_context(gpuimg_ctx *ctx, const struct plan *pl, int threads, struct run_ctx *rc)
+{
+    options_run_ctx(&ctx->o, pl, threads, rc);
+    rc->per_file_format = !ctx->o.have_format;
+    struct backend_choice bc;
+    int st = backend_select((enum backend_kind)ctx->o.backend, pl, options_device(&ctx->o), &bc);
+    if (st)
+        return st;
+    rc->kind = bc.kind;
+    snprintf(ctx->note, sizeof ctx->note, "%s", bc.note);
+    ctx->backend = bc.kind == BACKEND_GPU ? "gpu" : "cpu";
+    return GPUIMG_OK;
+}
+
+/* The pipeline parsed, or the last one again. */
+static int parse(gpuimg_ctx *ctx, const char *pipeline, const struct plan **pl)
+{
+    if (!pipeline)
+        return gpuimg_fail(GPUIMG_EPARAM, "no pipeline (NULL)");
+    if (!ctx->pipe_text || strcmp(ctx->pipe_text, pipeline)) {
+        free(ctx->pipe_text);
+        ctx->pipe_text = NULL;
+        int st = plan_parse(pipeline, &ctx->pipe);
+        if (!st)
+            st = plan_check_kernel(&ctx->pipe, ctx->o.kernel);
+        if (st)
+            return st;
+        if (!(ctx->pipe_text = strdup(pipeline)))
+            return gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
+    }
+    *pl = &ctx->pipe;
+    return GPUIMG_OK;
+}
+
+/* A file or bytes decoded (no steps but its turn upright): gpuimg_read and gpuimg_decode. */
+static enum gpuimg_status load(gpuimg_ctx *ctx, const char *path, const void *buf, size_t len, gpuimg_image *out)
+{
+    begin(ctx);
+    memset(out, 0, sizeof *out);
+    out->device = -1;
+    int saved;
+    const int threads = threads_begin(ctx, &saved);
+    struct plan none = { 0 };
+    struct run_ctx rc;
+    options_run_ctx(&ctx->o, &none, threads, &rc);
+    rc.in_buf = buf;
+    rc.in_len = len;
+    ctx->backend = "cpu";
+    ctx->note[0] = 0;
+    struct io_meta meta = { 0 };
+    struct image img = { 0 };
+    struct run_report r;
+    timing_report_init(&r);
+    int st = path ? run_image(&rc, path, &img, &meta, &r) : (int)gpuimg_fail(GPUIMG_EOPEN, "no file name (NULL)");
+    if (!st)
+        st = give(&img, -1, &meta, out);
+    image_free(&img);
+    meta_free(&meta);
+    threads_end(saved);
+    return end(ctx, st);
+}
+
+enum gpuimg_status gpuimg_read(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
+{
+    return load(ctx, path, NULL, 0, out);
+}
+
+enum gpuimg_status gpuimg_decode(gpuimg_ctx *ctx, const void *buf, size_t len, const char *name, gpuimg_image *out)
+{
+    if (!buf) {
+        begin(ctx);
+        return end(ctx, gpuimg_fail(GPUIMG_EOPEN, "%s: no bytes (NULL)", name ? name : "(memory)"));
+    }
+    return load(ctx, name ? name : "(memory)", buf, len, out);
+}
+
+/* The pixels of img as the engine takes them: host memory packed (borrowed where the caller's
+ * rows are, else copied down from the device or repacked), into *h. */
+static int host_pixels(const gpuimg_image *img, const struct geom *g, struct image *h)
+{
+    const size_t row = geom_bpp(g) * (size_t)g->w;
+    if (img->device < 0 && img->stride == row) {
+        *h = (struct image){ g->w, g->h, g->c, g->depth, row, img->data, 1 };
+        return GPUIMG_OK;
+    }
+    int st = image_alloc(h, g);
+    if (st)
+        return st;
+    if (img->device >= 0)
+        st = backend_gpu_copy2d(img->device, h->data, row, img->data, img->stride, row, g->h, GPU_D2H);
+    else
+        for (int y = 0; y < g->h; y++)
+            memcpy(h->data + (size_t)y * row, (const uint8_t *)img->data + (size_t)y * img->stride, row);
+    if (st)
+        image_free(h);
+    return st;
+}
+
+enum gpuimg_status gpuimg_image_copy(gpuimg_ctx *ctx, const gpuimg_image *in, int device, gpuimg_image *out)
+{
+    begin(ctx);
+    memset(out, 0, sizeof *out);
+    out->device = -1;
+    struct geom g;
+    struct image img = { 0 };
+    int st = check_image(in, &g);
+    if (st)
+        return end(ctx, st);
+    const size_t row = geom_bpp(&g) * (size_t)g.w;
+    if (device < 0) {   /* down (or a host copy), packed */
+        if (!(st = image_alloc(&img, &g))) {
+            if (in->device >= 0)
+                st = backend_gpu_copy2d(in->device, img.data, row, in->data, in->stride, row, g.h, GPU_D2H);
+            else
+                for (int y = 0; y < g.h; y++)
+                    memcpy(img.data + (size_t)y * row, (const uint8_t *)in->data + (size_t)y * in->stride, row);
+        }
+    } else {
+        img = (struct image){ g.w, g.h, g.c, g.depth, row, NULL, 0 };
+        void *dev = NULL;
+        size_t bytes;
+        if (!(st = geom_bytes(&g, &bytes)) && !(st = backend_gpu_alloc(device, &dev, bytes))) {
+            if (in->device >= 0 && in->device != device)
+                st = gpuimg_fail(GPUIMG_EUNSUPPORTED, "a copy from device %d to device %d: copy it through the host",
+                                 in->device, device);
+            else
+                st = backend_gpu_copy2d(device, dev, row, in->data, in->stride, row, g.h,
+                                        in->device >= 0 ? GPU_D2D : GPU_H2D);
+            if (st)
+                backend_gpu_free(dev);
+            else
+                img.data = dev;
+        }
+    }
+    if (!st)
+        st = give(&img, device < 0 ? -1 : device, image_meta(in), out);
+    else if (device < 0)
+        image_free(&img);
+    return end(ctx, st);
+}
+
+static enum gpuimg_status save(gpuimg_ctx *ctx, const char *path, FILE *fp, const gpuimg_image *img,
+                               enum out_format fmt)
+{
+    int saved;
+    const int threads = threads_begin(ctx, &saved);
+    struct plan none = { 0 };
+    struct run_ctx rc;
+    struct geom g;
+    struct image h = { 0 };
+    struct run_report r;
+    timing_report_init(&r);
+    options_run_ctx(&ctx->o, &none, threads, &rc);
+    rc.per_file_format = !fp && !ctx->o.have_format;
+    if (fp)
+        rc.save.fmt = fmt;
+    int st = path ? check_image(img, &g) : (int)gpuimg_fail(GPUIMG_EWRITE, "no file name (NULL)");
+    if (!st && !fp)
+        st = io_check_output(path, ctx->o.force);
+    if (!st)
+        st = host_pixels(img, &g, &h);
+    if (!st)
+        st = run_write_image(&rc, path, fp, &h, image_meta(img), &r);
+    image_free(&h);
+    threads_end(saved);
+    return end(ctx, st);
+}
+
+enum gpuimg_status gpuimg_write(gpuimg_ctx *ctx, const char *path, const gpuimg_image *img)
+{
+    begin(ctx);
+    return save(ctx, path, NULL, img, FMT_PNG);
+}
+
+enum gpuimg_status gpuimg_encode(gpuimg_ctx *ctx, const gpuimg_image *img, const char *format, void **buf,
+                                 size_t *len)
+{
+    begin(ctx);
+    *buf = NULL;
+    *len = 0;
+    enum out_format f;
+    if (!format || io_format_from_name(format, &f))
+        return end(ctx, gpuimg_fail(GPUIMG_EUSAGE, "'%s' is not an output format (" IO_OUTPUT_EXTENSIONS ")",
+                                    format ? format : "(null)"));
+    char name[32];
+    snprintf(name, sizeof name, "(memory).%s", format);
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&mem, &n);
+    if (!fp)
+        return end(ctx, gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the encoded bytes", name));
+    enum gpuimg_status st = save(ctx, name, fp, img, f);
+    if (fclose(fp) && !st) {
+        st = gpuimg_fail(GPUIMG_ENOMEM, "%s: out of memory for the encoded bytes", name);
+        st = end(ctx, st);
+    }
+    if (st) {
+        free(mem);
+        return st;
+    }
+    *buf = mem;
+    *len = n;
+    return GPUIMG_OK;
+}
+
+enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuimg_image *in, gpuimg_image *out)
+{
+    begin(ctx);
+    memset(out, 0, sizeof *out);
+    out->device = -1;
+    int saved;
+    const int threads = threads_begin(ctx, &saved);
+    const struct plan *parsed;
+    struct plan pl;
+    struct geom g;
+    struct run_ctx rc;
+    struct image img = { 0 };
+    struct run_report r;
+    timing_report_init(&r);
+    int st = parse(ctx, pipeline, &parsed);
+    if (!st)
+        st = check_image(in, &g);
+    if (!st) {
+        pl = *parsed;
+        st = plan_resolve(&pl, &g, ctx->o.max_pixels);
+    }
+    if (!st)
+        st = run_context(ctx, &pl, threads, &rc);
+    if (!st && in->device >= 0) {   /* on its device, the result left there */
+        if (rc.kind != BACKEND_GPU)
+            st = gpuimg_fail(GPUIMG_ENOGPU, "a device image needs the GPU: %s", ctx->note[0] ? ctx->note : "backend cpu");
+        struct gpu_run_opts go = rc.gpu;
+        void *dev = NULL;
+        go.device = in->device;
+        go.dev_src = in->data;
+        go.dev_pitch = in->stride;
+        go.dev_out = &dev;
+        img = (struct image){ g.w, g.h, g.c, g.depth, in->stride, NULL, 1 };
+        if (!st && !(st = backend_gpu_run(&pl, &go, &img, &r))) {
+            img.data = dev;
+            st = give(&img, in->device, image_meta(in), out);
+        }
+    } else if (!st && !(st = host_pixels(in, &g, &img))) {
+        st = rc.kind == BACKEND_GPU ? backend_gpu_run(&pl, &rc.gpu, &img, &r) : backend_cpu_run(&pl, &img, &r);
+        if (st == GPUIMG_ENODEVMEM && img.data) {   /* no room on the GPU, even in tiles: the CPU */
+            snprintf(ctx->note, sizeof ctx->note, "%s; ran on the CPU", gpuimg_errmsg() ? gpuimg_errmsg() : "no device memory");
+            gpuimg_clear_error();
+            ctx->backend = "cpu";
+            st = backend_cpu_run(&pl, &img, &r);
+        }
+        if (!st)
+            st = give(&img, -1, image_meta(in), out);
+    }
+    image_free(&img);
+    threads_end(saved);
+    return end(ctx, st);
+}
+
+enum gpuimg_status gpuimg_convert(gpuimg_ctx *ctx, const char *pipeline, const char *in, const char *out)
+{
+    begin(ctx);
+    int saved;
+    const int threads = threads_begin(ctx, &saved);
+    const struct plan *pl;
+    struct run_ctx rc;
+    struct run_report r;
+    timing_report_init(&r);
+    int st = parse(ctx, pipeline, &pl);
+    if (!st && (!in || !out))
+        st = gpuimg_fail(GPUIMG_EOPEN, "no file name (NULL)");
+    if (!st)
+        st = run_context(ctx, pl, threads, &rc);
+    if (!st)
+        st = io_check_output(out, ctx->o.force);
+    if (!st)
+        st = run_file(&rc, in, out, &r);
+    if (!st && r.note[0])
+        snprintf(ctx->note, sizeof ctx->note, "%s", r.note);
+    threads_end(saved);
+    return end(ctx, st);
+}

@@ -1,0 +1,160 @@
+/* gpuimg tests: the library through include/gpuimg.h alone, as a program of its own links it
+ * (the build tree's libgpuimg.so in make check, the installed one through pkg-config in make
+ * installcheck). Usage: api_test SAMPLES_DIR WORK_DIR. Writes WORK_DIR/convert.png (gpuimg_convert
+ * of gray,resize=50%) for tests/api.sh to compare with the command's bytes. Exit 0: every check
+ * passed; 1: a check failed (each said on stderr). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gpuimg.h>
+
+static int failures;
+static gpuimg_ctx *ctx;
+
+#define CHECK(cond, ...)                                                                                    \
+    do {                                                                                                    \
+        if (!(cond)) {                                                                                      \
+            fprintf(stderr, "api_test:%d: ", __LINE__);                                                     \
+            fprintf(stderr, __VA_ARGS__);                                                                   \
+            fprintf(stderr, " [%s]\n", gpuimg_ctx_error(ctx));                                              \
+            failures++;                                                                                     \
+        }                                                                                                   \
+    } while (0)
+
+static int same_pixels(const gpuimg_image *a, const gpuimg_image *b)
+{
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels || a->depth != b->depth)
+        return 0;
+    const size_t row = (size_t)a->width * (size_t)a->channels * (size_t)(a->depth / 8);
+    for (int y = 0; y < a->height; y++)
+        if (memcmp((const char *)a->data + (size_t)y * a->stride, (const char *)b->data + (size_t)y * b->stride, row))
+            return 0;
+    return 1;
+}
+
+static char *path(const char *dir, const char *name)
+{
+    static char buf[4][4096];
+    static int n;
+    char *p = buf[n++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: api_test SAMPLES_DIR WORK_DIR\n");
+        return 2;
+    }
+    const char *samples = argv[1], *work = argv[2];
+    ctx = gpuimg_ctx_new();
+    if (!ctx)
+        return 1;
+    CHECK(gpuimg_version()[0] >= '0' && gpuimg_version()[0] <= '9', "version '%s'", gpuimg_version());
+    CHECK(!strcmp(gpuimg_strerror(GPUIMG_EDECODE), "cannot decode image"), "strerror");
+
+    /* options: the command's names and values; a bad one leaves the context as it was */
+    CHECK(gpuimg_ctx_set(ctx, "backend", "cpu") == GPUIMG_OK, "backend cpu");
+    CHECK(gpuimg_ctx_set(ctx, "no-such-option", "1") == GPUIMG_EUSAGE && strstr(gpuimg_ctx_error(ctx), "no-such-option"),
+          "an unknown option");
+    CHECK(gpuimg_ctx_set(ctx, "jpeg-quality", "101") == GPUIMG_EUSAGE && strstr(gpuimg_ctx_error(ctx), "101"),
+          "a value out of range");
+    CHECK(gpuimg_ctx_set(ctx, "backend", "fast") == GPUIMG_EUSAGE, "a bad choice");
+    CHECK(gpuimg_ctx_set(ctx, "jobs", "4") == GPUIMG_EUSAGE, "a batch's option is not the library's");
+    CHECK(gpuimg_ctx_set(ctx, "force", "1") == GPUIMG_OK && gpuimg_ctx_set(ctx, "force", "0") == GPUIMG_OK, "force");
+    CHECK(gpuimg_ctx_set(ctx, "threads", "2") == GPUIMG_OK, "threads");
+
+    /* read -> run -> write, and the same pipeline file to file */
+    gpuimg_image in, out, back, mem;
+    CHECK(gpuimg_read(ctx, path(samples, "elarun-640x400.png"), &in) == GPUIMG_OK, "read");
+    CHECK(in.width == 640 && in.height == 400 && in.depth == 8 && in.device == -1 && in.owner, "read's geometry %dx%d",
+          in.width, in.height);
+    CHECK(gpuimg_run(ctx, "gray,resize=50%", &in, &out) == GPUIMG_OK, "run");
+    CHECK(out.width == 320 && out.height == 200 && out.channels == (in.channels == 4 ? 2 : 1), "run's geometry");
+    CHECK(!strcmp(gpuimg_ctx_backend(ctx), "cpu"), "backend '%s'", gpuimg_ctx_backend(ctx));
+    CHECK(gpuimg_write(ctx, path(work, "api.png"), &out) == GPUIMG_OK, "write");
+    CHECK(gpuimg_write(ctx, path(work, "api.png"), &out) == GPUIMG_EEXISTS, "an existing output without force");
+    CHECK(gpuimg_convert(ctx, "gray,resize=50%", path(samples, "elarun-640x400.png"), path(work, "convert.png"))
+              == GPUIMG_OK, "convert");
+    CHECK(gpuimg_read(ctx, path(work, "convert.png"), &back) == GPUIMG_OK && same_pixels(&back, &out),
+          "convert's pixels are run's");
+    gpuimg_image_free(&back);
+
+    /* into memory and back */
+    void *buf = NULL;
+    size_t len = 0;
+    CHECK(gpuimg_encode(ctx, &out, "png", &buf, &len) == GPUIMG_OK && len > 8 && !memcmp(buf, "\x89PNG", 4), "encode");
+    CHECK(gpuimg_decode(ctx, buf, len, "mem.png", &mem) == GPUIMG_OK && same_pixels(&mem, &out), "decode");
+    gpuimg_image_free(&mem);
+    CHECK(gpuimg_decode(ctx, buf, len / 2, "half.png", &mem) == GPUIMG_EDECODE && strstr(gpuimg_ctx_error(ctx), "half.png"),
+          "a truncated PNG in memory");
+    free(buf);
+    CHECK(gpuimg_encode(ctx, &out, "gif87", &buf, &len) == GPUIMG_EUSAGE && !buf, "an unknown format");
+    /* RGBA to JPEG: flattened onto the background, as the command does */
+    CHECK(gpuimg_encode(ctx, &in, "jpg", &buf, &len) == GPUIMG_OK && len > 2 && !memcmp(buf, "\xff\xd8", 2), "jpeg");
+    free(buf);
+
+    /* the caller's memory: rows with padding, 16 bits; read, never freed or changed */
+    const int w = 37, h = 23, c = 3;
+    const size_t stride = (size_t)w * c * 2 + 10;
+    uint8_t *own = malloc(stride * h), *copy = malloc(stride * h);
+    for (size_t i = 0; i < stride * h; i++)
+        own[i] = (uint8_t)(i * 7 + 3);
+    memcpy(copy, own, stride * h);
+    gpuimg_image mine = gpuimg_image_wrap(own, w, h, c, 16, stride, -1), flipped, twice;
+    CHECK(gpuimg_run(ctx, "flip=h", &mine, &flipped) == GPUIMG_OK && flipped.stride == (size_t)w * c * 2, "flip");
+    CHECK(gpuimg_run(ctx, "flip=h", &flipped, &twice) == GPUIMG_OK && same_pixels(&twice, &mine), "flip twice");
+    CHECK(!memcmp(own, copy, stride * h), "the caller's image changed");
+    const uint16_t *f0 = flipped.data, *m0 = (const uint16_t *)own;
+    CHECK(f0[0] == m0[(w - 1) * c] && f0[2] == m0[(w - 1) * c + 2], "flip's first pixel");
+    gpuimg_image_free(&flipped);
+    gpuimg_image_free(&twice);
+    gpuimg_image_free(&mine);   /* the caller's: nothing freed */
+    CHECK(own[0] == copy[0], "image_free of the caller's image");
+    free(own);
+    free(copy);
+
+    /* bad input: one message naming the file, nothing made */
+    gpuimg_image none;
+    CHECK(gpuimg_read(ctx, path(work, "missing.png"), &none) == GPUIMG_EOPEN && strstr(gpuimg_ctx_error(ctx), "missing.png")
+              && !none.data, "a missing file");
+    CHECK(gpuimg_decode(ctx, "not an image at all, only text", 30, "text", &none) == GPUIMG_EDECODE && !none.data,
+          "text");
+    CHECK(gpuimg_run(ctx, "resize=50%,nosuchop", &in, &none) == GPUIMG_EPARAM && strstr(gpuimg_ctx_error(ctx), "nosuchop")
+              && !none.data, "a bad pipeline");
+    CHECK(gpuimg_run(ctx, "pad=10x10", &in, &none) == GPUIMG_EGEOMETRY && !none.data, "a pad smaller than the image");
+    CHECK(gpuimg_ctx_set(ctx, "max-pixels", "1000") == GPUIMG_OK, "max-pixels");
+    CHECK(gpuimg_read(ctx, path(samples, "elarun-640x400.png"), &none) == GPUIMG_ETOOBIG, "over max-pixels");
+    CHECK(gpuimg_ctx_set(ctx, "max-pixels", "268435456") == GPUIMG_OK && gpuimg_run(ctx, "copy", &in, &out) == GPUIMG_OK,
+          "a context goes on after a failure");
+    CHECK(gpuimg_ctx_error(ctx)[0] == 0, "no message after a success");
+    gpuimg_image_free(&out);
+
+    /* a device image where there is a GPU (the backend's choice: auto) */
+    gpuimg_ctx *g = gpuimg_ctx_new();
+    gpuimg_image up, res, down, ref;
+    if (gpuimg_image_copy(g, &in, 0, &up) == GPUIMG_OK) {
+        CHECK(up.device == 0, "copy up");
+        CHECK(gpuimg_run(g, "gray,resize=50%", &up, &res) == GPUIMG_OK && res.device == 0, "run on the device [%s]",
+              gpuimg_ctx_error(g));
+        CHECK(gpuimg_image_copy(g, &res, -1, &down) == GPUIMG_OK && down.device == -1, "copy down");
+        CHECK(gpuimg_run(ctx, "gray,resize=50%", &in, &ref) == GPUIMG_OK && same_pixels(&down, &ref),
+              "the device's pixels are the CPU's");
+        CHECK(gpuimg_write(g, path(work, "device.png"), &res) == GPUIMG_OK, "write a device image");
+        gpuimg_image_free(&up);
+        gpuimg_image_free(&res);
+        gpuimg_image_free(&down);
+        gpuimg_image_free(&ref);
+        printf("api_test: device images checked on GPU 0\n");
+    } else
+        printf("api_test: no device images (%s)\n", gpuimg_ctx_error(g));
+    gpuimg_ctx_free(g);
+
+    gpuimg_image_free(&in);
+    gpuimg_ctx_free(ctx);
+    if (failures)
+        fprintf(stderr, "api_test: %d checks failed\n", failures);
+    return failures ? 1 : 0;
+}
