@@ -129,6 +129,17 @@ GPUIMG_API enum gpuimg_status gpuimg_encode(gpuimg_ctx *ctx, const gpuimg_image 
  * keeps in's metadata where in is the library's. */
 GPUIMG_API enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuimg_image *in,
                                          gpuimg_image *out);
+/* n inputs decoded (and run through pipeline, or NULL) into outs[0..n-1] at once, each as
+ * gpuimg_decode (or gpuimg_read) makes it: input i is the file paths[i], or where bufs[i] is
+ * non-NULL its lens[i] bytes (paths and bufs may each be NULL). On device >= 0 the results are
+ * left in that GPU's memory (the GPU's JPEG engines decoding the JPEGs they take, in batched
+ * calls), else in host memory. The context's "threads" (every core unless set) are shared out
+ * among the inputs in flight. status[i] (may be NULL) gets each input's status; outs[i] is empty
+ * where it failed. Returns GPUIMG_OK, or the first failure's status with its message. */
+GPUIMG_API enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const *paths,
+                                                  const void *const *bufs, const size_t *lens,
+                                                  const char *pipeline, int device, gpuimg_image *outs,
+                                                  int *status);
 /* A file through a pipeline to a file, as `gpuimg PIPELINE IN OUT --no-server` does: decoded,
  * processed and encoded where the engines and backend say (the GPU's JPEG engines, the CPU
  * streaming bands), the same bytes. */

@@ -15,6 +15,24 @@ fi
 expect_ok --no-server --backend=cpu --threads=2 gray,resize=50% "$TOP_SRCDIR/samples/elarun-640x400.png" "$T/cmd.png"
 cmp -s "$T/cmd.png" "$T/convert.png" && ok || bad "gpuimg_convert's file is not the command's"
 
+# README's C example, in a main of its own, as a user would build it
+sed -n '/^```c$/,/^```$/p' "$TOP_SRCDIR/README.md" | sed '1d;$d' >"$T/readme.c"
+if [ -s "$T/readme.c" ]; then
+    { echo '#include <stdio.h>'; sed -n 1p "$T/readme.c"; echo 'int main(void) {'; sed 1d "$T/readme.c"
+      echo 'gpuimg_image_free(&in); gpuimg_image_free(&out); gpuimg_ctx_free(ctx); return 0; }'; } >"$T/app.c"
+    cp "$TOP_SRCDIR/samples/path-640x400.jpg" "$T/photo.jpg"
+    if ${CC:-cc} -o "$T/app" "$T/app.c" -I"$TOP_SRCDIR/include" -L"$(dirname "$GPUIMG_SOLIB")" -lgpuimg \
+        -Wl,-rpath,"$(dirname "$GPUIMG_SOLIB")" ${GPUIMG_SANITIZERS:-} 2>"$T/cc.err"; then
+        (cd "$T" && ./app) && [ -s "$T/t.png" ] && ok || bad "README's C example did not write t.png"
+        expect_ok --no-server --backend=cpu resize=50% "$T/photo.jpg" "$T/cmd-t.png"
+        cmp -s "$T/t.png" "$T/cmd-t.png" && ok || bad "README's C example's t.png is not the command's"
+    else
+        bad "README's C example does not build: $(head -c 600 "$T/cc.err")"
+    fi
+else
+    bad "README has no C example (a \`\`\`c block)"
+fi
+
 # the program runs on the shared library, which exports gpuimg_* alone
 if command -v ldd >/dev/null 2>&1 && [ -z "${GPUIMG_SANITIZERS:-}" ]; then
     ldd "$API_TEST" | grep -q "libgpuimg.so.0 => /" && ok || bad "api_test does not load libgpuimg.so.0: $(ldd "$API_TEST")"

@@ -96,6 +96,36 @@ int main(int argc, char **argv)
     CHECK(gpuimg_encode(ctx, &in, "jpg", &buf, &len) == GPUIMG_OK && len > 2 && !memcmp(buf, "\xff\xd8", 2), "jpeg");
     free(buf);
 
+    /* a batch: files and bytes at once, each as it would be alone; a bad one fails alone */
+    {
+        const char *paths[4] = { path(samples, "elarun-640x400.png"), NULL, path(samples, "path-640x400.jpg"), NULL };
+        const void *bufs[4] = { NULL, NULL, NULL, "no image" };
+        size_t lens[4] = { 0, 0, 0, 8 };
+        void *png = NULL;
+        size_t plen = 0;
+        CHECK(gpuimg_encode(ctx, &in, "png", &png, &plen) == GPUIMG_OK, "encode for the batch");
+        bufs[1] = png;
+        lens[1] = plen;
+        gpuimg_image outs[4], one;
+        int status[4];
+        CHECK(gpuimg_decode_batch(ctx, 4, paths, bufs, lens, "gray,resize=50%", -1, outs, status) == GPUIMG_EDECODE
+                  && status[3] == GPUIMG_EDECODE && !outs[3].data && strstr(gpuimg_ctx_error(ctx), "input 3"),
+              "a batch with a bad input");
+        CHECK(status[0] == GPUIMG_OK && status[1] == GPUIMG_OK && status[2] == GPUIMG_OK, "the batch's good inputs");
+        gpuimg_image ref;
+        CHECK(gpuimg_run(ctx, "gray,resize=50%", &in, &ref) == GPUIMG_OK && same_pixels(&outs[0], &ref)
+                  && same_pixels(&outs[1], &ref), "a batch's results are run's");
+        CHECK(gpuimg_read(ctx, paths[2], &one) == GPUIMG_OK, "read the JPEG");
+        gpuimg_image_free(&ref);
+        CHECK(gpuimg_run(ctx, "gray,resize=50%", &one, &ref) == GPUIMG_OK && same_pixels(&outs[2], &ref),
+              "a batch's JPEG is read's");
+        for (int i = 0; i < 4; i++)
+            gpuimg_image_free(&outs[i]);
+        gpuimg_image_free(&one);
+        gpuimg_image_free(&ref);
+        free(png);
+    }
+
     /* the caller's memory: rows with padding, 16 bits; read, never freed or changed */
     const int w = 37, h = 23, c = 3;
     const size_t stride = (size_t)w * c * 2 + 10;
@@ -143,6 +173,19 @@ int main(int argc, char **argv)
         CHECK(gpuimg_run(ctx, "gray,resize=50%", &in, &ref) == GPUIMG_OK && same_pixels(&down, &ref),
               "the device's pixels are the CPU's");
         CHECK(gpuimg_write(g, path(work, "device.png"), &res) == GPUIMG_OK, "write a device image");
+        /* a batch into device memory, the JPEG engines taking what they take */
+        const char *many[8];
+        for (int i = 0; i < 8; i++)
+            many[i] = path(samples, i % 2 ? "path-640x400.jpg" : "elarun-640x400.png");
+        gpuimg_image douts[8], host;
+        CHECK(gpuimg_decode_batch(g, 8, many, NULL, NULL, "resize=224x224!", 0, douts, NULL) == GPUIMG_OK, "a batch on "
+              "the device [%s]", gpuimg_ctx_error(g));
+        for (int i = 0; i < 8; i++) {
+            CHECK(douts[i].device == 0 && douts[i].width == 224 && douts[i].height == 224, "batch output %d", i);
+            CHECK(gpuimg_image_copy(g, &douts[i], -1, &host) == GPUIMG_OK, "copy a batch's output down");
+            gpuimg_image_free(&host);
+            gpuimg_image_free(&douts[i]);
+        }
         gpuimg_image_free(&up);
         gpuimg_image_free(&res);
         gpuimg_image_free(&down);

@@ -18,7 +18,7 @@ done
 # every option README or the man page's hand-written sections name is one gpuimg has (tune's own aside)
 for opt in $(grep -o -- '--[a-z][a-z0-9-]*' "$README" | sort -u) \
            $(sed 's/\\-/-/g' "$TOP_SRCDIR/man/gpuimg.1.in" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
-    case "$opt" in --size | --quick | --no-save | --sshlogin | --array* | --with* | --enable* | --crop) continue ;; esac   # tune's, configure's, others' tools
+    case "$opt" in --size | --quick | --no-save | --sshlogin | --array* | --with* | --enable* | --crop | --cflags | --libs) continue ;; esac   # tune's, configure's, pkg-config's, others' tools
     grep -q -- "$opt\b" "$help" && ok || bad "README or the man page names $opt, which gpuimg --help lacks"
 done
 # README's table of options: gendocs readme's, between its markers

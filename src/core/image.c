@@ -41,6 +41,7 @@ void image_wrap(struct image *im, const struct geom *g, void *data)
     im->depth = g->depth;
     im->stride = (size_t)g->w * geom_bpp(g);
     im->data = data;
+    im->borrowed = 0;
 }
 
 void image_free(struct image *im)

@@ -2,6 +2,7 @@
  * command's table), each call runs the engine's load -> plan -> run -> write with them, and its
  * failure's message is kept on the context. */
 #include <config.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,171 @@ enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuim
     }
     image_free(&img);
     threads_end(saved);
+    return end(ctx, st);
+}
+
+/* ---- batches: many inputs at once, the GPU's JPEG engines taking theirs in batched calls ------- */
+
+struct batch {
+    struct run_ctx rc;
+    int n, device, inner;
+    const char *const *paths;
+    const void *const *bufs;
+    const size_t *lens;
+    gpuimg_image *outs;
+    int *status;
+    int next;
+    pthread_mutex_t mu;
+    int failed;          /* the first failure's status, its message in err */
+    char err[1024];
+};
+
+/* One input of a batch into b->outs[i]: on the device asked (the GPU's result left there, or a
+ * host result copied up), or in host memory. */
+static int batch_one(struct batch *b, struct run_ctx *rc, int i)
+{
+    char name[48];
+    const char *path = b->paths && b->paths[i] ? b->paths[i] : NULL;
+    if (!path)
+        snprintf(name, sizeof name, "(memory, input %d)", i);
+    rc->in_buf = b->bufs ? b->bufs[i] : NULL;
+    rc->in_len = b->lens ? b->lens[i] : 0;
+    if (!path && !rc->in_buf)
+        return gpuimg_fail(GPUIMG_EOPEN, "input %d: neither a file nor bytes (NULL)", i);
+    void *dev = NULL;
+    rc->gpu.dev_out = b->device >= 0 ? &dev : NULL;
+    struct image img = { 0 };
+    struct io_meta meta = { 0 };
+    struct run_report r;
+    timing_report_init(&r);
+    int st = run_image(rc, path ? path : name, &img, &meta, &r);
+    if (!st && b->device >= 0 && !dev) {   /* run on the CPU (no room on the GPU): up */
+        const struct geom g = image_geom(&img);
+        size_t bytes;
+        if (!(st = geom_bytes(&g, &bytes)) && !(st = backend_gpu_alloc(b->device, &dev, bytes))
+            && (st = backend_gpu_copy2d(b->device, dev, img.stride, img.data, img.stride, img.stride, img.h, GPU_H2D))) {
+            backend_gpu_free(dev);
+            dev = NULL;
+        }
+        image_free(&img);
+        img.data = dev;
+    } else if (!st && dev)
+        img.data = dev;
+    if (!st)
+        st = give(&img, dev ? b->device : -1, &meta, &b->outs[i]);
+    else if (dev)
+        backend_gpu_free(dev);
+    image_free(&img);
+    meta_free(&meta);
+    return st;
+}
+
+static void *batch_worker(void *arg)
+{
+    struct batch *b = arg;
+#ifdef _OPENMP
+    omp_set_num_threads(b->inner);   /* this worker's share of the cores */
+#endif
+    struct run_ctx rc = b->rc;
+    rc.save.threads = b->inner;
+    rc.gpu.stage = 1;   /* copies through this worker's pinned buffers, its device memory kept */
+    rc.gpu.keep = 1;
+    for (;;) {
+        const int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+        if (i >= b->n)
+            break;
+        gpuimg_clear_error();
+        const int st = batch_one(b, &rc, i);
+        if (b->status)
+            b->status[i] = st;
+        if (st) {
+            pthread_mutex_lock(&b->mu);
+            if (!b->failed) {
+                b->failed = st;
+                snprintf(b->err, sizeof b->err, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
+            }
+            pthread_mutex_unlock(&b->mu);
+        }
+    }
+    if (rc.kind == BACKEND_GPU)
+        backend_gpu_thread_done();
+    return NULL;
+}
+
+static void codecs_stop(void)
+{
+    backend_gpu_codecs_stop();
+}
+
+enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const *paths, const void *const *bufs,
+                                       const size_t *lens, const char *pipeline, int device, gpuimg_image *outs,
+                                       int *status)
+{
+    begin(ctx);
+    for (int i = 0; outs && i < n; i++) {
+        memset(&outs[i], 0, sizeof outs[i]);
+        outs[i].device = -1;
+        if (status)
+            status[i] = GPUIMG_OK;
+    }
+    if (n < 0 || (n > 0 && (!outs || (!paths && !bufs))))
+        return end(ctx, gpuimg_fail(GPUIMG_EUSAGE, "a batch of %d inputs without its lists", n));
+    const struct plan *parsed = NULL;
+    struct plan none = { 0 };
+    int st = pipeline && *pipeline ? parse(ctx, pipeline, &parsed) : GPUIMG_OK;
+    if (st || n == 0)
+        return end(ctx, st);
+    struct batch *b = calloc(1, sizeof *b);
+    if (!b)
+        return end(ctx, gpuimg_fail(GPUIMG_ENOMEM, "out of memory"));
+#ifdef _OPENMP
+    const int cores = omp_get_num_procs();
+#else
+    const int cores = 1;
+#endif
+    const int threads = ctx->o.threads ? ctx->o.threads : cores;
+    int workers = threads < n ? threads : n;
+    if (workers > 256)
+        workers = 256;
+    if (!(st = run_context(ctx, parsed ? parsed : &none, threads, &b->rc))) {
+        b->rc.per_file_format = 0;
+        if (device >= 0 && b->rc.kind != BACKEND_GPU)
+            st = gpuimg_fail(GPUIMG_ENOGPU, "device images need the GPU: %s", ctx->note[0] ? ctx->note : "backend cpu");
+        if (device >= 0)
+            b->rc.gpu.device = device;
+    }
+    if (!st && b->rc.kind == BACKEND_GPU) {   /* the JPEG engines, made once a process on their own thread */
+        static int registered;
+        if (!__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL))
+            atexit(codecs_stop);
+        backend_gpu_codecs_start(b->rc.gpu.device, b->rc.gpu.jpeg == 1);
+    }
+    pthread_t tid[256];
+    int started = 0;
+    if (!st) {
+        b->n = n;
+        b->device = device;
+        b->inner = threads / workers > 1 ? threads / workers : 1;
+        b->paths = paths;
+        b->bufs = bufs;
+        b->lens = lens;
+        b->outs = outs;
+        b->status = status;
+        pthread_mutex_init(&b->mu, NULL);
+        for (; started < workers - 1; started++)
+            if (pthread_create(&tid[started], NULL, batch_worker, b))
+                break;
+        int saved;
+        threads_begin(ctx, &saved);
+        batch_worker(b);   /* this thread is a worker too */
+        threads_end(saved);
+        for (int i = 0; i < started; i++)
+            pthread_join(tid[i], NULL);
+        pthread_mutex_destroy(&b->mu);
+        if (b->failed)
+            st = gpuimg_fail(b->failed, "%s", b->err);
+    }
+    free(b);
     return end(ctx, st);
 }
 
