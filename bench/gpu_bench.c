@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine/backend.h"
+#include "engine/files.h"
 #include "engine/measure.h"
 #include "core/error.h"
 #include "cuda/gpu.h"
@@ -35,7 +36,7 @@ int bench_npp(const char *op, int c, int depth, int w, int h, int dw, int dh, co
 
 /* the cases: every operation's examples (the registry), or the --sigma sweep; half: the example
  * enlarges, so it takes a half-size input and makes an output of the full size */
-static struct { const char *pipe; int half; } cases[32];
+static struct { const char *pipe; int half; } cases[64];
 
 static FILE *csv;
 
@@ -109,8 +110,9 @@ int main(int argc, char **argv)
     int repeat = 30, quick = 0, no_npp = 0, nsizes = 2, npipes = 0, only_c = 0, only_d = 0;
     const char *only = NULL, *pipes[8] = { "gray,resize=50%,blur=2,transpose" };
     static char sweep[8][32];
-    const char *examples[32];
-    size_t ncases = (size_t)op_examples(examples, 32, 0), nsweep = 0;
+    const char *examples[64];
+    engine_files_examples();   /* composite's overlays: made, not read */
+    size_t ncases = (size_t)op_examples(examples, 64, 0), nsweep = 0;
     for (size_t k = 0; k < ncases; k++) {
         struct plan pl;
         const struct geom g1 = { 1000, 1000, 3, 8 };

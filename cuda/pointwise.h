@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 /* The step's parameters in the order of op_desc.params: numbers, and choices as indices. */
-#define PW_MAX_PARAMS 5
+#define PW_MAX_PARAMS 8
 struct pw_args {
     double num[PW_MAX_PARAMS];
     int choice[PW_MAX_PARAMS];

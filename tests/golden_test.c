@@ -70,6 +70,15 @@ static void golden_name(const char *in_name, const char *pipe, char *out, size_t
     snprintf(out + len, n - len, ".png");
 }
 
+/* the files pipelines name (composite's overlays) are the directory's */
+static const char *golden_dir;
+static int golden_file(const char *path, struct image *img)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s/%s", golden_dir, path);
+    return io_load(full, &(struct load_opts){ 0 }, img);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "--diff"))
@@ -79,6 +88,8 @@ int main(int argc, char **argv)
     printf("hand-written SIMD: %s\n", test_simd_state());
     if (!dir)
         dir = "tests/golden";
+    golden_dir = dir;
+    op_file_set_loader(golden_file);
     char path[4096];
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     FILE *m = fopen(path, "r");

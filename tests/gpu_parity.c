@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "engine/backend.h"
+#include "engine/files.h"
 #include "engine/measure.h"
 #include "core/error.h"
 #include "io/io.h"
@@ -668,6 +669,7 @@ int main(void)
 {
     const int require = getenv("GPUIMG_REQUIRE_GPU") && atoi(getenv("GPUIMG_REQUIRE_GPU")) == 1;
     const int quick = getenv("GPUIMG_PARITY_QUICK") && atoi(getenv("GPUIMG_PARITY_QUICK")) == 1;
+    engine_files_examples();   /* composite's overlays: made, not read */
     char desc[512], why[256];
     if (backend_gpu_probe(0, desc, sizeof desc, why, sizeof why) != GPUIMG_OK) {
         printf("%s: no usable GPU: %s\n", require ? "FAIL" : "SKIP", why);

@@ -132,6 +132,13 @@ same_as_here "JPEG out" $gpu gray,resize=50% --jpeg-quality=80 "$T/big.png" "$T/
 # --background travels: RGBA with transparent margins flattened onto it for JPEG, not onto white
 same_as_here "RGBA to JPEG onto --background" $gpu --background=#3366cc pad=40x40:gravity=east "$T/rgba16.png" "$T/o.jpg"
 here -q $gpu pad=40x40:gravity=east "$T/rgba16.png" "$T/white.jpg"
+# a file the pipeline names is read by the command, never the server: a relative overlay is the
+# command's directory's, the same bytes as in-process
+cp "$T/rgba16.png" "$T/ov.png"
+(cd "$T" && "$GPUIMG" -v $gpu composite=ov.png:gravity=centre:opacity=0.5 rgb.png comp-s.png 2>comp.err) \
+    && grep -q "reads ov.png: running in this process, not the server" "$T/comp.err" \
+    && (cd "$T" && "$GPUIMG" -q --no-server $gpu composite=ov.png:gravity=centre:opacity=0.5 rgb.png comp-h.png) \
+    && cmp -s "$T/comp-s.png" "$T/comp-h.png" && ok || bad "composite with a relative overlay through the server"
 [ "$RC" -eq 0 ] && [ -s "$T/s.out" ] && ! cmp -s "$T/s.out" "$T/white.jpg" && ok || bad "--background=#3366cc gave white's bytes"
 if "$GPUIMG" --version | grep -q 'libjxl [0-9.]* (JPEG XL)'; then   # its options travel; its threads are the request's
     same_as_here "JPEG XL out" $gpu gray --jxl-distance=2.5 --jxl-effort=3 "$T/big.png" "$T/o.jxl"

@@ -11,6 +11,7 @@
 #include "engine/backend.h"
 #include "core/error.h"
 #include "testutil.h"
+#include "engine/files.h"
 #include "engine/tile.h"
 
 static int failures, checks;
@@ -57,8 +58,9 @@ int main(void)
         "resize=50%:filter=bilinear", "resize=50%:filter=area", "resize=25%:filter=bilinear", "resize=33.3333%:filter=nearest",
         "resize=10x7!", "resize=100%", "gray,resize=50%,blur=2", "blur=1,resize=25%,transpose",
     };
-    const char *pipes[64];
-    size_t npipes = (size_t)op_examples(pipes, 64 - (int)(sizeof more / sizeof *more), 1);
+    engine_files_examples();   /* composite's overlays: made, not read */
+    const char *pipes[96];
+    size_t npipes = (size_t)op_examples(pipes, 96 - (int)(sizeof more / sizeof *more), 1);
     for (size_t i = 0; i < sizeof more / sizeof *more; i++)
         pipes[npipes++] = more[i];
     /* the registry: every operation has examples, each a pipeline of that operation alone */

@@ -130,7 +130,7 @@ static void op_signature(char *buf, size_t n, const struct op_desc *op)
         for (; p->name[k] && k + 1 < sizeof upper; k++)
             upper[k] = (char)(p->name[k] >= 'a' && p->name[k] <= 'z' ? p->name[k] - 'a' + 'A' : p->name[k]);
         upper[k] = 0;
-        const char *value = p->type == PARAM_COLOR ? "COLOR" : p->type != PARAM_CHOICE ? (i == 0 ? p->name : "N")
+        const char *value = p->type == PARAM_COLOR ? "COLOR" : p->type == PARAM_FILE ? "FILE" : p->type != PARAM_CHOICE ? (i == 0 ? p->name : "N")
                             : strlen(p->choices) > 24 ? upper : p->choices;
         size_t l = strlen(buf);
         const char *open = p->dflt ? "[" : "", *close = p->dflt ? "]" : "";

@@ -211,6 +211,17 @@ int client_route(const struct cli_opts *o, const struct plan *pl, long nfiles, s
             snprintf(rt->note, sizeof rt->note, "%s is set: running in this process, not the server", knob);
         return st;
     }
+    /* a file the pipeline names is read by this process, once for every input, and is a path
+     * that means this working directory's file: the server never reads it */
+    const char *file = plan_file(pl);
+    if (file && mode) {
+        int st = client_route_here(o, pl, nfiles, ctx, rt);
+        char here[sizeof rt->note];
+        memcpy(here, rt->note, sizeof here);
+        snprintf(rt->note, sizeof rt->note, "the pipeline reads %.60s: running in this process, not the server%s%.90s",
+                 file, here[0] ? "; " : "", here);
+        return st;
+    }
     /* --compare measures this process; --devices and --gpu-mem-limit set up this process's GPUs */
     if (options_given(o, OPT_LOCAL) || mode == 0
         || (mode < 0 && (o->backend == BACKEND_CPU || !gpu_present())))

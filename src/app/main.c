@@ -19,6 +19,7 @@
 #include "io/io.h"
 #include "io/jxl.h"
 #include "core/plan.h"
+#include "engine/files.h"
 #include "engine/run.h"
 #include "app/report.h"
 #include "app/tune.h"
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
     }
 
     struct plan pl;
+    engine_files_read(o.max_pixels, (unsigned)o.max_expansion);   /* a file the pipeline names, read now */
     if ((st = plan_parse(o.pipeline, &pl)))
         return fail(st);
     if ((st = plan_check_kernel(&pl, o.kernel)))

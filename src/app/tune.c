@@ -19,6 +19,7 @@
 #include "core/plan.h"
 #include "engine/backend.h"
 #include "engine/measure.h"
+#include "engine/files.h"
 #include "engine/tune_cache.h"
 #include "io/io.h"
 
@@ -96,6 +97,7 @@ static int tune_layout(const struct cli_opts *o, int c, int depth, double *copy_
     *copy_gbs = 2.0 * bytes / copy_ms / 1e6;
     const char *cases[64];
     const int ncases = op_examples(cases, 64, 0);
+    engine_files_examples();   /* the files examples name are made, not read */
     for (int k = 0; k < ncases && !r; k++) {
         struct plan pl;
         struct image in = { 0 }, ref = { 0 };

@@ -9,12 +9,14 @@
 #include "cuda/gpu.h"     /* plain C: kernel variant ids, gpu_image, gpu_call */
 #include "core/color.h"
 #include "core/image.h"
+#include "core/opfile.h"
 
 enum param_type {
     PARAM_NUMBER,   /* a real number in [min, max] (or (min, max] when min_open) */
     PARAM_CHOICE,   /* one of the '|'-separated words in choices */
     PARAM_SIZE,     /* "P%", "WxH", "Wx" or "xH"; WxH may end in one of ! ^ > < or in +X+Y */
-    PARAM_COLOR     /* a colour as color_parse reads it */
+    PARAM_COLOR,    /* a colour as color_parse reads it */
+    PARAM_FILE      /* a file's path, read when the pipeline is parsed (core/opfile.h); no ',' or ':' */
 };
 
 struct op_param {
@@ -43,9 +45,10 @@ struct param_value {
     int choice;           /* PARAM_CHOICE: index into choices */
     struct size_spec size;/* PARAM_SIZE */
     struct color color;   /* PARAM_COLOR */
+    struct op_file *file; /* PARAM_FILE: the file, read once for the process (opfile.h) */
 };
 
-#define OP_MAX_PARAMS 5
+#define OP_MAX_PARAMS 8
 struct op_args {
     struct param_value v[OP_MAX_PARAMS];
 };
@@ -116,9 +119,10 @@ struct op_desc {
      * in it exact). NULL: the operation cannot run in tiles. */
     void (*region)(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
                    struct rect *need, struct rect *yields);
-    /* For a step whose output size is a parameter (resize): set a so that resolve on a tile gives
-     * out, the size region said it yields. NULL: the size follows from the input. */
-    void (*tile_args)(struct op_args *a, const struct geom *out);
+    /* For a step whose output size or placing is a parameter (resize, crop, composite): set a so that
+     * resolve on a tile gives out, the rectangle yields of the whole output that region said it
+     * yields (composite moves its overlay by yields' corner). NULL: nothing follows from the tile. */
+    void (*tile_args)(struct op_args *a, const struct rect *yields, const struct geom *out);
     /* Shrink on load (--shrink-on-load): the largest factor, 2, 4 or 8, by which a decoder that
      * scales (libjpeg-turbo's DCT scaling gives ceil(w / f) x ceil(h / f)) may shrink this step's
      * input, in for out, with the step still making out from it; 1: none. a holds the step's

@@ -54,6 +54,7 @@ void param_describe(const struct op_param *p, char *buf, size_t n)
         break;
     case PARAM_CHOICE: snprintf(buf, n, "one of %s", p->choices); break;
     case PARAM_COLOR: snprintf(buf, n, "a colour: %s", COLOR_FORMS); break;
+    case PARAM_FILE: snprintf(buf, n, "a file's path (without ',' or ':')"); break;
     case PARAM_SIZE:
         snprintf(buf, n, "P%% (percent), WxH, Wx or xH (pixels; a missing side keeps the aspect ratio), WxH ending in "
                          "! ^ > < or +X+Y");
@@ -136,6 +137,19 @@ int param_parse(const struct op_desc *op, const struct op_param *p, const char *
         if (color_parse(text, &v->color))
             return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);
         break;
+    case PARAM_FILE: {
+        /* a pipeline's separators cannot be in it; the file is read now, before any input */
+        if (strpbrk(text, ",:") || strlen(text) >= 4096)
+            return gpuimg_fail(GPUIMG_EPARAM, "%s: %s must be %s, not '%s'", op->name, p->name, what, text);
+        const int st = op_file_open(text, &v->file);
+        if (st) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
+            gpuimg_clear_error();
+            return gpuimg_fail(st, "%s: the %s: %s", op->name, p->name, msg);
+        }
+        break;
+    }
     case PARAM_SIZE: {
         size_t len = strlen(text);
         const char *x = strchr(text, 'x');

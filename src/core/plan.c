@@ -38,7 +38,8 @@ static int parse_step(const char *s, size_t len, struct step *st)
 
     char *p = buf + nlen;
     if (*p == '=') {   /* name=VALUE sets the first parameter; name=V1,V2,... the first ones in turn,
-                          but a colour's commas are its own (flatten=255,0,0) */
+                          but a colour's commas are its own (flatten=255,0,0), and a file's
+                          (refused) */
         p++;
         size_t vl = strcspn(p, ":");
         char save = p[vl];
@@ -46,7 +47,7 @@ static int parse_step(const char *s, size_t len, struct step *st)
         if (op->nparams == 0)
             return gpuimg_fail(GPUIMG_EPARAM, "%s takes no value (got '%s')", op->name, p);
         int nv = 1;
-        for (const char *c = p; op->params[0].type != PARAM_COLOR && (c = strchr(c, ',')); c++)
+        for (const char *c = p; op->params[0].type != PARAM_COLOR && op->params[0].type != PARAM_FILE && (c = strchr(c, ',')); c++)
             nv++;
         if (nv > op->nparams) {
             char names[128] = "";
@@ -154,6 +155,15 @@ int plan_parse(const char *text, struct plan *pl)
     if (!*text)
         return gpuimg_fail(GPUIMG_EPARAM, "the pipeline is empty");
     return add_steps(pl, text, 0);
+}
+
+const char *plan_file(const struct plan *pl)
+{
+    for (int i = 0; i < pl->nsteps; i++)
+        for (int k = 0; k < pl->steps[i].op->nparams; k++)
+            if (pl->steps[i].op->params[k].type == PARAM_FILE && pl->steps[i].args.v[k].file)
+                return pl->steps[i].args.v[k].file->path;
+    return NULL;
 }
 
 /* Steps first .. the last resolved in turn from cur, each bounded by max_pixels; pl->out the last's. */

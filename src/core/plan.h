@@ -26,6 +26,8 @@ struct plan {
 };
 
 int plan_parse(const char *text, struct plan *pl);
+/* The path of the first file a step of pl names (PARAM_FILE: composite's overlay), or NULL. */
+const char *plan_file(const struct plan *pl);
 /* GPUIMG_EUSAGE, naming the step and the kernels it has, where --kernel=KV_* (kernel; -1: auto)
  * asks for one that a step of pl lacks. */
 int plan_check_kernel(const struct plan *pl, int kernel);

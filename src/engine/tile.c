@@ -45,7 +45,7 @@ int tile_chain(const struct plan *pl, const struct rect *t, struct tile_chain *t
         *s = pl->steps[k];
         s->in = g;
         if (s->op->tile_args)
-            s->op->tile_args(&s->args, &(struct geom){ yields[k].w, yields[k].h, g.c, g.depth });
+            s->op->tile_args(&s->args, &yields[k], &(struct geom){ yields[k].w, yields[k].h, g.c, g.depth });
         struct op_args a = s->args;
         if ((r = s->op->resolve(&a, &g, &s->out)))
             break;

@@ -410,6 +410,86 @@ def levels(black, white, g):
     return tone(fn, True)
 
 
+# composite's overlays: small images of each layout beside the inputs, named as the pipelines name
+# them (the directory is the files' root in tests/golden_test)
+OVERLAYS = {'overlay-c4-d8.png': (9, 6, 4, 8, 101), 'overlay-c1-d16.png': (5, 4, 1, 16, 102),
+            'overlay-c3-d8.png': (6, 5, 3, 8, 103), 'overlay-c2-d16.png': (8, 7, 2, 16, 104)}
+GRAVITY_SIDES = {'northwest': (-1, -1), 'north': (0, -1), 'northeast': (1, -1), 'west': (-1, 0), 'centre': (0, 0),
+                 'east': (1, 0), 'southwest': (-1, 1), 'south': (0, 1), 'southeast': (1, 1)}
+
+
+def overlay_for(name, c, depth):
+    """The overlay as gpuimg makes it for an image of c channels at depth: the image's colours
+    (RGB to grey by OpenCV's BT.601 grey, grey to RGB copied), an alpha (opaque where it has none),
+    the image's depth (v * 257 up, round(v * 255 / 65535) down). Levels of 0..top as float64."""
+    ow, oh, oc, od, seed = OVERLAYS[name]
+    o = make_input(ow, oh, oc, od, seed, 0.06).reshape(oh, ow, oc)
+    cols, alpha = o[..., :oc - (oc in (2, 4))], o[..., oc - 1] if oc in (2, 4) else None
+    cc = c - (c in (2, 4))
+    if cols.shape[2] == 3 and cc == 1:
+        cols = cv2.cvtColor(np.ascontiguousarray(cols), cv2.COLOR_RGB2GRAY).reshape(oh, ow, 1)
+    elif cols.shape[2] == 1 and cc == 3:
+        cols = np.repeat(cols, 3, 2)
+    stop = 65535 if od == 16 else 255
+    f = np.concatenate([cols, (alpha if alpha is not None else np.full((oh, ow), stop)).reshape(oh, ow, 1)], 2)
+    f = f.astype(np.float64)
+    if od != depth:
+        f = f * 257 if depth == 16 else np.floor(f * 255 / 65535 + 0.5)
+    return f
+
+
+def composite(name, gravity, x, y, opacity, mode):
+    """W3C Compositing in float64, independent of gpuimg's integers: source-over with the separable
+    blend B (normal, multiply, screen) on normalised values, co = as (1 - ab) s + as ab B(b, s) +
+    (1 - as) ab b, ao = as + ab (1 - as), colour co / ao and alpha ao rounded (halves up); as the
+    overlay's alpha times opacity, ab 1 without alpha; pixels where as = 0 unchanged."""
+    def ref(a):
+        h, w = a.shape[:2]
+        c = 1 if a.ndim == 2 else a.shape[2]
+        depth = 16 if a.dtype == np.uint16 else 8
+        top = 65535.0 if depth == 16 else 255.0
+        o = overlay_for(name, c, depth) / top
+        oh, ow = o.shape[:2]
+        sx, sy = GRAVITY_SIDES[gravity]
+        X = (0 if sx < 0 else w - ow if sx > 0 else (w - ow) // 2) + (-x if sx > 0 else x)
+        Y = (0 if sy < 0 else h - oh if sy > 0 else (h - oh) // 2) + (-y if sy > 0 else y)
+        r = a.reshape(h, w, c).copy()
+        x0, y0, x1, y1 = max(X, 0), max(Y, 0), min(X + ow, w), min(Y + oh, h)
+        if x0 >= x1 or y0 >= y1:
+            return a.copy()
+        bb = r[y0:y1, x0:x1].astype(np.float64) / top
+        ov = o[y0 - Y:y1 - Y, x0 - X:x1 - X]
+        cc = c - (c in (2, 4))
+        s, As = ov[..., :cc], ov[..., cc:cc + 1] * opacity
+        b = bb[..., :cc]
+        ab = bb[..., cc:cc + 1] if c in (2, 4) else np.ones_like(As)
+        B = {'over': s, 'multiply': s * b, 'screen': s + b - s * b}[mode]
+        co = As * (1 - ab) * s + As * ab * B + (1 - As) * ab * b
+        ao = As + ab * (1 - As)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            col = np.where(ao > 0, co / ao, 0)
+        res = np.concatenate([col, ao], 2) if c in (2, 4) else col
+        res = np.clip(np.floor(res * top + 0.5), 0, top)
+        # where the overlay's alpha (after opacity, to gpuimg's 16-bit fixed point) is 0: unchanged
+        keep = np.floor(ov[..., cc:cc + 1] * top * np.floor(opacity * 65536 + 0.5) / 65536 + 0.5) == 0
+        r[y0:y1, x0:x1] = np.where(keep, r[y0:y1, x0:x1], res.astype(a.dtype))
+        return r[..., 0] if c == 1 else r
+    return ref
+
+
+def composite_cases(w, h, c, depth, run):
+    return [(p, composite(*args), 1) for p, args in [
+        ("composite=overlay-c4-d8.png:gravity=southeast:x=1:y=2",
+         ('overlay-c4-d8.png', 'southeast', 1, 2, 1.0, 'over')),
+        ("composite=overlay-c1-d16.png:gravity=centre:opacity=0.5",
+         ('overlay-c1-d16.png', 'centre', 0, 0, 0.5, 'over')),
+        ("composite=overlay-c3-d8.png:x=2:y=-1:mode=multiply",
+         ('overlay-c3-d8.png', 'northwest', 2, -1, 1.0, 'multiply')),
+        ("composite=overlay-c2-d16.png:gravity=east:opacity=0.75:mode=screen",
+         ('overlay-c2-d16.png', 'east', 0, 0, 0.75, 'screen')),
+        ("composite=overlay-c4-d8.png:x=-20", ('overlay-c4-d8.png', 'northwest', -20, 0, 1.0, 'over'))]]
+
+
 # Each operation's reference (the registry's names): cases (pipeline, function of the input,
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
@@ -435,6 +515,8 @@ REFERENCES = {
     'copy': lambda w, h, c, d, run: [("copy", lambda a: a.copy(), 0)],
     'crop': crop_cases,
     'pad': pad_cases,
+    # W3C's formulas in float64 against gpuimg's integers: 1 level (a rounding at a half)
+    'composite': composite_cases,
 }
 
 
@@ -486,7 +568,7 @@ def pipeline_of(name):
     tag, text = re.fullmatch(r'out-([^.]+)\.(.+)\.png', name).groups()
     unmark = {v: k for k, v in NAME_MARKS.items()}
     text = re.sub(r'(?<=\d)(%s)' % '|'.join(unmark), lambda m: unmark[m.group(1)], text)
-    text = re.sub(r'\.(?!\d)', ':', text).replace('_', ',')
+    text = re.sub(r'\.(?!\d)(?!png(\.|$))', ':', text).replace('_', ',')
     return tag, re.sub(r'(^|[:,])([^:,=-]*)-', r'\1\2=', text)
 
 
@@ -495,6 +577,8 @@ def main():
         if f.endswith('.png'):
             os.remove(os.path.join(HERE, f))
     lines, names = [], set()
+    for name, (ow, oh, oc, od, seed) in OVERLAYS.items():
+        write_png(os.path.join(HERE, name), make_input(ow, oh, oc, od, seed, 0.06))
     jobs = [(w, h, c, d) for (w, h) in SMALL for (c, d) in LAYOUTS]
     jobs += [(BIG[0], BIG[1], c, d) for (c, d) in BIG_LAYOUTS]
     for seed, (w, h, c, d) in enumerate(jobs):

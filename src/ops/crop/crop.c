@@ -80,8 +80,9 @@ static void region(const struct op_args *a, const struct geom *in, const struct 
 }
 
 /* run on a tile's rectangle, the crop is all of it */
-static void tile_args(struct op_args *a, const struct geom *out)
+static void tile_args(struct op_args *a, const struct rect *yields, const struct geom *out)
 {
+    (void)yields;
     a->v[P_SIZE].size = (struct size_spec){ .kind = SIZE_PIXELS, .w = out->w, .h = out->h, .offset = 1 };
 }
 

@@ -143,8 +143,9 @@ static void region(const struct op_args *a, const struct geom *in, const struct 
     axis_region(in->h, out->h, want->y, want->h, &need->y, &need->h, &yields->y, &yields->h);
 }
 
-static void tile_args(struct op_args *a, const struct geom *out)
+static void tile_args(struct op_args *a, const struct rect *yields, const struct geom *out)
 {
+    (void)yields;
     a->v[P_SIZE].size = (struct size_spec){ SIZE_PIXELS, 0, out->w, out->h, 0, 0, 0, 0 };
     a->v[P_FIT].choice = FIT_FILL;
 }
