@@ -1,0 +1,48 @@
+# gpuimg tests: the Python module (python/gpuimg) over the build tree's libgpuimg.so: pytest runs
+# python/tests where it is installed, else each test_* function in turn. Skipped (77) where no
+# python3 with numpy is found, and in a sanitizer build (the interpreter is not instrumented).
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+: "${GPUIMG_SOLIB:?run through make check}"
+if [ -n "${GPUIMG_SANITIZERS:-}" ]; then
+    echo "SKIP: a sanitizer build: Python is not instrumented"
+    exit 77
+fi
+PY=
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
+done
+if [ -z "$PY" ]; then
+    echo "SKIP: no python3 with numpy (Debian: python3-numpy)"
+    exit 77
+fi
+GPUIMG_LIBRARY=$GPUIMG_SOLIB PYTHONPATH=$TOP_SRCDIR/python SAMPLES=$TOP_SRCDIR/samples WORK=$T
+PYTHONDONTWRITEBYTECODE=1
+export GPUIMG_LIBRARY PYTHONPATH SAMPLES WORK PYTHONDONTWRITEBYTECODE
+if "$PY" -c 'import pytest' 2>/dev/null; then
+    "$PY" -m pytest -q -p no:cacheprovider "$TOP_SRCDIR/python/tests" && ok || bad "pytest python/tests failed"
+else
+    "$PY" - "$TOP_SRCDIR/python/tests" <<'PYEOF' && ok || bad "python/tests failed"
+import importlib.util, sys, traceback
+spec = importlib.util.spec_from_file_location("t", sys.argv[1] + "/test_gpuimg.py")
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+failed = 0
+for name in [n for n in dir(t) if n.startswith("test_")]:
+    try:
+        getattr(t, name)()
+        print("ok", name)
+    except Exception:
+        failed += 1
+        print("FAIL", name)
+        traceback.print_exc()
+sys.exit(1 if failed else 0)
+PYEOF
+fi
+# README's Python example, run where photo.jpg is
+sed -n '/^```python$/,/^```$/p' "$TOP_SRCDIR/README.md" | sed '1d;$d' >"$T/readme.py"
+cp "$TOP_SRCDIR/samples/path-640x400.jpg" "$T/photo.jpg"
+if [ -s "$T/readme.py" ] && (cd "$T" && "$PY" readme.py) && [ -s "$T/t.webp" ]; then ok; else bad "README's Python example failed"; fi
+# help(gpuimg) reads: the module's and each function's docstring
+"$PY" -c 'import gpuimg, pydoc; t = pydoc.render_doc(gpuimg); assert "numpy" in t and "run(pipeline" in t, t[:500]' \
+    && ok || bad "help(gpuimg) lacks the module's words"
+finish
