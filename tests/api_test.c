@@ -74,6 +74,15 @@ int main(int argc, char **argv)
     CHECK(gpuimg_run(ctx, "gray,resize=50%", &in, &out) == GPUIMG_OK, "run");
     CHECK(out.width == 320 && out.height == 200 && out.channels == (in.channels == 4 ? 2 : 1), "run's geometry");
     CHECK(!strcmp(gpuimg_ctx_backend(ctx), "cpu"), "backend '%s'", gpuimg_ctx_backend(ctx));
+    {   /* a pipeline naming a file: read by the library, relative to the working directory */
+        char pipe[4200];
+        gpuimg_image wm;
+        snprintf(pipe, sizeof pipe, "composite=%s:gravity=southeast:scale=0.25:opacity=0.5", path(samples, "canopee-960x540.png"));
+        CHECK(strchr(pipe + 10, ',') || gpuimg_run(ctx, pipe, &in, &wm) == GPUIMG_OK, "composite");
+        CHECK(gpuimg_run(ctx, "composite=no-such-overlay.png", &in, &wm) == GPUIMG_EOPEN
+                  && strstr(gpuimg_ctx_error(ctx), "no-such-overlay.png"), "a missing overlay");
+        gpuimg_image_free(&wm);
+    }
     CHECK(gpuimg_write(ctx, path(work, "api.png"), &out) == GPUIMG_OK, "write");
     CHECK(gpuimg_write(ctx, path(work, "api.png"), &out) == GPUIMG_EEXISTS, "an existing output without force");
     CHECK(gpuimg_convert(ctx, "gray,resize=50%", path(samples, "elarun-640x400.png"), path(work, "convert.png"))

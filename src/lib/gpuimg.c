@@ -11,6 +11,7 @@
 #endif
 #include "core/error.h"
 #include "engine/backend.h"
+#include "engine/files.h"
 #include "engine/run.h"
 #include "lib/options.h"
 
@@ -219,6 +220,7 @@ static int parse(gpuimg_ctx *ctx, const char *pipeline, const struct plan **pl)
     if (!ctx->pipe_text || strcmp(ctx->pipe_text, pipeline)) {
         free(ctx->pipe_text);
         ctx->pipe_text = NULL;
+        engine_files_read(ctx->o.max_pixels, (unsigned)ctx->o.max_expansion);   /* a file it names, read now */
         int st = plan_parse(pipeline, &ctx->pipe);
         if (!st)
             st = plan_check_kernel(&ctx->pipe, ctx->o.kernel);
