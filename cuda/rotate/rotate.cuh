@@ -11,7 +11,7 @@ __device__ __forceinline__ void rot_pixel(const gpu_rot &r, const T *in, int iw,
 {
     const int64_t X = r.x0 + r.xdx * x + r.xdy * y, Y = r.y0 + r.ydx * x + r.ydy * y;
     uint32_t v[4];
-    rot_value(&r, in, (size_t)iw * C * sizeof(T), iw, ih, 8 * (int)sizeof(T), C, X, Y, v);
+    rot_value(&r, r.interp, in, (size_t)iw * C * sizeof(T), iw, ih, 8 * (int)sizeof(T), C, X, Y, v);
     T px[C];
 #pragma unroll
     for (int c = 0; c < C; c++)

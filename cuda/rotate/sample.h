@@ -82,17 +82,18 @@ ROT_FN void rot_store(void *dst, int depth, int c, const uint32_t *v)
             ((uint16_t *)dst)[k] = (uint16_t)v[k];
 }
 
-/* The output pixel at source position (X, Y) into v (c samples). nearest: the pixel
+/* The output pixel at source position (X, Y) into v (c samples); interp is r's (a constant where the
+ * caller specialises on it). nearest: the pixel
  * ((X + 2^32) >> 33, (Y + 2^32) >> 33), the background outside. bilinear and bicubic:
  * S = sum_j wy_j sum_i wx_i p(i, j) exactly (64 bits), sample = clamp((S + 2^27) >> 28, 0, top);
  * with alpha (2 or 4 samples) the colours are summed premultiplied, p = colour * alpha, and
  * A = the alpha's S gives alpha = clamp((A + 2^27) >> 28, 0, top) and colour = 0 where A <= 0 or
  * C <= 0, top where C >= top A, else round(C / A) ties up. */
-ROT_FN void rot_value(const struct gpu_rot *r, const void *src, size_t stride, int w, int h, int depth, int c,
-                      int64_t X, int64_t Y, uint32_t *v)
+ROT_FN void rot_value(const struct gpu_rot *r, int interp, const void *src, size_t stride, int w, int h, int depth,
+                      int c, int64_t X, int64_t Y, uint32_t *v)
 {
     const uint32_t top = depth == 8 ? 255u : 65535u;
-    if (r->interp == ROT_NEAREST) {
+    if (interp == ROT_NEAREST) {
         const int x = (int)((X + ((int64_t)1 << 32)) >> 33), y = (int)((Y + ((int64_t)1 << 32)) >> 33);
         for (int k = 0; k < c; k++)
             v[k] = rot_src(src, stride, w, h, depth, c, r->bg, x, y, k);
@@ -100,21 +101,25 @@ ROT_FN void rot_value(const struct gpu_rot *r, const void *src, size_t stride, i
     }
     int x0, y0;
     int32_t wx[4], wy[4];
-    const int n = rot_taps(r->interp, X, &x0, wx);
-    rot_taps(r->interp, Y, &y0, wy);
+    const int n = rot_taps(interp, X, &x0, wx);
+    rot_taps(interp, Y, &y0, wy);
     if (x0 + n <= 0 || x0 >= w || y0 + n <= 0 || y0 >= h) {   /* every tap background */
         for (int k = 0; k < c; k++)
             v[k] = r->fill[k];
         return;
     }
     const int alpha = c == 2 || c == 4;
+    /* every tap inside: read without the checks (the same samples) */
+    const int inside = x0 >= 0 && x0 + n <= w && y0 >= 0 && y0 + n <= h;
     int64_t S[4] = { 0, 0, 0, 0 };
     for (int b = 0; b < n; b++) {
         int64_t row[4] = { 0, 0, 0, 0 };
+        const uint8_t *line = (const uint8_t *)src + (size_t)(inside ? y0 + b : 0) * stride;
         for (int a = 0; a < n; a++) {
             uint32_t p[4];
             for (int k = 0; k < c; k++)
-                p[k] = rot_src(src, stride, w, h, depth, c, r->bg, x0 + a, y0 + b, k);
+                p[k] = !inside ? rot_src(src, stride, w, h, depth, c, r->bg, x0 + a, y0 + b, k)
+                     : depth == 8 ? line[(size_t)(x0 + a) * c + k] : ((const uint16_t *)line)[(size_t)(x0 + a) * c + k];
             if (alpha)
                 for (int k = 0; k < c - 1; k++)
                     p[k] *= p[c - 1];

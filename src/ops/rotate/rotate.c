@@ -94,10 +94,10 @@ static int rotate_resolve(struct op_args *a, const struct geom *in, struct geom 
     return GPUIMG_OK;
 }
 
-/* One loop per layout, so that depth and channels are constants in sample.h's arithmetic. Each
- * row walks X and Y by adding the column steps: the same integers as X(i, j) multiplied out. */
-#define DEFINE_ROWS(D, C)                                                                          \
-    static void rows_##D##_##C(const struct gpu_rot *r, const struct image *in, struct image *out)  \
+/* One loop per layout and interpolation, so that they are constants in sample.h's arithmetic.
+ * Each row walks X and Y by adding the column steps: the same integers as X(i, j) multiplied out. */
+#define DEFINE_ROWS_I(D, C, I)                                                                     \
+    static void rows_##D##_##C##_##I(const struct gpu_rot *r, const struct image *in, struct image *out) \
     {                                                                                              \
         _Pragma("omp parallel for schedule(dynamic, 8)")                                           \
         for (int j = 0; j < out->h; j++) {                                                         \
@@ -105,10 +105,23 @@ static int rotate_resolve(struct op_args *a, const struct geom *in, struct geom 
             uint8_t *d = out->data + (size_t)j * out->stride;                                      \
             for (int i = 0; i < out->w; i++, X += r->xdx, Y += r->ydx, d += (C) * (D) / 8) {       \
                 uint32_t v[4];                                                                     \
-                rot_value(r, in->data, in->stride, in->w, in->h, D, C, X, Y, v);                   \
+                rot_value(r, I, in->data, in->stride, in->w, in->h, D, C, X, Y, v);                \
                 rot_store(d, D, C, v);                                                             \
             }                                                                                      \
         }                                                                                          \
+    }
+#define DEFINE_ROWS(D, C)                                                                          \
+    DEFINE_ROWS_I(D, C, ROT_BILINEAR)                                                              \
+    DEFINE_ROWS_I(D, C, ROT_BICUBIC)                                                               \
+    DEFINE_ROWS_I(D, C, ROT_NEAREST)                                                               \
+    static void rows_##D##_##C(const struct gpu_rot *r, const struct image *in, struct image *out)  \
+    {                                                                                              \
+        if (r->interp == ROT_BICUBIC)                                                              \
+            rows_##D##_##C##_ROT_BICUBIC(r, in, out);                                              \
+        else if (r->interp == ROT_NEAREST)                                                         \
+            rows_##D##_##C##_ROT_NEAREST(r, in, out);                                              \
+        else                                                                                       \
+            rows_##D##_##C##_ROT_BILINEAR(r, in, out);                                             \
     }
 DEFINE_ROWS(8, 1)
 DEFINE_ROWS(8, 2)
@@ -134,8 +147,8 @@ static int rotate_cpu(const struct op_args *a, const struct image *in, struct im
     return GPUIMG_OK;
 }
 
-/* Multiples of 90: the remap's rectangles. Other angles: every output pixel depends on where the
- * whole image's centre lies, so a tile is the whole image. */
+/* Multiples of 90: the remap's rectangles. Other angles run whole (rotate_tiles); asked anyway, the
+ * rectangle is the whole image. */
 static void rotate_region(const struct op_args *a, const struct geom *in, const struct geom *out,
                           const struct rect *want, struct rect *need, struct rect *yields)
 {
@@ -146,6 +159,12 @@ static void rotate_region(const struct op_args *a, const struct geom *in, const 
     }
     *need = (struct rect){ 0, 0, in->w, in->h };
     *yields = (struct rect){ 0, 0, out->w, out->h };
+}
+/* Other angles: every output pixel depends on where the whole image's centre lies. */
+static int rotate_tiles(const struct op_args *a)
+{
+    enum map m;
+    return exact_map(a, &m);
 }
 
 #ifdef HAVE_CUDA
@@ -192,6 +211,7 @@ const struct op_desc op_rotate = {
     .resolve = rotate_resolve,
     .cpu = rotate_cpu,
     .region = rotate_region,
+    .tiles = rotate_tiles,
     GPU_FIELDS(REMAP_KERNELS, KV_TILED, NULL, rotate_gpu, NULL),
     .gpu_auto_for = remap_swap_auto_for,
     .gpu_auto_text = REMAP_SWAP_AUTO_TEXT "; at other angles vector runs coalesced, tiled perpixel",
