@@ -62,6 +62,11 @@ transpose 61x101 c3 d8
 rotate=90 61x101 c3 d8
 rotate=180 101x61 c3 d8
 rotate=270 61x101 c3 d8
+rotate=-90 61x101 c3 d8
+rotate=450 61x101 c3 d8
+rotate=30 118x103 c3 d8
+rotate=720000030 118x103 c3 d8
+rotate=-330:interp=bicubic 118x103 c3 d8
 flip=h 101x61 c3 d8
 flip=v 101x61 c3 d8
 gray,resize=50%,blur=2,transpose 31x51 c1 d8
@@ -202,7 +207,11 @@ expect_fail 1 "rgb\.png: pad: the 101x61 image does not fit a 200x100 canvas at 
 expect_fail 2 "resize: size must be a percentage" resize=-5% "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize: filter must be one of" resize=50%:filter=mitchell "$T/rgb.png" "$T/x.png"
 expect_fail 2 "resize has no parameter 'sigma'" resize=50%:sigma=2 "$T/rgb.png" "$T/x.png"
-expect_fail 2 "rotate: angle must be one of 90\|180\|270, not '45'" rotate=45 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate: angle must be a number in \[-1e\+15, 1e\+15\], not 'abc'" rotate=abc "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate: angle must be a number .*, not 'nan'" rotate=nan "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate: angle must be a number .*, not 'inf'" rotate=inf "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate: interp must be one of bilinear\|bicubic\|nearest" rotate=30:interp=lanczos3 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate: color must be a colour" rotate=30:color=nocolour "$T/rgb.png" "$T/x.png"
 expect_fail 2 "rotate needs its angle" rotate "$T/rgb.png" "$T/x.png"
 expect_fail 2 "flip: axis must be one of h\|v" flip=x "$T/rgb.png" "$T/x.png"
 expect_fail 2 "transpose takes no value" transpose=1 "$T/rgb.png" "$T/x.png"
@@ -220,7 +229,7 @@ expect_fail 2 "levels: gamma is given twice" levels=0,255,2:gamma=3 "$T/rgb.png"
 expect_fail 2 "empty operation" levels=20,230, "$T/rgb.png" "$T/x.png"
 # a comma before a number joins the step's values (blur's second is border), not steps
 expect_fail 2 "blur: border must be one of reflect101\|replicate\|constant, not '5'" blur=2,5 "$T/rgb.png" "$T/x.png"
-expect_fail 2 "rotate takes at most 1 value \(rotate=angle\), not '90,90'" rotate=90,90 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "rotate: interp must be one of bilinear\|bicubic\|nearest, not '90'" rotate=90,90 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "empty operation" gray,,blur=1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "empty operation" gray, "$T/rgb.png" "$T/x.png"
 expect_fail 2 "x.xyz: unknown output format" gray "$T/rgb.png" "$T/x.xyz"

@@ -52,7 +52,8 @@ list|gpuimg resize:|$(keys resize)|
 insert|gpuimg resize=800x600:fil|gpuimg resize=800x600:filter=|
 insert|gpuimg resize=50%:filter=lan|gpuimg resize=50%:filter=lanczos3|
 insert|gpuimg gray,blur=2:border=rep|gpuimg gray,blur=2:border=replicate|
-insert|gpuimg gray,rotate=2|gpuimg gray,rotate=270|
+insert|gpuimg gray,rotate=30:inter|gpuimg gray,rotate=30:interp=|
+insert|gpuimg gray,rotate=30:interp=bic|gpuimg gray,rotate=30:interp=bicubic|
 list|gpuimg flip=|$(choices flip axis)|
 insert|gpuimg gray pho|gpuimg gray photo.png |
 insert|gpuimg gray photo.png di|gpuimg gray photo.png dir/|

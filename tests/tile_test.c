@@ -63,6 +63,23 @@ int main(void)
     size_t npipes = (size_t)op_examples(pipes, 96 - (int)(sizeof more / sizeof *more), 1);
     for (size_t i = 0; i < sizeof more / sizeof *more; i++)
         pipes[npipes++] = more[i];
+    /* examples whose parameters run whole (rotate=30): named by tile_supported, not tiled */
+    size_t kept = 0;
+    for (size_t i = 0; i < npipes; i++) {
+        static struct plan pp;
+        const char *which = NULL;
+        checks++;
+        if (plan_parse(pipes[i], &pp)) {
+            failures++;
+            fprintf(stderr, "FAIL %s: %s\n", pipes[i], gpuimg_errmsg());
+        } else if (tile_supported(&pp, &which)) {
+            pipes[kept++] = pipes[i];
+        } else if (!which || strcmp(which, pp.steps[0].op->name)) {
+            failures++;
+            fprintf(stderr, "FAIL %s cannot run in tiles, but no step is named\n", pipes[i]);
+        }
+    }
+    npipes = kept;
     /* the registry: every operation has examples, each a pipeline of that operation alone */
     for (int i = 0; i < gpuimg_nops; i++) {
         static struct plan ex;

@@ -119,6 +119,10 @@ struct op_desc {
      * in it exact). NULL: the operation cannot run in tiles. */
     void (*region)(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,
                    struct rect *need, struct rect *yields);
+    /* Where region is set: 0 when these parameters cannot run in tiles after all (rotate at an
+     * angle that is not a multiple of 90: every pixel depends on the whole image's centre).
+     * NULL: they always can. */
+    int (*tiles)(const struct op_args *a);
     /* For a step whose output size or placing is a parameter (resize, crop, composite): set a so that
      * resolve on a tile gives out, the rectangle yields of the whole output that region said it
      * yields (composite moves its overlay by yields' corner). NULL: nothing follows from the tile. */

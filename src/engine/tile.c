@@ -9,7 +9,7 @@
 int tile_supported(const struct plan *pl, const char **which)
 {
     for (int i = 0; i < pl->nsteps; i++)
-        if (!pl->steps[i].op->region) {
+        if (!pl->steps[i].op->region || (pl->steps[i].op->tiles && !pl->steps[i].op->tiles(&pl->steps[i].args))) {
             *which = pl->steps[i].op->name;
             return 0;
         }

@@ -399,6 +399,73 @@ def linear(k, b):
     return tone(lambda f, top, s: k * f + b * s, False)
 
 
+def vips_rotate(angle, interp, rgba):
+    """vips (8.14) rotate through its float path, centred: vips turns about the input's top left
+    corner and rounds that corner's place (its rotate 90 drops the first row), so its input and
+    output offsets (idx, idy, odx, ody) are set to put pixel centre on pixel centre as gpuimg
+    does; its canvas is the same. Background rgba as gpuimg's color (grey: BT.601, 16 bits v * 257,
+    alpha dropped without alpha). nearest runs the bands as plain ones (vips would premultiply, zeroing the
+    colour of transparent pixels, which nearest copies), the source position moved by +0.5 (vips floors
+    it)."""
+    import math
+    import subprocess
+    import tempfile
+
+    def rnd(r):   # VIPS_ROUND_INT
+        return int(r + 0.5) if r > 0 else int(r - 0.5)
+
+    def fn(a):
+        h, w = a.shape[:2]
+        c = 1 if a.ndim == 2 else a.shape[2]
+        top = 65535 if a.dtype == np.uint16 else 255
+        t = angle % 360
+        co, si = math.cos(math.radians(t)), math.sin(math.radians(t))
+        xs = [co * x - si * y for x, y in ((0, 0), (w, 0), (0, h), (w, h))]
+        ys = [si * x + co * y for x, y in ((0, 0), (w, 0), (0, h), (w, h))]
+        L, T, W, H = rnd(min(xs)), rnd(min(ys)), rnd(max(xs) - min(xs)), rnd(max(ys) - min(ys))
+        rgb = list(rgba[:3])
+        grey = int(cv2.cvtColor(np.uint8([[rgb]]), cv2.COLOR_RGB2GRAY)[0, 0])
+        bg = {1: [grey], 2: [grey, rgba[3]], 3: rgb, 4: rgb + [rgba[3]]}[c]
+        bg = [v * (top // 255) for v in bg]
+        shift = 0.5 if interp == 'nearest' else 0.0
+        with tempfile.TemporaryDirectory() as d:
+            src, f, o, raw = (os.path.join(d, n) for n in ('in.png', 'f.v', 'o.v', 'o.raw'))
+            write_png(src, a)
+            cast = ['vips', 'cast', src, f, 'float']
+            if interp == 'nearest':
+                subprocess.run(['vips', 'copy', src, os.path.join(d, 'm.v'), '--interpretation', 'multiband'], check=True)
+                cast[2] = os.path.join(d, 'm.v')
+            subprocess.run(cast, check=True)
+            subprocess.run(['vips', 'rotate', f, o, repr(t), '--interpolate', interp,
+                            '--odx', repr(L - 0.5 + W / 2), '--ody', repr(T - 0.5 + H / 2),
+                            '--idx', repr(0.5 - w / 2 - shift), '--idy', repr(0.5 - h / 2 - shift),
+                            '--background', ' '.join(str(v) for v in bg)], check=True)
+            subprocess.run(['vips', 'rawsave', o, raw], check=True)
+            r = np.fromfile(raw, np.float32).reshape(H, W, c).astype(np.float64)
+        r = np.clip(np.floor(r + 0.5), 0, top).astype(a.dtype)
+        return r[..., 0] if c == 1 else r
+    return fn
+
+
+def rotate_cases(w, h, c, depth, run):
+    """Multiples of 90: OpenCV's exact rotations. Other angles: vips_rotate. bilinear within 1
+    level at 8 bits; at 16 bits 4, 24 with alpha (gpuimg rounds the source position to 1/16384,
+    and a colour divided by a small alpha magnifies that). bicubic: vips rounds the position to
+    1/64 (3 levels at 8 bits, 3 * 257 at 16), on the layouts without alpha (its negative lobes
+    bring the filtered alpha near 0, where the colour is anyone's). nearest: exact."""
+    alpha = c in (2, 4)
+    lin = 1 if depth == 8 else (24 if alpha else 4)
+    out = [("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0),
+           ("rotate=180", lambda a: cv2.rotate(a, cv2.ROTATE_180), 0),
+           ("rotate=270", lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE), 0),
+           ("rotate=30", vips_rotate(30, 'bilinear', (0, 0, 0, 0)), lin),
+           ("rotate=-12.5:color=red", vips_rotate(-12.5, 'bilinear', (255, 0, 0, 255)), lin),
+           ("rotate=75:interp=nearest:color=white", vips_rotate(75, 'nearest', (255, 255, 255, 255)), 0)]
+    if not alpha:
+        out.append(("rotate=200:interp=bicubic", vips_rotate(200, 'bicubic', (0, 0, 0, 0)), 3 if depth == 8 else 3 * 257))
+    return out
+
+
 def gamma(g):
     return tone(lambda f, top, s: top * np.power(f / top, 1.0 / g), True)
 
@@ -508,9 +575,7 @@ REFERENCES = {
     'blur': blur_cases,
     'sharpen': sharpen_cases,
     'transpose': lambda w, h, c, d, run: [("transpose", lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1)), 0)],
-    'rotate': lambda w, h, c, d, run: [("rotate=90", lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE), 0),
-                                       ("rotate=180", lambda a: cv2.rotate(a, cv2.ROTATE_180), 0),
-                                       ("rotate=270", lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE), 0)],
+    'rotate': rotate_cases,
     'flip': lambda w, h, c, d, run: [("flip=h", lambda a: cv2.flip(a, 1), 0), ("flip=v", lambda a: cv2.flip(a, 0), 0)],
     'copy': lambda w, h, c, d, run: [("copy", lambda a: a.copy(), 0)],
     'crop': crop_cases,
