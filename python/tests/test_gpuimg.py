@@ -85,7 +85,11 @@ def test_convert_and_write_are_the_commands_bytes():
 def test_encode_decode():
     a = gpuimg.read(PNG)
     for fmt in ["png", "webp", "tif"]:
-        data = gpuimg.encode(a, fmt, webp_lossless=True)
+        try:
+            data = gpuimg.encode(a, fmt, webp_lossless=True)
+        except gpuimg.Error as e:   # a build without libwebp or libtiff
+            assert e.status == "EUNSUPPORTED" and fmt != "png", str(e)
+            continue
         assert isinstance(data, bytes) and len(data) > 100
         b = gpuimg.decode(data, name="x." + fmt)
         # an opaque alpha may be left out (libwebp writes none)
