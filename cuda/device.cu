@@ -161,6 +161,37 @@ extern "C" int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen)
 
 extern "C" void gpu_free(void *p) { dev_free(p); }
 
+/* Images handed out (the library's device images): stream-ordered memory from the device's pool,
+ * which keeps what is freed for the next (no release threshold), so that an image freed on any
+ * thread does not wait for the whole device as cudaFree does. */
+extern "C" int gpu_image_malloc(void **p, size_t bytes, char *err, size_t errlen)
+{
+    static int pool_set[GPU_MAX_DEVICES];
+    int dev = 0;
+    *p = nullptr;
+    CUDA_TRY(cudaGetDevice(&dev), err, errlen);
+    if (dev >= 0 && dev < GPU_MAX_DEVICES && !__atomic_exchange_n(&pool_set[dev], 1, __ATOMIC_ACQ_REL)) {
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    CUDA_TRY(cudaMallocAsync(p, bytes ? bytes : 1, cudaStreamPerThread), err, errlen);
+    return 0;
+}
+
+extern "C" void gpu_image_free(void *p)
+{
+    if (p)
+        cudaFreeAsync(p, cudaStreamPerThread);
+}
+
+extern "C" int gpu_stream_sync(char *err, size_t errlen)
+{
+    CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
+    return 0;
+}
+
 extern "C" int gpu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows, int dir,
                           char *err, size_t errlen)
 {

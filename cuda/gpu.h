@@ -137,6 +137,11 @@ int gpu_use_device(int device, char *err, size_t errlen);
 void gpu_set_mem_limit(size_t bytes);
 int gpu_malloc(void **p, size_t bytes, char *err, size_t errlen);
 void gpu_free(void *p);
+/* The library's device images (gpu_image_free on any thread, the device current): stream-ordered
+ * memory from the device's pool; gpu_stream_sync waits for this thread's work on the device. */
+int gpu_image_malloc(void **p, size_t bytes, char *err, size_t errlen);
+void gpu_image_free(void *p);
+int gpu_stream_sync(char *err, size_t errlen);
 /* rows x width bytes between pitched images; dir: GPU_H2D, GPU_D2H or GPU_D2D */
 enum { GPU_H2D, GPU_D2H, GPU_D2D };
 int gpu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows, int dir, char *err,

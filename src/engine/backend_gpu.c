@@ -531,10 +531,10 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
     double t1 = timing_now_ms();
     if (!st && o->dev_out) {   /* the result stays on the device, in memory of its own */
         *o->dev_out = NULL;
-        if (gpu_malloc(o->dev_out, out_bytes ? out_bytes : 1, err, sizeof err))
+        if (gpu_image_malloc(o->dev_out, out_bytes, err, sizeof err))
             st = gpuimg_fail(GPUIMG_ENODEVMEM, "no device memory for the result (%zu bytes): %s", out_bytes, err);
-        else if (gpu_copy_d2d(*o->dev_out, gp.buf[cur], out_bytes, err, sizeof err)) {
-            gpu_free(*o->dev_out);
+        else if (gpu_copy_d2d(*o->dev_out, gp.buf[cur], out_bytes, err, sizeof err) || gpu_stream_sync(err, sizeof err)) {
+            gpu_image_free(*o->dev_out);
             *o->dev_out = NULL;
             st = cuda_fail("copying the result", err);
         }
@@ -700,10 +700,11 @@ int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, co
 #endif
 }
 
-void backend_gpu_free(void *p)
+void backend_gpu_free(int device, void *p)
 {
-    if (p)
-        gpu_free(p);
+    char err[256];
+    if (p && !gpu_use_device(device, err, sizeof err))
+        gpu_image_free(p);
 }
 
 int backend_gpu_alloc(int device, void **p, size_t bytes)
@@ -714,7 +715,7 @@ int backend_gpu_alloc(int device, void **p, size_t bytes)
         return gpuimg_fail(GPUIMG_ENOGPU, "no usable GPU: %s", err);
     if (gpu_use_device(device, err, sizeof err))
         return cuda_fail("selecting the GPU", err);
-    if (gpu_malloc(p, bytes ? bytes : 1, err, sizeof err))
+    if (gpu_image_malloc(p, bytes, err, sizeof err))
         return gpuimg_fail(GPUIMG_ENODEVMEM, "no device memory for an image of %zu bytes: %s", bytes, err);
     return GPUIMG_OK;
 }
@@ -725,14 +726,14 @@ int backend_gpu_copy2d(int device, void *dst, size_t dpitch, const void *src, si
     char err[256];
     if (gpu_use_device(device, err, sizeof err))
         return cuda_fail("selecting the GPU", err);
-    if (gpu_copy2d(dst, dpitch, src, spitch, row, (size_t)rows, dir, err, sizeof err))
+    if (gpu_copy2d(dst, dpitch, src, spitch, row, (size_t)rows, dir, err, sizeof err) || gpu_stream_sync(err, sizeof err))
         return cuda_fail("copying a device image", err);
     return GPUIMG_OK;
 }
 
 #else /* CPU-only build */
 
-void backend_gpu_free(void *p) {}
+void backend_gpu_free(int device, void *p) {}
 int backend_gpu_alloc(int device, void **p, size_t bytes)
 {
     *p = NULL;

@@ -80,7 +80,7 @@ int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, co
 /* The library's device images: memory of device (freed with backend_gpu_free), and rows of row
  * bytes copied between pitched images on device (and the host: dir GPU_H2D, GPU_D2H, GPU_D2D). */
 int backend_gpu_alloc(int device, void **p, size_t bytes);
-void backend_gpu_free(void *p);
+void backend_gpu_free(int device, void *p);
 int backend_gpu_copy2d(int device, void *dst, size_t dpitch, const void *src, size_t spitch, size_t row, int rows,
                        int dir);
 /* 1 if every step of pl has a GPU implementation. */

@@ -137,7 +137,7 @@ void gpuimg_image_free(gpuimg_image *img)
     struct owner *ow = img->owner;
     if (ow) {
         if (ow->device >= 0)
-            backend_gpu_free(img->data);
+            backend_gpu_free(ow->device, img->data);
         else
             free(img->data);
         meta_free(&ow->meta);
@@ -176,7 +176,7 @@ static int give(struct image *res, int device, const struct io_meta *meta, gpuim
     if (st) {
         free(ow);
         if (device >= 0)
-            backend_gpu_free(res->data);
+            backend_gpu_free(device, res->data);
         else
             image_free(res);
         return st;
@@ -328,7 +328,7 @@ enum gpuimg_status gpuimg_image_copy(gpuimg_ctx *ctx, const gpuimg_image *in, in
                 st = backend_gpu_copy2d(device, dev, row, in->data, in->stride, row, g.h,
                                         in->device >= 0 ? GPU_D2D : GPU_H2D);
             if (st)
-                backend_gpu_free(dev);
+                backend_gpu_free(device, dev);
             else
                 img.data = dev;
         }
@@ -497,7 +497,7 @@ static int batch_one(struct batch *b, struct run_ctx *rc, int i)
         size_t bytes;
         if (!(st = geom_bytes(&g, &bytes)) && !(st = backend_gpu_alloc(b->device, &dev, bytes))
             && (st = backend_gpu_copy2d(b->device, dev, img.stride, img.data, img.stride, img.stride, img.h, GPU_H2D))) {
-            backend_gpu_free(dev);
+            backend_gpu_free(b->device, dev);
             dev = NULL;
         }
         image_free(&img);
@@ -507,7 +507,7 @@ static int batch_one(struct batch *b, struct run_ctx *rc, int i)
     if (!st)
         st = give(&img, dev ? b->device : -1, &meta, &b->outs[i]);
     else if (dev)
-        backend_gpu_free(dev);
+        backend_gpu_free(b->device, dev);
     image_free(&img);
     meta_free(&meta);
     return st;
