@@ -26,7 +26,11 @@ struct gpuimg_ctx {
     int ntexts;
     char *pipe_text;          /* the last pipeline parsed, kept for the next run */
     struct plan pipe;
+    struct pool *pool;        /* gpuimg_decode_batch's workers, made at its first call */
 };
+
+struct pool;
+static void pool_free(struct pool *p);
 
 /* What the library allocates behind an image: its metadata and where its pixels are. */
 struct owner {
@@ -96,6 +100,7 @@ void gpuimg_ctx_free(gpuimg_ctx *ctx)
 {
     if (!ctx)
         return;
+    pool_free(ctx->pool);
     for (int i = 0; i < ctx->ntexts; i++)
         free(ctx->texts[i]);
     free(ctx->pipe_text);
@@ -513,9 +518,9 @@ static int batch_one(struct batch *b, struct run_ctx *rc, int i)
     return st;
 }
 
-static void *batch_worker(void *arg)
+/* A worker's share of a batch: inputs taken in turn until none is left. */
+static void batch_work(struct batch *b)
 {
-    struct batch *b = arg;
 #ifdef _OPENMP
     omp_set_num_threads(b->inner);   /* this worker's share of the cores */
 #endif
@@ -540,9 +545,95 @@ static void *batch_worker(void *arg)
             pthread_mutex_unlock(&b->mu);
         }
     }
-    if (rc.kind == BACKEND_GPU)
+}
+
+/* A context's batch workers, kept from one call to the next with what each holds (its pinned
+ * staging buffers, its kept device memory, its OpenMP team): made anew for every call, they cost
+ * the device a synchronising free each. */
+#define POOL_MAX 255
+struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    pthread_t tid[POOL_MAX];
+    int n, ready;       /* threads made, and started */
+    unsigned gen;       /* batches handed out */
+    int running;        /* threads still on the current batch */
+    int quit;
+    struct batch *job;
+};
+
+static void *pool_thread(void *arg)
+{
+    struct pool *p = arg;
+    int gpu = 0;
+    pthread_mutex_lock(&p->mu);
+    unsigned seen = p->gen;
+    p->ready++;
+    pthread_cond_broadcast(&p->done);
+    for (;;) {
+        while (!p->quit && p->gen == seen)
+            pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit)
+            break;
+        seen = p->gen;
+        struct batch *b = p->job;
+        pthread_mutex_unlock(&p->mu);
+        batch_work(b);
+        gpu |= b->rc.kind == BACKEND_GPU;
+        pthread_mutex_lock(&p->mu);
+        if (--p->running == 0)
+            pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (gpu)
         backend_gpu_thread_done();
     return NULL;
+}
+
+/* b run by the calling thread and the pool's, grown to workers - 1 threads where it has fewer */
+static void pool_run(gpuimg_ctx *ctx, struct batch *b, int workers)
+{
+    if (!ctx->pool && (ctx->pool = calloc(1, sizeof *ctx->pool))) {
+        pthread_mutex_init(&ctx->pool->mu, NULL);
+        pthread_cond_init(&ctx->pool->go, NULL);
+        pthread_cond_init(&ctx->pool->done, NULL);
+    }
+    struct pool *p = ctx->pool;
+    if (p) {
+        pthread_mutex_lock(&p->mu);
+        while (p->n < workers - 1 && p->n < POOL_MAX && !pthread_create(&p->tid[p->n], NULL, pool_thread, p))
+            p->n++;
+        while (p->ready < p->n)   /* each has seen the batches before this one */
+            pthread_cond_wait(&p->done, &p->mu);
+        p->job = b;
+        p->running = p->n;
+        p->gen++;
+        pthread_cond_broadcast(&p->go);
+        pthread_mutex_unlock(&p->mu);
+    }
+    batch_work(b);   /* this thread is a worker too */
+    if (p) {
+        pthread_mutex_lock(&p->mu);
+        while (p->running > 0)
+            pthread_cond_wait(&p->done, &p->mu);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+static void pool_free(struct pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->n; i++)
+        pthread_join(p->tid[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    free(p);
 }
 
 static void codecs_stop(void)
@@ -578,8 +669,8 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
 #endif
     const int threads = ctx->o.threads ? ctx->o.threads : cores;
     int workers = threads < n ? threads : n;
-    if (workers > 256)
-        workers = 256;
+    if (workers > POOL_MAX + 1)
+        workers = POOL_MAX + 1;
     if (!(st = run_context(ctx, parsed ? parsed : &none, threads, &b->rc))) {
         b->rc.per_file_format = 0;
         if (device >= 0 && b->rc.kind != BACKEND_GPU)
@@ -593,8 +684,6 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
             atexit(codecs_stop);
         backend_gpu_codecs_start(b->rc.gpu.device, b->rc.gpu.jpeg == 1);
     }
-    pthread_t tid[256];
-    int started = 0;
     if (!st) {
         b->n = n;
         b->device = device;
@@ -605,15 +694,10 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
         b->outs = outs;
         b->status = status;
         pthread_mutex_init(&b->mu, NULL);
-        for (; started < workers - 1; started++)
-            if (pthread_create(&tid[started], NULL, batch_worker, b))
-                break;
         int saved;
         threads_begin(ctx, &saved);
-        batch_worker(b);   /* this thread is a worker too */
+        pool_run(ctx, b, workers);
         threads_end(saved);
-        for (int i = 0; i < started; i++)
-            pthread_join(tid[i], NULL);
         pthread_mutex_destroy(&b->mu);
         if (b->failed)
             st = gpuimg_fail(b->failed, "%s", b->err);
