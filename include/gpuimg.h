@@ -69,7 +69,10 @@ GPUIMG_API const char *gpuimg_version(void);
  * memory of that CUDA device (cudaMalloc's), else host memory. owner is the library's: non-NULL
  * for an image it made, which gpuimg_image_free releases with its metadata (an image it read
  * keeps its file's ICC profile, EXIF, XMP, IPTC and comment for gpuimg_write). An image the
- * caller describes (owner NULL) stays the caller's: the library reads it and never frees it. */
+ * caller describes (owner NULL) stays the caller's: the library reads it and never frees it.
+ * Device memory is used on the calling thread's default CUDA stream (per-thread), each call
+ * returning with its work finished: a device input must be complete before the call (its
+ * producer's stream synchronised), and a device image freed only once nothing uses it. */
 typedef struct gpuimg_image {
     void *data;
     size_t stride;
@@ -80,11 +83,11 @@ typedef struct gpuimg_image {
     void *owner;
 } gpuimg_image;
 
-/* An image of the caller's memory (owner NULL), host memory where device is -1. */
+/* An image of the caller's memory (owner NULL), host memory where device is -1; stride 0: packed rows. */
 GPUIMG_API gpuimg_image gpuimg_image_wrap(void *data, int width, int height, int channels, int depth,
                                           size_t stride, int device);
 /* A copy of in, packed, in host memory (device -1) or on a CUDA device (the same as in's, or in
- * host memory): how an image goes up to the GPU and comes down, its metadata kept. */
+ * host memory): how an image goes up to the GPU and comes down, its metadata kept; out may be in. */
 GPUIMG_API enum gpuimg_status gpuimg_image_copy(gpuimg_ctx *ctx, const gpuimg_image *in, int device,
                                                 gpuimg_image *out);
 /* Release what the library made for img (nothing for the caller's own) and clear it. */
@@ -97,8 +100,9 @@ GPUIMG_API void gpuimg_ctx_free(gpuimg_ctx *ctx);
 /* Set an option by the command's long name and value as the command line takes it: "backend"
  * "cpu", "jpeg-quality" "85", "strip" "gps,xmp", "max-pixels" "100000000", "force" "1" (a flag:
  * "1" sets it, "0" clears it). Every option that changes what a run does is here (man gpuimg,
- * OPTIONS: those a request to the server carries), "threads" (unset: every core) and "force". EUSAGE for an
- * unknown option or a bad value, the context unchanged. */
+ * OPTIONS: those a request to the server carries), "threads" (unset: OpenMP's default, every core
+ * or OMP_NUM_THREADS) and "force". EUSAGE for an unknown option or a bad value, the context
+ * unchanged. Every function taking a context returns EUSAGE for a NULL one. */
 GPUIMG_API enum gpuimg_status gpuimg_ctx_set(gpuimg_ctx *ctx, const char *option, const char *value);
 /* The last failure's message, "" after a success (valid until the context's next call). */
 GPUIMG_API const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);
@@ -124,7 +128,7 @@ GPUIMG_API enum gpuimg_status gpuimg_write(gpuimg_ctx *ctx, const char *path, co
 GPUIMG_API enum gpuimg_status gpuimg_encode(gpuimg_ctx *ctx, const gpuimg_image *img, const char *format,
                                             void **buf, size_t *len);
 /* Run a pipeline ("gray,resize=50%", the command's syntax) on in into *out, in is left as it
- * was. On the backend the context names: for a host image, the OpenMP path or the GPU (one upload,
+ * was, or out may be in: the result replaces it (the library's input freed). On the backend the context names: for a host image, the OpenMP path or the GPU (one upload,
  * one download), out in host memory; for a device image, the GPU, out on the same device. out
  * keeps in's metadata where in is the library's. */
 GPUIMG_API enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuimg_image *in,
@@ -133,7 +137,7 @@ GPUIMG_API enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, 
  * gpuimg_decode (or gpuimg_read) makes it: input i is the file paths[i], or where bufs[i] is
  * non-NULL its lens[i] bytes (paths and bufs may each be NULL). On device >= 0 the results are
  * left in that GPU's memory (the GPU's JPEG engines decoding the JPEGs they take, in batched
- * calls), else in host memory. The context's "threads" (every core unless set) are shared out
+ * calls), else in host memory. The context's "threads" (OpenMP's default unless set) are shared out
  * among the inputs in flight. status[i] (may be NULL) gets each input's status; outs[i] is empty
  * where it failed. Returns GPUIMG_OK, or the first failure's status with its message. */
 GPUIMG_API enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const *paths,

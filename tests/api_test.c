@@ -65,6 +65,11 @@ int main(int argc, char **argv)
     CHECK(gpuimg_ctx_set(ctx, "jobs", "4") == GPUIMG_EUSAGE, "a batch's option is not the library's");
     CHECK(gpuimg_ctx_set(ctx, "force", "1") == GPUIMG_OK && gpuimg_ctx_set(ctx, "force", "0") == GPUIMG_OK, "force");
     CHECK(gpuimg_ctx_set(ctx, "threads", "2") == GPUIMG_OK, "threads");
+    int sets = 0;
+    for (int i = 0; i < 500; i++)   /* a value set again replaces the one before: no limit */
+        sets += gpuimg_ctx_set(ctx, "jpeg-quality", i % 2 ? "80" : "90") == GPUIMG_OK;
+    CHECK(sets == 500, "setting an option 500 times: %d took", sets);
+    CHECK(gpuimg_ctx_set(NULL, "force", "1") == GPUIMG_EUSAGE && gpuimg_ctx_error(NULL)[0], "a NULL context");
 
     /* read -> run -> write, and the same pipeline file to file */
     gpuimg_image in, out, back, mem;
@@ -154,6 +159,28 @@ int main(int argc, char **argv)
     CHECK(own[0] == copy[0], "image_free of the caller's image");
     free(own);
     free(copy);
+
+    /* out may be in: the library's input replaced, the caller's left as it was */
+    {
+        gpuimg_image x;
+        CHECK(gpuimg_image_copy(ctx, &in, -1, &x) == GPUIMG_OK, "a host copy");
+        CHECK(gpuimg_run(ctx, "flip=h", &x, &x) == GPUIMG_OK && gpuimg_run(ctx, "flip=h", &x, &x) == GPUIMG_OK
+                  && same_pixels(&x, &in), "run in place");
+        CHECK(gpuimg_run(ctx, "pad=1x1", &x, &x) == GPUIMG_EGEOMETRY && x.data && same_pixels(&x, &in),
+              "a failed run in place keeps its input");
+        gpuimg_image_free(&x);
+        uint8_t px[2 * 3 * 3] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18 };
+        gpuimg_image packed = gpuimg_image_wrap(px, 3, 2, 3, 8, 0, -1), none0;
+        CHECK(packed.stride == 9 && gpuimg_run(ctx, "copy", &packed, &x) == GPUIMG_OK && same_pixels(&x, &packed),
+              "stride 0: packed");
+        gpuimg_image_free(&x);
+        packed.width = 0;
+        CHECK(gpuimg_run(ctx, "copy", &packed, &none0) == GPUIMG_EUSAGE, "a 0-pixel-wide image");
+        void *b2 = NULL;
+        size_t l2 = 0;
+        CHECK(gpuimg_encode(ctx, &in, ".png", &b2, &l2) == GPUIMG_OK, "encode \".png\"");
+        free(b2);
+    }
 
     /* bad input: one message naming the file, nothing made */
     gpuimg_image none;

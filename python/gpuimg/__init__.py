@@ -146,6 +146,9 @@ def _device_image(x):
             raise ValueError("gpuimg: a device image's pixels must be contiguous along each row (make it with "
                              ".contiguous() or cupy.ascontiguousarray)")
         stride = strides[0]
+        if stride < row:
+            raise ValueError("gpuimg: a device image's rows must lie one after another, at least a row apart (not "
+                             f"{stride} bytes): make it with .contiguous() or cupy.ascontiguousarray")
     return lib.gpuimg_image_wrap(cai["data"][0], shape[1], shape[0], c, 8 * item, stride, _cuda_device(x))
 
 
@@ -208,6 +211,7 @@ class Context:
     """
 
     def __init__(self, **options):
+        self._lock = threading.Lock()   # a context runs one call at a time; contexts run at once
         self._ptr = lib.gpuimg_ctx_new()
         if not self._ptr:
             raise MemoryError("gpuimg: no memory for a context")
@@ -222,10 +226,15 @@ class Context:
         if st:
             raise Error(st, lib.gpuimg_ctx_error(self._ptr).decode(errors="replace"))
 
+    def _call(self, fn, *args):
+        """fn(context, *args) under the context's lock, its failure raised with its message."""
+        with self._lock:
+            self._check(fn(self._ptr, *args))
+
     def set(self, **options):
         """Set options: `ctx.set(jpeg_quality=85, strip="gps", force=True)`."""
         for k, v in options.items():
-            self._check(lib.gpuimg_ctx_set(self._ptr, k.replace("_", "-").encode(), _text(v).encode()))
+            self._call(lib.gpuimg_ctx_set, k.replace("_", "-").encode(), _text(v).encode())
 
     @property
     def backend(self):
@@ -240,7 +249,7 @@ class Context:
     def read(self, path):
         """A file decoded (upright, as the command reads it) into a numpy array."""
         img = Image()
-        self._check(lib.gpuimg_read(self._ptr, _path(path), ctypes.byref(img)))
+        self._call(lib.gpuimg_read, _path(path), ctypes.byref(img))
         return _to_numpy(img)
 
     def decode(self, data, name=None, pipeline=None, device=None):
@@ -259,7 +268,7 @@ class Context:
             n = len(mv)
             buf = (ctypes.c_char * n).from_buffer_copy(mv) if mv.readonly else (ctypes.c_char * n).from_buffer(mv)
         img = Image()
-        self._check(lib.gpuimg_decode(self._ptr, buf, n, name.encode() if name else None, ctypes.byref(img)))
+        self._call(lib.gpuimg_decode, buf, n, name.encode() if name else None, ctypes.byref(img))
         return _to_numpy(img)
 
     def _decode_many(self, items, pipeline, device):
@@ -279,25 +288,28 @@ class Context:
         dev = _device_index(device)
         outs = (Image * max(n, 1))()
         status = (ctypes.c_int * max(n, 1))()
-        st = lib.gpuimg_decode_batch(self._ptr, n, paths, bufs, lens, pipeline.encode() if pipeline else None, dev,
-                                     outs, status)
+        with self._lock:
+            st = lib.gpuimg_decode_batch(self._ptr, n, paths, bufs, lens, pipeline.encode() if pipeline else None, dev,
+                                         outs, status)
+            msg = lib.gpuimg_ctx_error(self._ptr).decode(errors="replace") if st else ""
         res = [DeviceArray(outs[i]) if outs[i].device >= 0 else _to_numpy(outs[i]) for i in range(n)
                if outs[i].data]
         del keep
-        self._check(st)
+        if st:
+            raise Error(st, msg)
         return res
 
     def write(self, path, image):
         """image written to path, its format from the extension (or the `format` option)."""
         img, keep = _image(image)
-        self._check(lib.gpuimg_write(self._ptr, _path(path), ctypes.byref(img)))
+        self._call(lib.gpuimg_write, _path(path), ctypes.byref(img))
         del keep
 
     def encode(self, image, format="png"):
         """image encoded in memory: the file's bytes ("png", "jpg", "webp", ...)."""
         img, keep = _image(image)
         p, n = ctypes.c_void_p(), ctypes.c_size_t()
-        self._check(lib.gpuimg_encode(self._ptr, ctypes.byref(img), format.encode(), ctypes.byref(p), ctypes.byref(n)))
+        self._call(lib.gpuimg_encode, ctypes.byref(img), format.encode(), ctypes.byref(p), ctypes.byref(n))
         try:
             return ctypes.string_at(p.value, n.value)
         finally:
@@ -309,19 +321,19 @@ class Context:
         in, a DeviceArray on its device out."""
         img, keep = _image(image)
         out = Image()
-        self._check(lib.gpuimg_run(self._ptr, pipeline.encode(), ctypes.byref(img), ctypes.byref(out)))
+        self._call(lib.gpuimg_run, pipeline.encode(), ctypes.byref(img), ctypes.byref(out))
         del keep
         return DeviceArray(out) if out.device >= 0 else _to_numpy(out)
 
     def convert(self, pipeline, src, dst):
         """A file through a pipeline to a file, as the command does it (the same bytes)."""
-        self._check(lib.gpuimg_convert(self._ptr, pipeline.encode(), _path(src), _path(dst)))
+        self._call(lib.gpuimg_convert, pipeline.encode(), _path(src), _path(dst))
 
     def to_device(self, image, device=0):
         """image copied up to a CUDA device: a DeviceArray."""
         img, keep = _image(image)
         out = Image()
-        self._check(lib.gpuimg_image_copy(self._ptr, ctypes.byref(img), device, ctypes.byref(out)))
+        self._call(lib.gpuimg_image_copy, ctypes.byref(img), _device_index(device), ctypes.byref(out))
         del keep
         return DeviceArray(out)
 
@@ -329,7 +341,7 @@ class Context:
         """A DeviceArray (or CUDA array) copied down into a numpy array."""
         img, keep = _image(image)
         out = Image()
-        self._check(lib.gpuimg_image_copy(self._ptr, ctypes.byref(img), -1, ctypes.byref(out)))
+        self._call(lib.gpuimg_image_copy, ctypes.byref(img), -1, ctypes.byref(out))
         del keep
         return _to_numpy(out)
 
@@ -345,7 +357,19 @@ def _default():
 
 
 def _ctx(options):
-    return Context(**options) if options else _default()
+    """The calling thread's context for these options, kept (up to 8 sets of options a thread)."""
+    if not options:
+        return _default()
+    cache = getattr(_local, "by_options", None)
+    if cache is None:
+        cache = _local.by_options = {}
+    key = tuple(sorted((k, _text(v)) for k, v in options.items()))
+    ctx = cache.get(key)
+    if ctx is None:
+        if len(cache) >= 8:
+            cache.pop(next(iter(cache)))
+        ctx = cache[key] = Context(**options)
+    return ctx
 
 
 def read(path, **options):

@@ -135,6 +135,9 @@ def test_errors():
     assert "nosuchop" in expect_error("EPARAM", gpuimg.run, "gray,nosuchop", a)
     expect_error("EGEOMETRY", gpuimg.run, "pad=10x10", a)
     expect_error("EUSAGE", gpuimg.Context, no_such_option=1)
+    ctx = gpuimg.Context()
+    for i in range(300):   # set again and again: each value replaces the one before
+        ctx.set(jpeg_quality=80 + i % 10)
     expect_error("EUSAGE", gpuimg.run, "gray", a, jpeg_quality=0)
     expect_error("EUSAGE", gpuimg.encode, a, "gif87")
     expect_error("ETOOBIG", gpuimg.read, PNG, max_pixels=1000)
@@ -192,7 +195,7 @@ def test_no_leak():
 
 def test_device_arrays():
     try:
-        d = gpuimg.to_device(np.zeros((2, 2), np.uint8))
+        d = gpuimg.to_device(np.zeros((2, 2), np.uint8), "cuda:0")
     except gpuimg.Error as e:
         assert os.environ.get("GPUIMG_REQUIRE_GPU") != "1", f"GPUIMG_REQUIRE_GPU=1: {e}"
         print(f"no device arrays here: {e}")

@@ -414,6 +414,18 @@ static int gpu_run_tiled(const struct plan *pl, const struct gpu_run_opts *o, st
     return GPUIMG_OK;
 }
 
+/* The result went elsewhere than img's pixels (its encoded bytes, device memory of its own): the
+ * pipeline closed and, where st is OK, *img the result's geometry with no pixels. */
+static int kept_elsewhere(struct gpu_pipeline *gp, const struct plan *pl, struct image *img, int st)
+{
+    gpu_pipeline_close(gp, pl);
+    if (st)
+        return st;
+    image_free(img);
+    *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w, NULL, 0 };
+    return GPUIMG_OK;
+}
+
 /* From the host image img, or (jpeg not NULL) from a JPEG's bytes decoded by nvJPEG straight
  * into the first device buffer; *img becomes the result. */
 static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg, struct image *img,
@@ -518,13 +530,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
             st = gpuimg_fail(GPUIMG_EENCODE, "%s encoder on the GPU: %s", q->fmt == FMT_PNG ? "PNG" : "JPEG", err);
         if (er >= 0) {
             r->download_ms = 0;
-            gpu_pipeline_close(&gp, pl);
-            if (st)
-                return st;
-            image_free(img);
-            *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w,
-                                   NULL, 0 };
-            return GPUIMG_OK;
+            return kept_elsewhere(&gp, pl, img, st);
         }
     }
     struct image out = { 0 };
@@ -539,13 +545,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
             st = cuda_fail("copying the result", err);
         }
         r->download_ms = timing_now_ms() - t1;
-        gpu_pipeline_close(&gp, pl);
-        if (st)
-            return st;
-        image_free(img);
-        *img = (struct image){ pl->out.w, pl->out.h, pl->out.c, pl->out.depth, geom_bpp(&pl->out) * (size_t)pl->out.w,
-                               NULL, 0 };
-        return GPUIMG_OK;
+        return kept_elsewhere(&gp, pl, img, st);
     }
     if (!st)
         st = image_alloc(&out, &pl->out);

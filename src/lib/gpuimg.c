@@ -15,14 +15,14 @@
 #include "engine/run.h"
 #include "lib/options.h"
 
-#define TEXTS_MAX 32   /* text values a context keeps (each option's latest) */
 
 struct gpuimg_ctx {
     struct cli_opts o;
     char err[1024];
     char note[512];
     const char *backend;
-    char *texts[TEXTS_MAX];   /* copies of the text values given, the fields point into them */
+    struct { const char *name; char *value; } texts[OPTIONS_MAX];   /* each option's latest value, kept: a
+                                                                      text field points into it */
     int ntexts;
     char *pipe_text;          /* the last pipeline parsed, kept for the next run */
     struct plan pipe;
@@ -102,35 +102,45 @@ void gpuimg_ctx_free(gpuimg_ctx *ctx)
         return;
     pool_free(ctx->pool);
     for (int i = 0; i < ctx->ntexts; i++)
-        free(ctx->texts[i]);
+        free(ctx->texts[i].value);
     free(ctx->pipe_text);
     free(ctx);
 }
 
 enum gpuimg_status gpuimg_ctx_set(gpuimg_ctx *ctx, const char *option, const char *value)
 {
+    if (!ctx)
+        return GPUIMG_EUSAGE;
     begin(ctx);
     char *copy = NULL;
-    if (value && ctx->ntexts == TEXTS_MAX)
-        return end(ctx, gpuimg_fail(GPUIMG_EUSAGE, "%s: too many values set on this context", option));
     if (value && !(copy = strdup(value)))
         return end(ctx, gpuimg_fail(GPUIMG_ENOMEM, "out of memory"));
-    const int st = options_set(&ctx->o, option, copy);
-    if (st || !copy)
+    const char *name = NULL;
+    const int st = options_set(&ctx->o, option, copy, &name);
+    int i = 0;
+    while (i < ctx->ntexts && ctx->texts[i].name != name)
+        i++;
+    if (st || !copy || !name || (i == ctx->ntexts && i == OPTIONS_MAX))
         free(copy);
-    else
-        ctx->texts[ctx->ntexts++] = copy;   /* kept: a text field may point into it */
+    else {   /* kept, the option's value before it freed: a text field may point into it */
+        if (i == ctx->ntexts)
+            ctx->texts[ctx->ntexts++].name = name;
+        free(ctx->texts[i].value);
+        ctx->texts[i].value = copy;
+    }
     return end(ctx, st);
 }
 
-const char *gpuimg_ctx_error(const gpuimg_ctx *ctx) { return ctx->err; }
-const char *gpuimg_ctx_backend(const gpuimg_ctx *ctx) { return ctx->backend; }
-const char *gpuimg_ctx_note(const gpuimg_ctx *ctx) { return ctx->note; }
+const char *gpuimg_ctx_error(const gpuimg_ctx *ctx) { return ctx ? ctx->err : "no context (NULL)"; }
+const char *gpuimg_ctx_backend(const gpuimg_ctx *ctx) { return ctx ? ctx->backend : ""; }
+const char *gpuimg_ctx_note(const gpuimg_ctx *ctx) { return ctx ? ctx->note : ""; }
 
 /* ---- images ---------------------------------------------------------------------------------- */
 
 gpuimg_image gpuimg_image_wrap(void *data, int width, int height, int channels, int depth, size_t stride, int device)
 {
+    if (!stride && width > 0 && channels > 0 && (depth == 8 || depth == 16))   /* 0: packed */
+        stride = (size_t)width * (size_t)channels * (size_t)(depth / 8);
     return (gpuimg_image){ .data = data, .stride = stride, .width = width, .height = height, .channels = channels,
                            .depth = depth, .device = device < 0 ? -1 : device, .owner = NULL };
 }
@@ -153,7 +163,7 @@ void gpuimg_image_free(gpuimg_image *img)
 }
 
 /* A caller's image checked as the engine takes it: its geometry, rows at least packed. */
-static int check_image(const gpuimg_image *im, struct geom *g)
+static int check_image(const gpuimg_image *im, uint64_t max_pixels, struct geom *g)
 {
     if (!im || !im->data)
         return gpuimg_fail(GPUIMG_EUSAGE, "no image (its data is NULL)");
@@ -161,14 +171,34 @@ static int check_image(const gpuimg_image *im, struct geom *g)
     if (g->c < 1 || g->c > 4 || (g->depth != 8 && g->depth != 16))
         return gpuimg_fail(GPUIMG_EUSAGE, "an image of %d channels at %d bits: gpuimg takes 1 to 4 channels of 8 or 16 "
                            "bits", g->c, g->depth);
+    if (g->w < 1 || g->h < 1)
+        return gpuimg_fail(GPUIMG_EUSAGE, "an image of %dx%d pixels: it has none", g->w, g->h);
+    if (max_pixels && (uint64_t)g->w * (uint64_t)g->h > max_pixels)
+        return gpuimg_fail(GPUIMG_ETOOBIG, "an image of %dx%d pixels, over max-pixels (%llu)", g->w, g->h,
+                           (unsigned long long)max_pixels);
     size_t bytes;
     int st = geom_bytes(g, &bytes);
     if (st)
         return st;
-    if (im->stride < geom_bpp(g) * (size_t)g->w)
-        return gpuimg_fail(GPUIMG_EUSAGE, "an image %d pixels wide of %zu bytes a pixel has rows of %zu bytes, fewer "
-                           "than its pixels", g->w, geom_bpp(g), im->stride);
+    const size_t row = geom_bpp(g) * (size_t)g->w;
+    if (im->stride < row || im->stride > (SIZE_MAX - row) / (size_t)g->h)
+        return gpuimg_fail(GPUIMG_EUSAGE, "an image %d pixels wide of %zu bytes a pixel has rows %zu bytes apart: fewer "
+                           "than its pixels, or more than memory holds", g->w, geom_bpp(g), im->stride);
     return GPUIMG_OK;
+}
+
+/* The result into *out, which may be in: the library's input freed first (the caller's own left as it
+ * is); on failure *out is left empty, or as it was where it is in. */
+static void put(gpuimg_image *out, const gpuimg_image *in, gpuimg_image *res, int st)
+{
+    if (out == in && st)
+        return;
+    if (out == in)
+        gpuimg_image_free(out);
+    if (st)
+        *out = (gpuimg_image){ .device = -1 };
+    else
+        *out = *res;
 }
 
 /* A library image around the engine's result (its data taken), with a copy of meta (or none). */
@@ -268,11 +298,15 @@ static enum gpuimg_status load(gpuimg_ctx *ctx, const char *path, const void *bu
 
 enum gpuimg_status gpuimg_read(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
 {
+    if (!ctx)
+        return GPUIMG_EUSAGE;
     return load(ctx, path, NULL, 0, out);
 }
 
 enum gpuimg_status gpuimg_decode(gpuimg_ctx *ctx, const void *buf, size_t len, const char *name, gpuimg_image *out)
 {
+    if (!ctx)
+        return GPUIMG_EUSAGE;
     if (!buf) {
         begin(ctx);
         return end(ctx, gpuimg_fail(GPUIMG_EOPEN, "%s: no bytes (NULL)", name ? name : "(memory)"));
@@ -304,14 +338,17 @@ static int host_pixels(const gpuimg_image *img, const struct geom *g, struct ima
 
 enum gpuimg_status gpuimg_image_copy(gpuimg_ctx *ctx, const gpuimg_image *in, int device, gpuimg_image *out)
 {
+    if (!ctx || !out)
+        return GPUIMG_EUSAGE;
     begin(ctx);
-    memset(out, 0, sizeof *out);
-    out->device = -1;
+    gpuimg_image res = { .device = -1 };
     struct geom g;
     struct image img = { 0 };
-    int st = check_image(in, &g);
-    if (st)
+    int st = check_image(in, ctx->o.max_pixels, &g);
+    if (st) {
+        put(out, in, &res, st);
         return end(ctx, st);
+    }
     const size_t row = geom_bpp(&g) * (size_t)g.w;
     if (device < 0) {   /* down (or a host copy), packed */
         if (!(st = image_alloc(&img, &g))) {
@@ -339,9 +376,10 @@ enum gpuimg_status gpuimg_image_copy(gpuimg_ctx *ctx, const gpuimg_image *in, in
         }
     }
     if (!st)
-        st = give(&img, device < 0 ? -1 : device, image_meta(in), out);
+        st = give(&img, device < 0 ? -1 : device, image_meta(in), &res);
     else if (device < 0)
         image_free(&img);
+    put(out, in, &res, st);
     return end(ctx, st);
 }
 
@@ -360,7 +398,7 @@ static enum gpuimg_status save(gpuimg_ctx *ctx, const char *path, FILE *fp, cons
     rc.per_file_format = !fp && !ctx->o.have_format;
     if (fp)
         rc.save.fmt = fmt;
-    int st = path ? check_image(img, &g) : (int)gpuimg_fail(GPUIMG_EWRITE, "no file name (NULL)");
+    int st = path ? check_image(img, ctx->o.max_pixels, &g) : (int)gpuimg_fail(GPUIMG_EWRITE, "no file name (NULL)");
     if (!st && !fp)
         st = io_check_output(path, ctx->o.force);
     if (!st)
@@ -374,6 +412,8 @@ static enum gpuimg_status save(gpuimg_ctx *ctx, const char *path, FILE *fp, cons
 
 enum gpuimg_status gpuimg_write(gpuimg_ctx *ctx, const char *path, const gpuimg_image *img)
 {
+    if (!ctx)
+        return GPUIMG_EUSAGE;
     begin(ctx);
     return save(ctx, path, NULL, img, FMT_PNG);
 }
@@ -381,10 +421,14 @@ enum gpuimg_status gpuimg_write(gpuimg_ctx *ctx, const char *path, const gpuimg_
 enum gpuimg_status gpuimg_encode(gpuimg_ctx *ctx, const gpuimg_image *img, const char *format, void **buf,
                                  size_t *len)
 {
+    if (!ctx)
+        return GPUIMG_EUSAGE;
     begin(ctx);
     *buf = NULL;
     *len = 0;
     enum out_format f;
+    if (format && *format == '.')   /* ".png" as well as "png" */
+        format++;
     if (!format || io_format_from_name(format, &f))
         return end(ctx, gpuimg_fail(GPUIMG_EUSAGE, "'%s' is not an output format (" IO_OUTPUT_EXTENSIONS ")",
                                     format ? format : "(null)"));
@@ -411,9 +455,10 @@ enum gpuimg_status gpuimg_encode(gpuimg_ctx *ctx, const gpuimg_image *img, const
 
 enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuimg_image *in, gpuimg_image *out)
 {
+    if (!ctx || !out)
+        return GPUIMG_EUSAGE;
     begin(ctx);
-    memset(out, 0, sizeof *out);
-    out->device = -1;
+    gpuimg_image res = { .device = -1 };
     int saved;
     const int threads = threads_begin(ctx, &saved);
     const struct plan *parsed;
@@ -425,7 +470,7 @@ enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuim
     timing_report_init(&r);
     int st = parse(ctx, pipeline, &parsed);
     if (!st)
-        st = check_image(in, &g);
+        st = check_image(in, ctx->o.max_pixels, &g);
     if (!st) {
         pl = *parsed;
         st = plan_resolve(&pl, &g, ctx->o.max_pixels);
@@ -444,7 +489,7 @@ enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuim
         img = (struct image){ g.w, g.h, g.c, g.depth, in->stride, NULL, 1 };
         if (!st && !(st = backend_gpu_run(&pl, &go, &img, &r))) {
             img.data = dev;
-            st = give(&img, in->device, image_meta(in), out);
+            st = give(&img, in->device, image_meta(in), &res);
         }
     } else if (!st && !(st = host_pixels(in, &g, &img))) {
         st = rc.kind == BACKEND_GPU ? backend_gpu_run(&pl, &rc.gpu, &img, &r) : backend_cpu_run(&pl, &img, &r);
@@ -455,10 +500,11 @@ enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuim
             st = backend_cpu_run(&pl, &img, &r);
         }
         if (!st)
-            st = give(&img, -1, image_meta(in), out);
+            st = give(&img, -1, image_meta(in), &res);
     }
     image_free(&img);
     threads_end(saved);
+    put(out, in, &res, st);
     return end(ctx, st);
 }
 
@@ -590,7 +636,7 @@ static void *pool_thread(void *arg)
     return NULL;
 }
 
-/* b run by the calling thread and the pool's, grown to workers - 1 threads where it has fewer */
+/* b run by the pool's threads, grown to workers where it has fewer, the calling thread waiting */
 static void pool_run(gpuimg_ctx *ctx, struct batch *b, int workers)
 {
     if (!ctx->pool && (ctx->pool = calloc(1, sizeof *ctx->pool))) {
@@ -601,17 +647,18 @@ static void pool_run(gpuimg_ctx *ctx, struct batch *b, int workers)
     struct pool *p = ctx->pool;
     if (p) {
         pthread_mutex_lock(&p->mu);
-        while (p->n < workers - 1 && p->n < POOL_MAX && !pthread_create(&p->tid[p->n], NULL, pool_thread, p))
+        while (p->n < workers && p->n < POOL_MAX && !pthread_create(&p->tid[p->n], NULL, pool_thread, p))
             p->n++;
         while (p->ready < p->n)   /* each has seen the batches before this one */
             pthread_cond_wait(&p->done, &p->mu);
         p->job = b;
-        p->running = p->n;
+        p->running = p->n;   /* the calling thread waits: GPU work leaves state on a thread (its kept memory) */
         p->gen++;
         pthread_cond_broadcast(&p->go);
         pthread_mutex_unlock(&p->mu);
     }
-    batch_work(b);   /* this thread is a worker too */
+    if (!p || !p->n)   /* no thread could be made: this one */
+        batch_work(b);
     if (p) {
         pthread_mutex_lock(&p->mu);
         while (p->running > 0)
@@ -645,6 +692,8 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
                                        const size_t *lens, const char *pipeline, int device, gpuimg_image *outs,
                                        int *status)
 {
+    if (!ctx)
+        return GPUIMG_EUSAGE;
     begin(ctx);
     for (int i = 0; outs && i < n; i++) {
         memset(&outs[i], 0, sizeof outs[i]);
@@ -663,14 +712,14 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
     if (!b)
         return end(ctx, gpuimg_fail(GPUIMG_ENOMEM, "out of memory"));
 #ifdef _OPENMP
-    const int cores = omp_get_num_procs();
+    const int cores = omp_get_max_threads();
 #else
     const int cores = 1;
 #endif
     const int threads = ctx->o.threads ? ctx->o.threads : cores;
     int workers = threads < n ? threads : n;
-    if (workers > POOL_MAX + 1)
-        workers = POOL_MAX + 1;
+    if (workers > POOL_MAX)
+        workers = POOL_MAX;
     if (!(st = run_context(ctx, parsed ? parsed : &none, threads, &b->rc))) {
         b->rc.per_file_format = 0;
         if (device >= 0 && b->rc.kind != BACKEND_GPU)
@@ -708,6 +757,8 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
 
 enum gpuimg_status gpuimg_convert(gpuimg_ctx *ctx, const char *pipeline, const char *in, const char *out)
 {
+    if (!ctx)
+        return GPUIMG_EUSAGE;
     begin(ctx);
     int saved;
     const int threads = threads_begin(ctx, &saved);

@@ -371,14 +371,16 @@ void options_defaults(struct cli_opts *o)
     defaults(o);
 }
 
-int options_set(struct cli_opts *o, const char *name, const char *value)
+int options_set(struct cli_opts *o, const char *name, const char *value, const char **row)
 {
+    *row = NULL;
     for (int i = 0; name && i < option_count; i++) {
         const struct opt_desc *d = &option_table[i];
         if (!d->size || !d->name || strcmp(d->name, name) || !(d->flags & (OPT_WIRE | OPT_API)) || d->flags & OPT_TUNE)
             continue;
         char what[64];
         snprintf(what, sizeof what, "%s", d->name);
+        *row = d->name;
         if (d->type == OT_FLAG || d->type == OT_SET) {
             if (!value || strcmp(value, "0")) {
                 if (value && strcmp(value, "1"))

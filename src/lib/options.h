@@ -89,9 +89,10 @@ int options_init(struct cli_opts *o);
 void options_defaults(struct cli_opts *o);
 /* The library's gpuimg_ctx_set: the row named name (a long option name) among those marked
  * OPT_WIRE or OPT_API, given value as the command line gives it; a flag's value is 1 (set) or 0
- * (its default). A text value is kept as given (the caller keeps it alive). GPUIMG_EUSAGE for an
- * unknown name or a bad value, o unchanged. */
-int options_set(struct cli_opts *o, const char *name, const char *value);
+ * (its default). A text value is kept as given (the caller keeps it alive, until the same row is
+ * set again: *row, the row's name, says which it was; NULL: none). GPUIMG_EUSAGE for an unknown
+ * name or a bad value, o unchanged. */
+int options_set(struct cli_opts *o, const char *name, const char *value, const char **row);
 int options_env_error(void);
 /* The options in argv (getopt_long's, from the table: the rows marked OPT_TUNE for gpuimg tune,
  * tune = OPT_TUNE, the others for the command, tune = 0); the rest (PIPELINE INPUT OUTPUT, or

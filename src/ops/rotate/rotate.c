@@ -168,7 +168,7 @@ static int rotate_tiles(const struct op_args *a)
 }
 
 #ifdef HAVE_CUDA
-/* Other angles: perpixel and tiled run perpixel.cu, coalesced and vector coalesced.cu. */
+/* Other angles: coalesced runs coalesced.cu, the others perpixel.cu (the faster: RESULTS, Kernel choices). */
 static int rotate_gpu(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
                       const struct gpu_image *out, const char **ran)
 {
@@ -178,7 +178,7 @@ static int rotate_gpu(const struct op_args *a, const void *state, const struct g
     struct gpu_rot r;
     int64_t W, H;
     rot_setup(a, in->w, in->h, in->c, in->depth, &W, &H, &r);
-    const int perpixel = k->variant == KV_PERPIXEL || k->variant == KV_TILED;
+    const int perpixel = k->variant != KV_COALESCED;
     if (k->variant != KV_PERPIXEL && k->variant != KV_COALESCED)
         *ran = perpixel ? "perpixel" : "coalesced";
     char err[256];
@@ -215,7 +215,7 @@ const struct op_desc op_rotate = {
     .tiles = rotate_tiles,
     GPU_FIELDS(REMAP_KERNELS, KV_TILED, NULL, rotate_gpu, NULL),
     .gpu_auto_for = remap_swap_auto_for,
-    .gpu_auto_text = REMAP_SWAP_AUTO_TEXT "; at other angles vector runs coalesced, tiled perpixel",
+    .gpu_auto_text = REMAP_SWAP_AUTO_TEXT "; at other angles vector and tiled run perpixel",
     .examples = EXAMPLES("rotate=90", "rotate=30", "rotate=-12.5:color=#1478fa80", "rotate=200:interp=bicubic",
                          "rotate=75:interp=nearest:color=white"),
 };
