@@ -252,15 +252,18 @@ class Context:
         self._call(lib.gpuimg_read, _path(path), ctypes.byref(img))
         return _to_numpy(img)
 
-    def decode(self, data, name=None, pipeline=None, device=None):
+    def decode(self, data, name=None, pipeline=None, device=None, errors="raise"):
         """A file's bytes (bytes, bytearray, memoryview, a uint8 array) decoded into a numpy array.
         A list of files (paths) and bytes: decoded at once (and run through pipeline), a list of
         numpy arrays, or with device ("cuda", "cuda:1", 1) of DeviceArrays, the GPU's JPEG engines
-        decoding the JPEGs they take in batched calls."""
+        decoding the JPEGs they take in batched calls. errors="raise": the first failure raises
+        gpuimg.Error; "return": each input that failed is its gpuimg.Error in the list."""
+        if errors not in ("raise", "return"):
+            raise ValueError(f"gpuimg: errors is \"raise\" or \"return\", not {errors!r}")
         if isinstance(data, (list, tuple)):
-            return self._decode_many(data, pipeline, device)
+            return self._decode_many(data, pipeline, device, errors)
         if pipeline is not None or device is not None:
-            return self._decode_many([data], pipeline, device)[0]
+            return self._decode_many([data], pipeline, device, "raise")[0]
         if isinstance(data, bytes):   # read in place
             buf, n = data, len(data)
         else:
@@ -271,7 +274,7 @@ class Context:
         self._call(lib.gpuimg_decode, buf, n, name.encode() if name else None, ctypes.byref(img))
         return _to_numpy(img)
 
-    def _decode_many(self, items, pipeline, device):
+    def _decode_many(self, items, pipeline, device, errors):
         n = len(items)
         paths = (ctypes.c_char_p * max(n, 1))()
         bufs = (ctypes.c_void_p * max(n, 1))()
@@ -292,10 +295,11 @@ class Context:
             st = lib.gpuimg_decode_batch(self._ptr, n, paths, bufs, lens, pipeline.encode() if pipeline else None, dev,
                                          outs, status)
             msg = lib.gpuimg_ctx_error(self._ptr).decode(errors="replace") if st else ""
-        res = [DeviceArray(outs[i]) if outs[i].device >= 0 else _to_numpy(outs[i]) for i in range(n)
-               if outs[i].data]
+        res = [DeviceArray(outs[i]) if outs[i].device >= 0 else _to_numpy(outs[i]) if outs[i].data
+               else Error(status[i], f"input {i}: {_STATUS[status[i]] if 0 <= status[i] < len(_STATUS) else status[i]}")
+               for i in range(n)]
         del keep
-        if st:
+        if st and errors == "raise":
             raise Error(st, msg)
         return res
 
@@ -378,11 +382,12 @@ def read(path, **options):
     return _ctx(options).read(path)
 
 
-def decode(data, name=None, pipeline=None, device=None, **options):
+def decode(data, name=None, pipeline=None, device=None, errors="raise", **options):
     """A file's bytes decoded into a numpy array; a list of files and bytes decoded at once
     (through pipeline, if given) into numpy arrays, or with device="cuda" into DeviceArrays
-    through the GPU's JPEG engines: `gpuimg.decode(paths, "resize=224x224!", device="cuda")`."""
-    return _ctx(options).decode(data, name, pipeline, device)
+    through the GPU's JPEG engines: `gpuimg.decode(paths, pipeline="resize=224x224!",
+    device="cuda")`; errors="return" leaves each failed input's gpuimg.Error in the list."""
+    return _ctx(options).decode(data, name, pipeline, device, errors)
 
 
 def write(path, image, **options):

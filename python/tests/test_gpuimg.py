@@ -143,6 +143,9 @@ def test_errors():
     expect_error("ETOOBIG", gpuimg.read, PNG, max_pixels=1000)
     data = open(PNG, "rb").read()
     expect_error("EDECODE", gpuimg.decode, data[: len(data) // 2])
+    got = gpuimg.decode([PNG, b"garbage, not an image", JPG], pipeline="gray", errors="return")
+    assert isinstance(got[1], gpuimg.Error) and got[1].status == "EDECODE" and got[0].ndim >= 2 and got[2].ndim == 2
+    assert "input 1" in expect_error("EDECODE", gpuimg.decode, [PNG, b"garbage, not an image"])
     out = work("exists.png")
     gpuimg.write(out, a)
     expect_error("EEXISTS", gpuimg.write, out, a)
