@@ -42,6 +42,18 @@ fi
 sed -n '/^```python$/,/^```$/p' "$TOP_SRCDIR/README.md" | sed '1d;$d' >"$T/readme.py"
 cp "$TOP_SRCDIR/samples/path-640x400.jpg" "$T/photo.jpg"
 if [ -s "$T/readme.py" ] && (cd "$T" && "$PY" readme.py) && [ -s "$T/t.jpg" ]; then ok; else bad "README's Python example failed"; fi
+# pip install ./python, where pip and setuptools are: the library found at build time, recorded
+if "$PY" -m pip --version >/dev/null 2>&1 && "$PY" -c 'import setuptools' 2>/dev/null; then
+    cp -r "$TOP_SRCDIR/python" "$T/src" && chmod -R u+w "$T/src"
+    if (cd "$T" && PIP_NO_INDEX=1 "$PY" -m pip install -q --no-build-isolation --no-deps --target "$T/site" ./src) \
+        >"$T/pip.out" 2>&1; then
+        (cd "$T" && env -u GPUIMG_LIBRARY PYTHONPATH="$T/site" "$PY" -c \
+            'import gpuimg, sys; assert gpuimg.library_path == sys.argv[1], gpuimg.library_path; gpuimg.read(sys.argv[2])' \
+            "$GPUIMG_SOLIB" "$TOP_SRCDIR/samples/path-640x400.jpg") && ok || bad "the module pip installed does not load its library"
+    else
+        bad "pip install ./python failed: $(tail -n 5 "$T/pip.out")"
+    fi
+fi
 # help(gpuimg) reads: the module's and each function's docstring
 "$PY" -c 'import gpuimg, pydoc; t = pydoc.render_doc(gpuimg, renderer=pydoc.plaintext); assert "numpy" in t and "run(pipeline" in t, t[:500]' \
     && ok || bad "help(gpuimg) lacks the module's words"
