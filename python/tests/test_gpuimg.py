@@ -230,3 +230,13 @@ def test_device_arrays():
         c = cupy.asarray(a)
         rc = gpuimg.run("gray,resize=50%", c)
         assert np.array_equal(cupy.asnumpy(cupy.asarray(rc)), r.numpy())
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and torch.cuda.is_available():   # a tensor in, a DeviceArray out, torch's view of it
+        rt = gpuimg.run("gray,resize=50%", torch.from_numpy(a).cuda())
+        back = torch.as_tensor(rt, device="cuda")
+        assert back.data_ptr() == rt.__cuda_array_interface__["data"][0]
+        assert np.array_equal(back.cpu().numpy(), r.numpy())
+        print("torch", torch.__version__, "takes gpuimg's device arrays")
