@@ -81,9 +81,10 @@ int main(int argc, char **argv)
     CHECK(!strcmp(gpuimg_ctx_backend(ctx), "cpu"), "backend '%s'", gpuimg_ctx_backend(ctx));
     {   /* a pipeline naming a file: read by the library, relative to the working directory */
         char pipe[4200];
-        gpuimg_image wm;
+        gpuimg_image wm = { .device = -1 };
         snprintf(pipe, sizeof pipe, "composite=%s:gravity=southeast:scale=0.25:opacity=0.5", path(samples, "canopee-960x540.png"));
         CHECK(strchr(pipe + 10, ',') || gpuimg_run(ctx, pipe, &in, &wm) == GPUIMG_OK, "composite");
+        gpuimg_image_free(&wm);
         CHECK(gpuimg_run(ctx, "composite=no-such-overlay.png", &in, &wm) == GPUIMG_EOPEN
                   && strstr(gpuimg_ctx_error(ctx), "no-such-overlay.png"), "a missing overlay");
         gpuimg_image_free(&wm);
@@ -193,6 +194,7 @@ int main(int argc, char **argv)
     CHECK(gpuimg_run(ctx, "pad=10x10", &in, &none) == GPUIMG_EGEOMETRY && !none.data, "a pad smaller than the image");
     CHECK(gpuimg_ctx_set(ctx, "max-pixels", "1000") == GPUIMG_OK, "max-pixels");
     CHECK(gpuimg_read(ctx, path(samples, "elarun-640x400.png"), &none) == GPUIMG_ETOOBIG, "over max-pixels");
+    gpuimg_image_free(&out);
     CHECK(gpuimg_ctx_set(ctx, "max-pixels", "268435456") == GPUIMG_OK && gpuimg_run(ctx, "copy", &in, &out) == GPUIMG_OK,
           "a context goes on after a failure");
     CHECK(gpuimg_ctx_error(ctx)[0] == 0, "no message after a success");
