@@ -314,12 +314,12 @@ enum gpuimg_status gpuimg_decode(gpuimg_ctx *ctx, const void *buf, size_t len, c
     return load(ctx, name ? name : "(memory)", buf, len, out);
 }
 
-/* The pixels of img as the engine takes them: host memory packed (borrowed where the caller's
- * rows are, else copied down from the device or repacked), into *h. */
-static int host_pixels(const gpuimg_image *img, const struct geom *g, struct image *h)
+/* The pixels of img (geometry g) as the engine takes them: host memory packed, into *h: borrowed
+ * where the caller's rows are packed and copy is 0, else copied (down from the device, or repacked). */
+static int host_pixels(const gpuimg_image *img, const struct geom *g, int copy, struct image *h)
 {
     const size_t row = geom_bpp(g) * (size_t)g->w;
-    if (img->device < 0 && img->stride == row) {
+    if (!copy && img->device < 0 && img->stride == row) {
         *h = (struct image){ g->w, g->h, g->c, g->depth, row, img->data, 1 };
         return GPUIMG_OK;
     }
@@ -336,6 +336,27 @@ static int host_pixels(const gpuimg_image *img, const struct geom *g, struct ima
     return st;
 }
 
+/* rows of g from src (rows spitch apart; on device src_dev, or the host where it is -1) into new
+ * memory of device, packed: *dev. */
+static int device_pixels(int device, const void *src, size_t spitch, int src_dev, const struct geom *g, void **dev)
+{
+    const size_t row = geom_bpp(g) * (size_t)g->w;
+    size_t bytes;
+    int st = geom_bytes(g, &bytes);
+    if (st || (st = backend_gpu_alloc(device, dev, bytes)))
+        return st;
+    if (src_dev >= 0 && src_dev != device)
+        st = gpuimg_fail(GPUIMG_EUNSUPPORTED, "a copy from device %d to device %d: copy it through the host", src_dev,
+                         device);
+    else
+        st = backend_gpu_copy2d(device, *dev, row, src, spitch, row, g->h, src_dev >= 0 ? GPU_D2D : GPU_H2D);
+    if (st) {
+        backend_gpu_free(device, *dev);
+        *dev = NULL;
+    }
+    return st;
+}
+
 enum gpuimg_status gpuimg_image_copy(gpuimg_ctx *ctx, const gpuimg_image *in, int device, gpuimg_image *out)
 {
     if (!ctx || !out)
@@ -349,31 +370,13 @@ enum gpuimg_status gpuimg_image_copy(gpuimg_ctx *ctx, const gpuimg_image *in, in
         put(out, in, &res, st);
         return end(ctx, st);
     }
-    const size_t row = geom_bpp(&g) * (size_t)g.w;
-    if (device < 0) {   /* down (or a host copy), packed */
-        if (!(st = image_alloc(&img, &g))) {
-            if (in->device >= 0)
-                st = backend_gpu_copy2d(in->device, img.data, row, in->data, in->stride, row, g.h, GPU_D2H);
-            else
-                for (int y = 0; y < g.h; y++)
-                    memcpy(img.data + (size_t)y * row, (const uint8_t *)in->data + (size_t)y * in->stride, row);
-        }
-    } else {
-        img = (struct image){ g.w, g.h, g.c, g.depth, row, NULL, 0 };
+    if (device < 0)   /* down (or a host copy), packed */
+        st = host_pixels(in, &g, 1, &img);
+    else {
         void *dev = NULL;
-        size_t bytes;
-        if (!(st = geom_bytes(&g, &bytes)) && !(st = backend_gpu_alloc(device, &dev, bytes))) {
-            if (in->device >= 0 && in->device != device)
-                st = gpuimg_fail(GPUIMG_EUNSUPPORTED, "a copy from device %d to device %d: copy it through the host",
-                                 in->device, device);
-            else
-                st = backend_gpu_copy2d(device, dev, row, in->data, in->stride, row, g.h,
-                                        in->device >= 0 ? GPU_D2D : GPU_H2D);
-            if (st)
-                backend_gpu_free(device, dev);
-            else
-                img.data = dev;
-        }
+        img = (struct image){ g.w, g.h, g.c, g.depth, geom_bpp(&g) * (size_t)g.w, NULL, 0 };
+        if (!(st = device_pixels(device, in->data, in->stride, in->device, &g, &dev)))
+            img.data = dev;
     }
     if (!st)
         st = give(&img, device < 0 ? -1 : device, image_meta(in), &res);
@@ -402,7 +405,7 @@ static enum gpuimg_status save(gpuimg_ctx *ctx, const char *path, FILE *fp, cons
     if (!st && !fp)
         st = io_check_output(path, ctx->o.force);
     if (!st)
-        st = host_pixels(img, &g, &h);
+        st = host_pixels(img, &g, 0, &h);
     if (!st)
         st = run_write_image(&rc, path, fp, &h, image_meta(img), &r);
     image_free(&h);
@@ -491,7 +494,7 @@ enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuim
             img.data = dev;
             st = give(&img, in->device, image_meta(in), &res);
         }
-    } else if (!st && !(st = host_pixels(in, &g, &img))) {
+    } else if (!st && !(st = host_pixels(in, &g, 0, &img))) {
         st = rc.kind == BACKEND_GPU ? backend_gpu_run(&pl, &rc.gpu, &img, &r) : backend_cpu_run(&pl, &img, &r);
         if (st == GPUIMG_ENODEVMEM && img.data) {   /* no room on the GPU, even in tiles: the CPU */
             snprintf(ctx->note, sizeof ctx->note, "%s; ran on the CPU", gpuimg_errmsg() ? gpuimg_errmsg() : "no device memory");
@@ -545,12 +548,7 @@ static int batch_one(struct batch *b, struct run_ctx *rc, int i)
     int st = run_image(rc, path ? path : name, &img, &meta, &r);
     if (!st && b->device >= 0 && !dev) {   /* run on the CPU (no room on the GPU): up */
         const struct geom g = image_geom(&img);
-        size_t bytes;
-        if (!(st = geom_bytes(&g, &bytes)) && !(st = backend_gpu_alloc(b->device, &dev, bytes))
-            && (st = backend_gpu_copy2d(b->device, dev, img.stride, img.data, img.stride, img.stride, img.h, GPU_H2D))) {
-            backend_gpu_free(b->device, dev);
-            dev = NULL;
-        }
+        st = device_pixels(b->device, img.data, img.stride, -1, &g, &dev);
         image_free(&img);
         img.data = dev;
     } else if (!st && dev)
