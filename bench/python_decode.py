@@ -4,6 +4,7 @@ device="cuda"), against the command's batch of the same files and pipeline (one 
 outputs PNG level 1 into /tmp; its own images/s line) and, where PyTorch is importable,
 torchvision.io.decode_jpeg(device="cuda") + interpolate.
 Usage: python3 bench/python_decode.py LISTFILE GPUIMG [B]  (PYTHONPATH=python GPUIMG_LIBRARY=...)."""
+import os
 import re
 import shutil
 import subprocess
@@ -20,17 +21,23 @@ def main():
     b = int(sys.argv[3]) if len(sys.argv) > 3 else 64
     paths = [p.strip() for p in open(listfile) if p.strip()]
     n = len(paths)
-    ctx = gpuimg.Context()
-    ctx.decode(paths[:b], pipeline=PIPE, device="cuda")   # the engines made, the kernels loaded
+    # PYDEC_JOBS=16,32: contexts with those jobs too, beside the default (four a core on the GPU)
+    jobs = [None] + [int(j) for j in os.environ.get("PYDEC_JOBS", "").split(",") if j]
+    ctxs = {j: gpuimg.Context(jobs=j) if j else gpuimg.Context() for j in jobs}
+    for ctx in ctxs.values():
+        ctx.decode(paths[:b], pipeline=PIPE, device="cuda")   # the engines made, the kernels loaded
     for rnd in range(2):
-        t = time.perf_counter()
-        got = 0
-        for i in range(0, n, b):
-            out = ctx.decode(paths[i:i + b], pipeline=PIPE, device="cuda")
-            got += len(out)
-            del out
-        dt = time.perf_counter() - t
-        print(f"gpuimg.decode, batches of {b}, into device arrays: {n / dt:.1f} images/s ({got} images, {ctx.backend})")
+        for j, ctx in ctxs.items():
+            t = time.perf_counter()
+            got = 0
+            for i in range(0, n, b):
+                out = ctx.decode(paths[i:i + b], pipeline=PIPE, device="cuda")
+                got += len(out)
+                del out
+            dt = time.perf_counter() - t
+            print(f"gpuimg.decode, batches of {b}, jobs {j or 'default'}, into device arrays: {n / dt:.1f} images/s "
+                  f"({got} images, {ctx.backend})")
+    ctx = gpuimg.Context()
     datas = [open(p, "rb").read() for p in paths]
     t = time.perf_counter()
     for i in range(0, n, b):

@@ -595,6 +595,7 @@ static void batch_work(struct batch *b)
  * staging buffers, its kept device memory, its OpenMP team): made anew for every call, they cost
  * the device a synchronising free each. */
 #define POOL_MAX 255
+#define BATCH_GPU_JOBS_PER_CORE 4
 struct pool {
     pthread_mutex_t mu;
     pthread_cond_t go, done;
@@ -715,9 +716,6 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
     const int cores = 1;
 #endif
     const int threads = ctx->o.threads ? ctx->o.threads : cores;
-    int workers = threads < n ? threads : n;
-    if (workers > POOL_MAX)
-        workers = POOL_MAX;
     if (!(st = run_context(ctx, parsed ? parsed : &none, threads, &b->rc))) {
         b->rc.per_file_format = 0;
         if (device >= 0 && b->rc.kind != BACKEND_GPU)
@@ -731,6 +729,13 @@ enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const
             atexit(codecs_stop);
         backend_gpu_codecs_start(b->rc.gpu.device, b->rc.gpu.jpeg == 1);
     }
+    /* jobs, else one a core; on the GPU four a core as the server's workers: the engines' calls
+     * gather the files waiting while one runs, so more in flight make fuller calls */
+    int workers = ctx->o.jobs ? ctx->o.jobs : b->rc.kind == BACKEND_GPU ? threads * BATCH_GPU_JOBS_PER_CORE : threads;
+    if (workers > n)
+        workers = n;
+    if (workers > POOL_MAX)
+        workers = POOL_MAX;
     if (!st) {
         b->n = n;
         b->device = device;
