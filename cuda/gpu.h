@@ -86,9 +86,14 @@ void gpu_jpeg_start(int device);
 /* nvJPEG's GPU encoder: a w x h device image of c = 1 (grey, written as one component) or 3
  * (interleaved RGB) 8-bit channels to a baseline JPEG of quality 1..100 with optimised Huffman
  * tables, chroma 420, 422 or 444 (sampling); *out (malloc'd, len bytes) holds the file. 0: done;
- * 1: failed (err says why). */
-int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampling, unsigned char **out, size_t *len,
-                    char *err, size_t errlen);
+ * 1: failed (err says why); -1 (shared only): the device's encoder already runs its share of
+ * encodes (gpu_jpeg_encode_share), the caller encodes it elsewhere. */
+int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampling, int shared, unsigned char **out,
+                    size_t *len, char *err, size_t errlen);
+/* A measuring knob, set once before any work: the encodes a device's encoder runs at once for
+ * shared requests (-1: the default, GPU_JPEG_ENCODE_SHARE; 0: none). */
+void gpu_jpeg_encode_share(int n);
+#define GPU_JPEG_ENCODE_SHARE 16
 int gpu_jpeg_ready(int device);   /* 1 once the engines' decoder of device is made */
 /* The ms until device's engines would have decoded an image of px pixels: the pixels submitted
  * and not yet decoded, and this one, at the rate their calls have run (an average of the recent

@@ -293,11 +293,37 @@ extern "C" int gpu_jpeg_decode(const unsigned char *data, size_t len, void *dst,
 static thread_local nvjpegEncoderState_t enc_state;
 static thread_local nvjpegEncoderParams_t enc_params;
 
-extern "C" int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampling, unsigned char **out,
-                               size_t *len, char *err, size_t errlen)
+/* Shared requests (the cores encode the rest): at most enc_share at once on a device. */
+static int enc_share = GPU_JPEG_ENCODE_SHARE;
+static std::atomic<int> enc_busy[GPU_MAX_DEVICES];
+
+extern "C" void gpu_jpeg_encode_share(int n) { enc_share = n < 0 ? GPU_JPEG_ENCODE_SHARE : n; }
+
+static int encode(const void *src, int w, int h, int c, int quality, int sampling, unsigned char **out, size_t *len,
+                  char *err, size_t errlen);
+
+extern "C" int gpu_jpeg_encode(const void *src, int w, int h, int c, int quality, int sampling, int shared,
+                               unsigned char **out, size_t *len, char *err, size_t errlen)
 {
     *out = nullptr;
     *len = 0;
+    int dev = 0;
+    if (!shared)
+        return encode(src, w, h, c, quality, sampling, out, len, err, errlen);
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= GPU_MAX_DEVICES)
+        return -1;
+    if (enc_busy[dev].fetch_add(1) >= enc_share) {
+        enc_busy[dev].fetch_sub(1);
+        return -1;
+    }
+    const int rc = encode(src, w, h, c, quality, sampling, out, len, err, errlen);
+    enc_busy[dev].fetch_sub(1);
+    return rc;
+}
+
+static int encode(const void *src, int w, int h, int c, int quality, int sampling, unsigned char **out, size_t *len,
+                  char *err, size_t errlen)
+{
     cudaStream_t st = cudaStreamPerThread;
     std::call_once(handle_once, [] { handle_status = nvjpegCreateSimple(&handle); });
     NVJPEG_TRY(handle_status);

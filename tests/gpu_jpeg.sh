@@ -15,7 +15,8 @@
 # - a batch of 120 files mixing them: with auto the engines take over once ready (the "decoded by"
 #   line counts only the engines and libjpeg-turbo) and (nvCOMP builds) every PNG is deflated on
 #   the GPU, every output within TOL of the CPU batch's; with nvjpeg the counts are exact, and
-#   GPUIMG_PNG_GPU=0 keeps every PNG on the CPU. A batch of 10 (too few to repay the GPU codecs'
+#   GPUIMG_PNG_GPU=0 keeps every PNG on the CPU. JPEG outputs of that batch: shared between nvJPEG's
+#   encoder and libjpeg-turbo, each within ENC_TOL of the CPU batch's file. A batch of 10 (too few to repay the GPU codecs'
 #   start) deflates on the CPU.
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 TOL=1
@@ -145,11 +146,35 @@ lj=$(sed -n 's/^gpuimg: decoded by:.*libjpeg-turbo[0-9. ]* \([0-9]*\).*/\1/p' "$
 [ $((${hw:-0} + ${lj:-0})) -eq 120 ] && ok || bad "batch decoders: $(grep 'decoded by' "$ERR")"
 nvcomp=0
 "$GPUIMG" --version | grep -q "^GPU encoder: nvCOMP" && nvcomp=120
-[ "$(grep -c 'nvCOMP deflate on the GPU' "$ERR")" -eq $nvcomp ] && ok || bad "batch: $nvcomp PNGs expected deflated on the GPU"
+[ "$(grep -v '^gpuimg: encoded by' "$ERR" | grep -c 'nvCOMP deflate on the GPU')" -eq $nvcomp ] && ok \
+    || bad "batch: $nvcomp PNGs expected deflated on the GPU"
 for f in "$T"/bc/*.png; do
     "$dir/golden_test" --diff "$f" "$T/bo/$(basename "$f")" "$TOL" >"$T/log" || bad "batch: $(basename "$f"): $(cat "$T/log")"
 done
 ok
+# JPEG outputs of the batch: by default the GPU's encoder and the cores share them (the
+# "encoded by" line counts both), every file within ENC_TOL of the CPU batch's; with the GPU's
+# share unbounded (GPUIMG_JPEG_GPU_ENCODES) nvJPEG encodes every one, with 0 none
+expect_ok -q --jobs=16 --backend=cpu -o "$T/jc/%s.jpg" gray,resize=50% "$T"/in/*-*.jpg
+for share in "" 4096 0; do
+    rm -rf "$T/jo"
+    if [ -n "$share" ]; then export GPUIMG_JPEG_GPU_ENCODES="$share"; else unset GPUIMG_JPEG_GPU_ENCODES; fi
+    run -v --jobs=16 --backend=gpu -o "$T/jo/%s.jpg" gray,resize=50% "$T"/in/*-*.jpg
+    nv=$(sed -n 's/^gpuimg: encoded by:.*nvJPEG on the GPU[^;]* \([0-9]*\)\(;.*\)*$/\1/p' "$ERR")
+    lt=$(sed -n 's/^gpuimg: encoded by:.*libjpeg-turbo[^;]* \([0-9]*\)\(;.*\)*$/\1/p' "$ERR")
+    echo "JPEG batch, share ${share:-default}: $(grep 'encoded by' "$ERR")"
+    [ "$RC" -eq 0 ] && [ $((${nv:-0} + ${lt:-0})) -eq 120 ] && ok || bad "JPEG batch ${share:-default}: $(grep -v ' -> ' "$ERR")"
+    case $share in
+    4096) [ "${nv:-0}" -eq 120 ] && ok || bad "JPEG batch: nvJPEG encoded ${nv:-0} of 120 with no bound" ;;
+    0) [ "${lt:-0}" -eq 120 ] && ok || bad "JPEG batch: libjpeg-turbo encoded ${lt:-0} of 120 with no GPU share" ;;
+    esac
+    for f in "$T"/jc/*.jpg; do
+        "$dir/golden_test" --diff "$f" "$T/jo/$(basename "$f")" "$ENC_TOL" "$ENC_MEAN" >"$T/log" \
+            || bad "JPEG batch ${share:-default}: $(basename "$f"): $(cat "$T/log")"
+    done
+    ok
+done
+unset GPUIMG_JPEG_GPU_ENCODES
 run -v --jobs=4 --backend=gpu -o "$T/bs/%s.png" gray,resize=50% "$T"/in/1?-*.jpg
 [ "$RC" -eq 0 ] && ! grep -q 'nvCOMP deflate on the GPU' "$ERR" && ok || bad "small batch: deflated on the GPU"
 export GPUIMG_PNG_GPU=0

@@ -315,7 +315,7 @@ struct item {
     const char *in, *out;
     int state;
     char *msg;                    /* the failure, or with -v the file's timing line */
-    const char *decoder;          /* which decoder took it (a static name) */
+    const char *decoder, *encoder;   /* which decoder and encoder took it (static names) */
     float ms[STAGE_COUNT];
 };
 
@@ -469,6 +469,7 @@ static void *worker(void *arg)
                 x->ms[s] = (s == STAGE_UPLOAD || s == STAGE_DOWNLOAD) && r.upload_ms < 0 ? -1.0f
                                                                                            : (float)report_stage_ms(&r, s);
             x->decoder = keep_name(r.decoder);
+            x->encoder = keep_name(r.encoder);
             if (sh->verbose || r.note[0] || again) {   /* the notes (no room on the GPU...) even without -v */
                 size_t len;
                 FILE *f = open_memstream(&x->msg, &len);
@@ -635,9 +636,10 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
         backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device, ctx->gpu.jpeg == 1);
     /* --jobs, else the cores over --threads, else one a core (at least one a GPU; through a
-     * server as many as its workers with a GPU) */
+     * server as many as its workers with a GPU, and as many here once the GPU's codecs start:
+     * the JPEG engines' calls gather the files that wait while one runs) */
     int jobs = o->jobs ? o->jobs : o->threads ? (threads / o->threads > 1 ? threads / o->threads : 1)
-               : rt.server ? threads * SERVER_WORKERS_PER_CORE
+               : rt.server || codecs ? threads * SERVER_WORKERS_PER_CORE
                                      : threads > sh.ndevices ? threads : sh.ndevices;
     if (jobs > JOBS_MAX)
         jobs = JOBS_MAX;
@@ -702,6 +704,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
                     if (o->json)
                         report_write_file_json(json.fp, x->in, x->out, "done", NULL, x->decoder, x->ms);
                     report_count_decoder(&rep, x->decoder);
+                    report_count_encoder(&rep, x->encoder);
                     if (x->msg) {
                         progress_clear(&pg);
                         fputs(x->msg, stderr);

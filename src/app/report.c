@@ -213,23 +213,37 @@ void report_print_batch(FILE *f, const struct batch_report *b)
         fprintf(f, "%s %s %ld", i ? "," : "gpuimg: decoded by:", b->decoders[i].name, b->decoders[i].n);
     if (b->ndecoders)
         fprintf(f, "\n");
+    for (int i = 0; i < b->nencoders; i++)
+        fprintf(f, "%s %s %ld", i ? ";" : "gpuimg: encoded by:", b->encoders[i].name, b->encoders[i].n);
+    if (b->nencoders)
+        fprintf(f, "\n");
+}
+
+static void count(struct codec_count *c, int *n, const char *name)
+{
+    int i = 0;
+    while (i < *n && strcmp(c[i].name, name))
+        i++;
+    if (i == BATCH_MAX_CODECS) {
+        i = BATCH_MAX_CODECS - 1;
+        c[i].name = "other";
+    }
+    if (i == *n) {
+        c[i].name = name;
+        (*n)++;
+    }
+    c[i].n++;
 }
 
 void report_count_decoder(struct batch_report *b, const char *name)
 {
-    name = name ? name : "not decoded";
-    int i = 0;
-    while (i < b->ndecoders && strcmp(b->decoders[i].name, name))
-        i++;
-    if (i == BATCH_MAX_CODECS) {
-        i = BATCH_MAX_CODECS - 1;
-        b->decoders[i].name = "other";
-    }
-    if (i == b->ndecoders) {
-        b->decoders[i].name = name;
-        b->ndecoders++;
-    }
-    b->decoders[i].n++;
+    count(b->decoders, &b->ndecoders, name ? name : "not decoded");
+}
+
+void report_count_encoder(struct batch_report *b, const char *name)
+{
+    if (name)
+        count(b->encoders, &b->nencoders, name);
 }
 
 void report_write_batch_json(FILE *f, const struct batch_report *b)

@@ -39,13 +39,15 @@ struct batch_report {
     int ndevices;                 /* GPUs the batch was spread over (0 or 1: one) */
     double busy_ms[STAGE_COUNT];
     long peak_rss_kb;
-    /* the files each decoder took ("nvJPEG (hardware)": 198, "libjpeg-turbo": 2), in first-seen order */
-    struct { const char *name; long n; } decoders[BATCH_MAX_CODECS];
-    int ndecoders;
+    /* the files each decoder took ("nvJPEG (hardware)": 198, "libjpeg-turbo": 2), and each
+     * encoder, in first-seen order */
+    struct codec_count { const char *name; long n; } decoders[BATCH_MAX_CODECS], encoders[BATCH_MAX_CODECS];
+    int ndecoders, nencoders;
 };
-/* Count one file decoded by name (a string that outlives the report); past BATCH_MAX_CODECS
- * names, the last one counts as "other". */
+/* Count one file decoded (encoded) by name (a string that outlives the report); past
+ * BATCH_MAX_CODECS names, the last one counts as "other". */
 void report_count_decoder(struct batch_report *b, const char *name);
+void report_count_encoder(struct batch_report *b, const char *name);
 
 /* "gpuimg: decode 12.1 ms, process 3.2 ms, encode 40.0 ms, total 55.3 ms [cpu, 2 threads]";
  * verbose adds the per-step times and the sizes. */

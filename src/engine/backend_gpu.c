@@ -520,8 +520,8 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
 #endif
 #ifdef HAVE_NVJPEG
         if (q->fmt == FMT_JPEG) {
-            er = gpu_jpeg_encode(gp.buf[cur], pl->out.w, pl->out.h, pl->out.c, q->quality, q->sampling, &q->bytes, &q->len,
-                                 err, sizeof err);
+            er = gpu_jpeg_encode(gp.buf[cur], pl->out.w, pl->out.h, pl->out.c, q->quality, q->sampling, q->shared,
+                                 &q->bytes, &q->len, err, sizeof err);
             q->method = "nvJPEG";
         }
 #endif
@@ -658,9 +658,9 @@ void backend_gpu_codecs_stop(void)
 
 int backend_gpu_encode_available(enum out_format fmt, enum encoder_choice want)
 {
-    /* PNG: by default in large batches only, as one process's first nvCOMP call costs more than
-     * the CPU's whole encode of a file. JPEG: asked for only, as libjpeg-turbo outruns nvJPEG's
-     * encoder on a batch. */
+    /* By default in large batches only (and the server), as one process's first call of nvCOMP
+     * or of nvJPEG's encoder costs more than the CPU's whole encode of a file. JPEG there is
+     * shared: the cores encode whatever the GPU's encoder has no room for (run.c). */
     int built = 0, dflt = 0;
 #ifdef HAVE_NVCOMP
     if (fmt == FMT_PNG) {
@@ -669,8 +669,10 @@ int backend_gpu_encode_available(enum out_format fmt, enum encoder_choice want)
     }
 #endif
 #ifdef HAVE_NVJPEG
-    if (fmt == FMT_JPEG)
+    if (fmt == FMT_JPEG) {
         built = 1;
+        dflt = batch_codecs;
+    }
 #endif
     /* nvCOMP loaded only where it would be used; asked for, a library that cannot be loaded fails
      * the encode, saying why */

@@ -20,6 +20,8 @@ struct gpu_encode_request {
     size_t len;
     const char *method;           /* what encoded it ("algorithm 0, ...") */
     double ms;                    /* the wall time of the encoder and its copies */
+    int shared;                   /* JPEG: the GPU only while its encoder has room (gpu_jpeg_encode's
+                                     share), else the pixels come down for the cores */
 };
 void backend_gpu_encode_free(struct gpu_encode_request *q);
 /* --png-encoder, --jpeg-encoder: where a PNG or JPEG output is encoded. */

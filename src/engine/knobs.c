@@ -19,6 +19,7 @@ void engine_set_knobs(const struct engine_knobs *k)
 #endif
 #ifdef HAVE_NVJPEG
     gpu_jpeg_flags(k->nvjpeg_flags);
+    gpu_jpeg_encode_share(k->jpeg_gpu_encodes);
 #endif
 }
 

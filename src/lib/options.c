@@ -798,7 +798,8 @@ void options_knobs(const struct cli_opts *o, struct engine_knobs *k)
 {
     static char dir[4096];
     *k = (struct engine_knobs){ .no_stream = !o->stream, .no_simd = o->no_simd, .png_zlib = o->png_zlib,
-                                .nvjpeg_flags = o->nvjpeg_flags, .png_gpu_algo = o->png_gpu_algo,
+                                .nvjpeg_flags = o->nvjpeg_flags, .jpeg_gpu_encodes = o->jpeg_gpu_encodes,
+                                .png_gpu_algo = o->png_gpu_algo,
                                 .png_gpu_chunk = o->png_gpu_chunk, .tune_file = o->tune_cache };
     if (o->cache_home && *o->cache_home)
         snprintf(dir, sizeof dir, "%s/gpuimg", o->cache_home);
