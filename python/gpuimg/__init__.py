@@ -14,6 +14,13 @@ processed on its device and the result stays there, a `DeviceArray`, with no cop
 Errors are `gpuimg.Error` with the library's one-line message. Every call releases the GIL
 while it works. A `Context` is used by one thread at a time; the module's functions use one
 context per thread.
+
+Finding the library: libgpuimg.so.0 is loaded at import from, in turn, (1) the file
+GPUIMG_LIBRARY names (that or an ImportError: no other is tried), (2) the path pkg-config's
+gpuimg.pc gave when the module was installed (`pip install ./python`), (3) the dynamic loader's
+search for the soname libgpuimg.so.0 (LD_LIBRARY_PATH, ld.so.cache, /usr/lib), (4) the libdir
+pkg-config names now, (5) `ctypes.util.find_library("gpuimg")` where it names libgpuimg.so.0.
+`gpuimg.library_path` is the file loaded.
 """
 import ctypes
 import os
