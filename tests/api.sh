@@ -33,6 +33,26 @@ else
     bad "README has no C example (a \`\`\`c block)"
 fi
 
+# gpuimg.pc's static link: Libs.private names libraries (the OpenMP runtime among them), no
+# compiler flag, and with them api_test.c links against libgpuimg.a (the one make install
+# installs) with no -fopenmp of its own, and runs
+builddir=$(dirname "$GPUIMG_SOLIB")
+if command -v pkg-config >/dev/null 2>&1 && [ -f "$builddir/gpuimg.pc" ] && [ -f "$builddir/libgpuimg-install.a" ] \
+    && [ -z "${GPUIMG_SANITIZERS:-}" ]; then
+    private=$(sed -n 's/^Libs.private: *//p' "$builddir/gpuimg.pc")
+    flags=$(printf '%s\n' $private | grep -v -e '^-l' -e '^-L' -e '^-Wl,' -e '^-pthread$' | tr '\n' ' ')
+    [ -z "$flags" ] && ok || bad "gpuimg.pc's Libs.private has compiler flags, not libraries: $flags"
+    libs=$(PKG_CONFIG_PATH=$builddir pkg-config --static --libs gpuimg | sed "s|-lgpuimg|$builddir/libgpuimg-install.a|")
+    mkdir -p "$T/static"
+    if ${CC:-cc} -o "$T/api_static" "$TOP_SRCDIR/tests/api_test.c" -I"$TOP_SRCDIR/include" $libs 2>"$T/static.err"; then
+        ldd "$T/api_static" 2>/dev/null | grep -q libgpuimg && bad "the static program loads libgpuimg.so" || ok
+        "$T/api_static" "$TOP_SRCDIR/samples" "$T/static" >"$T/static.out" 2>&1 && ok \
+            || bad "api_test linked statically through pkg-config fails: $(tail -n 5 "$T/static.out")"
+    else
+        bad "pkg-config --static --libs gpuimg does not link api_test.c: $(head -c 600 "$T/static.err")"
+    fi
+fi
+
 # the program runs on the shared library, which exports gpuimg_* alone
 if command -v ldd >/dev/null 2>&1 && [ -z "${GPUIMG_SANITIZERS:-}" ]; then
     ldd "$API_TEST" | grep -q "libgpuimg.so.0 => /" && ok || bad "api_test does not load libgpuimg.so.0: $(ldd "$API_TEST")"
