@@ -38,6 +38,10 @@ def test_finding_the_library():
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(os.path.join(pkg, "gpuimg"), os.path.join(copy, "gpuimg"),
                     ignore=shutil.ignore_patterns("__pycache__", "_config.py"))
+    for d, _, files in os.walk(copy):   # a read-only source tree (make distcheck) copies read-only
+        os.chmod(d, 0o755)
+        for f in files:
+            os.chmod(os.path.join(d, f), 0o644)
     with open(os.path.join(copy, "gpuimg", "_config.py"), "w") as f:
         f.write(f"LIBRARY = {os.path.join(WORK, 'gone', 'libgpuimg.so.0')!r}\n")
     r = load({"LD_LIBRARY_PATH": libdir}, copy)
