@@ -1,13 +1,19 @@
-"""The build finds libgpuimg as a C program would (pkg-config's gpuimg.pc, or GPUIMG_LIBRARY) and
-records the file in gpuimg/_config.py, where the module loads it from."""
+"""The build records where pkg-config's gpuimg.pc (or GPUIMG_LIBRARY) finds libgpuimg.so.0 in
+gpuimg/_config.py, the second place the module looks at import (the package's docstring, "Finding
+the library", gives the order). A library not found now is no error: the module looks for it again
+at import (the dynamic loader's path, pkg-config, ctypes.util.find_library)."""
 import os
 import subprocess
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
+SONAME = "libgpuimg.so.0"
+
 
 def find_library():
+    """libgpuimg.so.0's absolute path, or None."""
     env = os.environ.get("GPUIMG_LIBRARY")
     if env:
         return os.path.abspath(env)
@@ -15,12 +21,15 @@ def find_library():
         libdir = subprocess.run(["pkg-config", "--variable=libdir", "gpuimg"], check=True, capture_output=True,
                                 text=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
-        raise SystemExit("gpuimg: pkg-config finds no gpuimg.pc: install the library first (make install; "
-                         "PKG_CONFIG_PATH=PREFIX/lib/pkgconfig for another prefix), or set GPUIMG_LIBRARY to "
-                         f"libgpuimg.so's path ({e})")
-    path = os.path.join(libdir, "libgpuimg.so.0")
+        print(f"gpuimg: pkg-config finds no gpuimg.pc ({e}); the module will look for {SONAME} when imported "
+              "(install the library with make install; PKG_CONFIG_PATH=PREFIX/lib/pkgconfig for another prefix)",
+              file=sys.stderr)
+        return None
+    path = os.path.join(libdir, SONAME)
     if not os.path.exists(path):
-        raise SystemExit(f"gpuimg: gpuimg.pc names {libdir}, which has no libgpuimg.so.0")
+        print(f"gpuimg: gpuimg.pc names {libdir}, which has no {SONAME}; the module will look for it when imported",
+              file=sys.stderr)
+        return None
     return path
 
 
@@ -29,7 +38,8 @@ class BuildPy(build_py):
         super().run()
         out = os.path.join(self.build_lib, "gpuimg", "_config.py")
         with open(out, "w") as f:
-            f.write(f"# written by setup.py: the library this module was built for\nLIBRARY = {find_library()!r}\n")
+            f.write("# written by setup.py: the library pkg-config (or GPUIMG_LIBRARY) named at install, or None\n"
+                    f"LIBRARY = {find_library()!r}\n")
 
 
 setup(cmdclass={"build_py": BuildPy})

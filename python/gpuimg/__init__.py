@@ -8,23 +8,45 @@
 Pipelines are the command's (`man gpuimg`, OPERATIONS); options are its long options with `_`
 for `-` (`jpeg_quality=85`, `backend="cpu"`, `strip="gps"`), given to a `Context` or to one call.
 Arrays are (H, W) or (H, W, C) with C from 1 to 4 (grey, grey+alpha, RGB, RGBA), uint8 or
-uint16. A CUDA array (`__cuda_array_interface__`: CuPy, PyTorch, Numba) given to `run` is
-processed on its device and the result stays there, a `DeviceArray`, with no copy to the host.
+uint16.
+
+CUDA arrays: an array in a CUDA device's memory (PyTorch, CuPy, JAX, Numba), given to `run`,
+`write`, `encode`, `to_device` or `to_host`, is read where it is, through DLPack (`__dlpack__`)
+or else `__cuda_array_interface__`; `run`'s result stays on that device, a `DeviceArray`, which
+PyTorch, CuPy and JAX take without a copy (`torch.from_dlpack(d)`, `cupy.from_dlpack(d)`, or
+`cupy.asarray(d)` through its `__cuda_array_interface__`). Streams: the library works on the
+calling thread's per-thread default stream and returns with its work done, so a DeviceArray
+needs no synchronising (its interface states stream None). An input's pending work is waited for:
+a DLPack producer is asked for the legacy default stream (`stream=1`; PyTorch refuses 2, the
+per-thread stream), which CUDA orders before the library's; a `__cuda_array_interface__` naming a
+stream of its own (not 1 or 2) is waited for through the CUDA driver (cuStreamSynchronize). A
+DLPack tensor in host memory (kDLCPU) goes through `numpy.from_dlpack`; numpy results take part in
+DLPack through numpy itself.
 
 Errors are `gpuimg.Error` with the library's one-line message. Every call releases the GIL
 while it works. A `Context` is used by one thread at a time; the module's functions use one
 context per thread.
+
+Finding the library: libgpuimg.so.0 is loaded at import from, in turn, (1) the file
+GPUIMG_LIBRARY names (that or an ImportError: no other is tried), (2) the path pkg-config's
+gpuimg.pc gave when the module was installed (`pip install ./python`), (3) the dynamic loader's
+search for the soname libgpuimg.so.0 (LD_LIBRARY_PATH, ld.so.cache, /usr/lib), (4) the libdir
+pkg-config names now, (5) `ctypes.util.find_library("gpuimg")` where it names libgpuimg.so.0.
+`gpuimg.library_path` is the file loaded.
 """
 import ctypes
 import os
 import threading
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
+from . import _cuda, _dlpack
+from ._dlpack import KDLCPU, KDLCUDA, KDLCUDAHOST
 from ._lib import Image, lib, libc_free, library_path
 
 __all__ = ["Context", "DeviceArray", "Error", "read", "decode", "write", "encode", "run", "convert",
-           "to_device", "__version__", "library_path"]
+           "to_device", "to_host", "__version__", "library_path"]
 
 __version__ = lib.gpuimg_version().decode()
 
@@ -108,14 +130,20 @@ def _host_image(a):
     return img, a
 
 
-def _cuda_device(x):
-    """The device of a CUDA array: its __dlpack_device__ (CuPy, PyTorch), its .device, or 0."""
+def _dlpack_device(x: Any) -> Optional[Tuple[int, int]]:
+    """x.__dlpack_device__() as (type, id), or None."""
     try:
         kind, dev = x.__dlpack_device__()
-        if int(kind) == 2:
-            return int(dev)
+        return int(kind), int(dev)
     except (AttributeError, TypeError, ValueError):
-        pass
+        return None
+
+
+def _cuda_device(x: Any) -> int:
+    """The device of a CUDA array: its __dlpack_device__ (CuPy, PyTorch), its .device, or 0."""
+    d = _dlpack_device(x)
+    if d is not None and d[0] == KDLCUDA:
+        return d[1]
     d = getattr(x, "device", None)
     for attr in ("id", "index"):
         if isinstance(getattr(d, attr, None), int):
@@ -123,73 +151,215 @@ def _cuda_device(x):
     return 0
 
 
-def _device_image(x):
-    """An object with __cuda_array_interface__ as an image of its device memory."""
+def _channels(shape: Tuple[int, ...]) -> int:
+    if len(shape) == 2:
+        return 1
+    if len(shape) == 3 and 1 <= shape[2] <= 4:
+        return shape[2]
+    raise ValueError(f"gpuimg: an image is (H, W) or (H, W, C) with C from 1 to 4, not {shape}")
+
+
+def _strided_image(data: int, shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]], item: int,
+                   device: int) -> Image:
+    """An image of memory elsewhere (a CUDA device's, or pinned host memory): shape, strides in
+    bytes (None: packed rows); each row's samples contiguous, rows at least a row apart."""
+    c = _channels(shape)
+    row = shape[1] * c * item
+    if strides is None:
+        stride = row
+    else:
+        if (shape[1] > 1 and strides[1] != c * item) or (len(shape) == 3 and c > 1 and strides[2] != item):
+            raise ValueError("gpuimg: a device image's pixels must be contiguous along each row (make it with "
+                             ".contiguous() or cupy.ascontiguousarray)")
+        stride = strides[0] if shape[0] > 1 else row
+        if stride < row:
+            raise ValueError("gpuimg: a device image's rows must lie one after another, at least a row apart (not "
+                             f"{stride} bytes): make it with .contiguous() or cupy.ascontiguousarray")
+    return lib.gpuimg_image_wrap(data, shape[1], shape[0], c, 8 * item, stride, device)
+
+
+def _device_image(x: Any) -> Image:
+    """An object with __cuda_array_interface__ as an image of its device memory, its stream
+    waited for (version 3's "stream": see the module's text)."""
     cai = x.__cuda_array_interface__
     shape = tuple(cai["shape"])
     typestr = cai["typestr"]
     if typestr[1:] not in ("u1", "u2") or (typestr[1:] == "u2" and typestr[0] == ">"):
         raise TypeError(f"gpuimg: a device image is uint8 or uint16 (little-endian), not {typestr}")
+    if cai.get("mask") is not None:
+        raise ValueError("gpuimg: a masked __cuda_array_interface__ (its \"mask\" is not None)")
     item = int(typestr[2])
-    if len(shape) == 2:
-        c = 1
-    elif len(shape) == 3 and 1 <= shape[2] <= 4:
-        c = shape[2]
-    else:
-        raise ValueError(f"gpuimg: an image is (H, W) or (H, W, C) with C from 1 to 4, not {shape}")
     strides = cai.get("strides")
-    row = shape[1] * c * item
+    device = _cuda_device(x)
+    img = _strided_image(cai["data"][0], shape, tuple(strides) if strides is not None else None, item, device)
+    stream = cai.get("stream")
+    try:
+        _cuda.stream_wait(stream, device)
+    except OSError as e:
+        raise Error(_STATUS.index("ECUDA"), f"gpuimg: waiting for the device array's stream {stream}: {e}") from None
+    return img
+
+
+def _dlpack_capsule(x: Any, stream: Optional[int]) -> Any:
+    """x.__dlpack__ asked for a versioned capsule, or where x predates DLPack 1.0 (its __dlpack__
+    takes no max_version) an unversioned one."""
+    try:
+        return x.__dlpack__(stream=stream, max_version=_dlpack.VERSION)
+    except TypeError:
+        return x.__dlpack__(stream=stream)
+
+
+def _dlpack_image(t: "_dlpack.Imported") -> Tuple[Image, Any]:
+    """A DLPack tensor of a CUDA device (or pinned host memory) as an image: (Image, a host array
+    to keep, or None)."""
+    if t.code != _dlpack.KDLUINT or t.bits not in (8, 16) or t.lanes != 1:
+        raise TypeError(f"gpuimg: an image is uint8 or uint16, not DLPack type code {t.code}, {t.bits} bits, "
+                        f"{t.lanes} lanes")
+    item = t.bits // 8
+    _channels(t.shape)
+    strides = None if t.strides is None else tuple(s * item for s in t.strides)
+    if t.device[0] == KDLCUDA:
+        if strides is not None and min(strides) < 0:
+            raise ValueError("gpuimg: a device image with negative strides: make it with .contiguous()")
+        return _strided_image(t.data, t.shape, strides, item, t.device[1]), None
+    # pinned host memory: a numpy view (any strides), which _host_image takes (repacked where it must)
     if strides is None:
-        stride = row
-    else:
-        if strides[1] != c * item or (len(shape) == 3 and strides[2] != item):
-            raise ValueError("gpuimg: a device image's pixels must be contiguous along each row (make it with "
-                             ".contiguous() or cupy.ascontiguousarray)")
-        stride = strides[0]
-        if stride < row:
-            raise ValueError("gpuimg: a device image's rows must lie one after another, at least a row apart (not "
-                             f"{stride} bytes): make it with .contiguous() or cupy.ascontiguousarray")
-    return lib.gpuimg_image_wrap(cai["data"][0], shape[1], shape[0], c, 8 * item, stride, _cuda_device(x))
+        strides = tuple(int(np.prod(t.shape[i + 1:], dtype=np.int64)) * item for i in range(len(t.shape)))
+    if min(t.shape) == 0:
+        return _host_image(np.zeros(t.shape, _dtype(t.bits)))
+    low = sum((n - 1) * s for n, s in zip(t.shape, strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(t.shape, strides) if s > 0) + item
+    buf = (ctypes.c_uint8 * (high - low)).from_address(t.data + low)
+    a = np.ndarray(t.shape, _dtype(t.bits), buffer=buf, offset=-low, strides=strides)
+    return _host_image(a)
+
+
+class _Input:
+    """One input image of a library call (`with _Input(x) as img:`): a DeviceArray, a numpy
+    array, a DLPack producer (`__dlpack__`: a CUDA tensor read in place, a host one through
+    numpy.from_dlpack), a `__cuda_array_interface__` array (also a DLPack producer that refuses
+    with BufferError, as PyTorch does for a tensor off its current device), or anything
+    numpy.asarray takes. What keeps its memory is let go at the end: a DLPack tensor's deleter is
+    called there."""
+    __slots__ = ("img", "keep", "tensor")
+
+    def __init__(self, x: Any):
+        self.keep, self.tensor = x, None
+        if isinstance(x, DeviceArray):
+            self.img = x._owned.img
+            return
+        if isinstance(x, np.ndarray):
+            self.img, self.keep = _host_image(x)
+            return
+        dev = _dlpack_device(x) if hasattr(x, "__dlpack__") else None
+        if dev is not None and dev[0] == KDLCPU:
+            self.img, self.keep = _host_image(np.from_dlpack(x) if hasattr(np, "from_dlpack") else np.asarray(x))
+        elif dev is not None and dev[0] in (KDLCUDA, KDLCUDAHOST):
+            # the legacy default stream for CUDA (see the module's text); none for host memory
+            try:
+                capsule = _dlpack_capsule(x, 1 if dev[0] == KDLCUDA else None)
+            except BufferError:
+                # PyTorch exports only from its current device: its array interface takes the
+                # rest, as before DLPack (no stream given: its default stream is the legacy one)
+                if not hasattr(x, "__cuda_array_interface__"):
+                    raise
+                self.img = _device_image(x)
+                return
+            self.tensor = _dlpack.Imported(capsule)
+            try:
+                self.img, self.keep = _dlpack_image(self.tensor)
+            except BaseException:
+                self.tensor.release()
+                raise
+        elif hasattr(x, "__cuda_array_interface__"):
+            self.img = _device_image(x)
+        else:
+            self.img, self.keep = _host_image(x)
+
+    def __enter__(self) -> Image:
+        return self.img
+
+    def __exit__(self, *exc) -> None:
+        self.keep = None
+        if self.tensor is not None:
+            self.tensor.release()
+            self.tensor = None
 
 
 class DeviceArray:
-    """An image in a CUDA device's memory, made by gpuimg. CuPy, PyTorch and Numba take it without
-    a copy through `__cuda_array_interface__` (`cupy.asarray(d)`, `torch.as_tensor(d,
-    device="cuda")`); `numpy()` copies it down."""
+    """An image in a CUDA device's memory, made by gpuimg: `shape` ((H, W) or (H, W, C)), `dtype`
+    (uint8 or uint16), `device` (the CUDA device's index). PyTorch, CuPy and JAX take it without a
+    copy through DLPack (`torch.from_dlpack(d)`, `cupy.from_dlpack(d)`, `jax.dlpack.from_dlpack(d)`)
+    or `__cuda_array_interface__` (`cupy.asarray(d)`, `numba.cuda.as_cuda_array(d)`); the memory
+    stays while they use it. `numpy()` copies it down. Its work is done when gpuimg returns it: no
+    stream needs to wait for it."""
 
-    def __init__(self, img):
+    def __init__(self, img: Image):
+        """The library's device image img, owned from here on (gpuimg's functions make these)."""
         self._owned = _Owned(img)
-        self.shape = _shape(img)
-        self.dtype = _dtype(img.depth)
-        self.device = img.device
+        self.shape: Tuple[int, ...] = _shape(img)
+        self.dtype: np.dtype = _dtype(img.depth)
+        self.device: int = img.device
+
+    def _strides(self) -> Tuple[int, ...]:
+        """Strides in bytes."""
+        img, item = self._owned.img, self.dtype.itemsize
+        return (img.stride,) + ((img.channels * item, item) if len(self.shape) == 3 else (item,))
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface version 3: no mask, and stream None (nothing to wait for)."""
         img = self._owned.img
+        packed = img.stride == img.width * img.channels * self.dtype.itemsize
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (img.data, False),
-                "strides": None if img.stride == img.width * img.channels * self.dtype.itemsize
-                else (img.stride,) + ((img.channels * self.dtype.itemsize, self.dtype.itemsize)
-                                      if len(self.shape) == 3 else (self.dtype.itemsize,)),
-                "version": 3}
+                "strides": None if packed else self._strides(), "stream": None, "version": 3}
 
-    def __dlpack_device__(self):
-        return (2, self.device)
+    def __dlpack_device__(self) -> Tuple[int, int]:
+        """(2, device): kDLCUDA and the device's index."""
+        return (KDLCUDA, self.device)
 
-    def numpy(self):
+    def __dlpack__(self, stream: Optional[int] = None, *, max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
+        """A DLPack capsule of the image (the array API's protocol): "dltensor_versioned" (DLPack
+        1.0) where max_version is (1, 0) or later, else "dltensor" (0.8's layout); uint8 or uint16,
+        strides in elements. The DeviceArray lives until the consumer calls the tensor's deleter.
+
+        stream: the consumer's (None, -1, 1, 2 or a cudaStream_t): nothing is waited for, the
+        image being complete; 0 is refused (ambiguous). dl_device: None or (2, device) for this
+        memory, (1, 0) (kDLCPU) for a copy in host memory; any other, BufferError. copy: True, a
+        copy on the same device (or the host); False, BufferError where a copy is needed."""
+        if stream is not None and (not isinstance(stream, int) or isinstance(stream, bool)):
+            raise TypeError(f"gpuimg: a DLPack stream is None or an int, not {stream!r}")
+        if stream == 0:
+            raise ValueError("gpuimg: DLPack stream 0 is ambiguous on CUDA (1 is the legacy default stream)")
+        versioned = max_version is not None and tuple(max_version)[0] >= 1
+        target = None if dl_device is None else (int(dl_device[0]), int(dl_device[1]))
+        item = self.dtype.itemsize
+        if target is None or target == (KDLCUDA, self.device):
+            src, flags = self, 0
+            if copy:
+                src, flags = _default().to_device(self, self.device), _dlpack.FLAG_IS_COPIED
+            strides = src._strides()
+            if any(s % item for s in strides):
+                raise BufferError(f"gpuimg: rows {strides[0]} bytes apart are no whole number of samples")
+            return _dlpack.export(src, src._owned.img.data, (KDLCUDA, src.device), src.shape,
+                                  tuple(s // item for s in strides), 8 * item, versioned, flags)
+        if target[0] == KDLCPU:
+            if copy is False:
+                raise BufferError("gpuimg: a DeviceArray reaches host memory (kDLCPU) only by a copy, and copy is "
+                                  "False")
+            a = self.numpy()
+            return _dlpack.export(a, a.ctypes.data, (KDLCPU, 0), a.shape, tuple(s // item for s in a.strides),
+                                  8 * item, versioned, _dlpack.FLAG_IS_COPIED)
+        raise BufferError(f"gpuimg: a DeviceArray on CUDA device {self.device} is exported there or to the host "
+                          f"(kDLCPU), not to DLPack device {target}")
+
+    def numpy(self) -> np.ndarray:
         """The image copied down into host memory."""
         return _default().to_host(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, device={self.device})"
-
-
-def _image(x):
-    """(Image, what to keep alive) for a numpy array, a CUDA array or a DeviceArray."""
-    if isinstance(x, DeviceArray):
-        return x._owned.img, x
-    if hasattr(x, "__cuda_array_interface__"):
-        return _device_image(x), x
-    return _host_image(x)
 
 
 def _device_index(device):
@@ -210,7 +380,7 @@ class Context:
         ctx.write("out.jpg", ctx.run("resize=50%", ctx.read("in.png")))
     """
 
-    def __init__(self, **options):
+    def __init__(self, **options: Any):
         self._lock = threading.Lock()   # a context runs one call at a time; contexts run at once
         self._ptr = lib.gpuimg_ctx_new()
         if not self._ptr:
@@ -231,28 +401,29 @@ class Context:
         with self._lock:
             self._check(fn(self._ptr, *args))
 
-    def set(self, **options):
+    def set(self, **options: Any) -> None:
         """Set options: `ctx.set(jpeg_quality=85, strip="gps", force=True)`."""
         for k, v in options.items():
             self._call(lib.gpuimg_ctx_set, k.replace("_", "-").encode(), _text(v).encode())
 
     @property
-    def backend(self):
+    def backend(self) -> str:
         """Where the last run went: "cpu" or "gpu"."""
         return lib.gpuimg_ctx_backend(self._ptr).decode()
 
     @property
-    def note(self):
+    def note(self) -> str:
         """Why auto took the CPU for the last run, or ""."""
         return lib.gpuimg_ctx_note(self._ptr).decode(errors="replace")
 
-    def read(self, path):
+    def read(self, path: Union[str, os.PathLike]) -> np.ndarray:
         """A file decoded (upright, as the command reads it) into a numpy array."""
         img = Image()
         self._call(lib.gpuimg_read, _path(path), ctypes.byref(img))
         return _to_numpy(img)
 
-    def decode(self, data, name=None, pipeline=None, device=None, errors="raise"):
+    def decode(self, data: Any, name: Optional[str] = None, pipeline: Optional[str] = None,
+               device: Union[None, int, str] = None, errors: str = "raise") -> Any:
         """A file's bytes (bytes, bytearray, memoryview, a uint8 array) decoded into a numpy array.
         A list of files (paths) and bytes: decoded at once (and run through pipeline), a list of
         numpy arrays, or with device ("cuda", "cuda:1", 1) of DeviceArrays, the GPU's JPEG engines
@@ -303,50 +474,47 @@ class Context:
             raise Error(st, msg)
         return res
 
-    def write(self, path, image):
+    def write(self, path: Union[str, os.PathLike], image: Any) -> None:
         """image written to path, its format from the extension (or the `format` option)."""
-        img, keep = _image(image)
-        self._call(lib.gpuimg_write, _path(path), ctypes.byref(img))
-        del keep
+        with _Input(image) as img:
+            self._call(lib.gpuimg_write, _path(path), ctypes.byref(img))
 
-    def encode(self, image, format="png"):
+    def encode(self, image: Any, format: str = "png") -> bytes:
         """image encoded in memory: the file's bytes ("png", "jpg", "webp", ...)."""
-        img, keep = _image(image)
         p, n = ctypes.c_void_p(), ctypes.c_size_t()
-        self._call(lib.gpuimg_encode, ctypes.byref(img), format.encode(), ctypes.byref(p), ctypes.byref(n))
+        with _Input(image) as img:
+            self._call(lib.gpuimg_encode, ctypes.byref(img), format.encode(), ctypes.byref(p), ctypes.byref(n))
         try:
             return ctypes.string_at(p.value, n.value)
         finally:
             libc_free(p)
-            del keep
 
-    def run(self, pipeline, image):
-        """A pipeline on image: a numpy array in, a numpy array out; a CUDA array or DeviceArray
-        in, a DeviceArray on its device out."""
-        img, keep = _image(image)
+    def run(self, pipeline: str, image: Any) -> Union[np.ndarray, "DeviceArray"]:
+        """A pipeline on image: a numpy array in, a numpy array out; a CUDA array (DLPack or
+        __cuda_array_interface__) or DeviceArray in, a DeviceArray on its device out."""
         out = Image()
-        self._call(lib.gpuimg_run, pipeline.encode(), ctypes.byref(img), ctypes.byref(out))
-        del keep
+        with _Input(image) as img:
+            self._call(lib.gpuimg_run, pipeline.encode(), ctypes.byref(img), ctypes.byref(out))
         return DeviceArray(out) if out.device >= 0 else _to_numpy(out)
 
-    def convert(self, pipeline, src, dst):
+    def convert(self, pipeline: str, src: Union[str, os.PathLike], dst: Union[str, os.PathLike]) -> None:
         """A file through a pipeline to a file, as the command does it (the same bytes)."""
         self._call(lib.gpuimg_convert, pipeline.encode(), _path(src), _path(dst))
 
-    def to_device(self, image, device=0):
-        """image copied up to a CUDA device: a DeviceArray."""
-        img, keep = _image(image)
+    def to_device(self, image: Any, device: Union[int, str] = 0) -> "DeviceArray":
+        """image (a numpy array, a host or CUDA DLPack tensor, a CUDA array on the same device)
+        copied up to a CUDA device: a DeviceArray."""
         out = Image()
-        self._call(lib.gpuimg_image_copy, ctypes.byref(img), _device_index(device), ctypes.byref(out))
-        del keep
+        with _Input(image) as img:
+            self._call(lib.gpuimg_image_copy, ctypes.byref(img), _device_index(device), ctypes.byref(out))
         return DeviceArray(out)
 
-    def to_host(self, image):
-        """A DeviceArray (or CUDA array) copied down into a numpy array."""
-        img, keep = _image(image)
+    def to_host(self, image: Any) -> np.ndarray:
+        """A DeviceArray (or a CUDA array: DLPack, __cuda_array_interface__) copied down into a
+        numpy array."""
         out = Image()
-        self._call(lib.gpuimg_image_copy, ctypes.byref(img), -1, ctypes.byref(out))
-        del keep
+        with _Input(image) as img:
+            self._call(lib.gpuimg_image_copy, ctypes.byref(img), -1, ctypes.byref(out))
         return _to_numpy(out)
 
 
@@ -376,13 +544,14 @@ def _ctx(options):
     return ctx
 
 
-def read(path, **options):
+def read(path: Union[str, os.PathLike], **options: Any) -> np.ndarray:
     """A file decoded into a numpy array (H, W) or (H, W, C), uint8 or uint16, RGB(A) order,
     turned upright by its EXIF orientation."""
     return _ctx(options).read(path)
 
 
-def decode(data, name=None, pipeline=None, device=None, errors="raise", **options):
+def decode(data: Any, name: Optional[str] = None, pipeline: Optional[str] = None,
+           device: Union[None, int, str] = None, errors: str = "raise", **options: Any) -> Any:
     """A file's bytes decoded into a numpy array; a list of files and bytes decoded at once
     (through pipeline, if given) into numpy arrays, or with device="cuda" into DeviceArrays
     through the GPU's JPEG engines: `gpuimg.decode(paths, pipeline="resize=224x224!",
@@ -390,28 +559,34 @@ def decode(data, name=None, pipeline=None, device=None, errors="raise", **option
     return _ctx(options).decode(data, name, pipeline, device, errors)
 
 
-def write(path, image, **options):
+def write(path: Union[str, os.PathLike], image: Any, **options: Any) -> None:
     """An array (numpy, CUDA or DeviceArray) written to path, the format from its extension:
     `gpuimg.write("a.jpg", a, jpeg_quality=85)`."""
     _ctx(options).write(path, image)
 
 
-def encode(image, format="png", **options):
+def encode(image: Any, format: str = "png", **options: Any) -> bytes:
     """An array encoded in memory: the file's bytes."""
     return _ctx(options).encode(image, format)
 
 
-def run(pipeline, image, **options):
-    """A pipeline ("gray,resize=50%") on an array: numpy in, numpy out; a CUDA array in, a
-    DeviceArray on the same device out, with no copy to the host."""
+def run(pipeline: str, image: Any, **options: Any) -> Union[np.ndarray, DeviceArray]:
+    """A pipeline ("gray,resize=50%") on an array: numpy in, numpy out; a CUDA array in (a
+    PyTorch tensor, CuPy, JAX: DLPack or __cuda_array_interface__), a DeviceArray on the same
+    device out, with no copy to the host (`torch.from_dlpack(gpuimg.run("blur=2", t))`)."""
     return _ctx(options).run(pipeline, image)
 
 
-def convert(pipeline, src, dst, **options):
+def convert(pipeline: str, src: Union[str, os.PathLike], dst: Union[str, os.PathLike], **options: Any) -> None:
     """A file through a pipeline to a file, as `gpuimg PIPELINE SRC DST` does."""
     _ctx(options).convert(pipeline, src, dst)
 
 
-def to_device(image, device=0, **options):
+def to_device(image: Any, device: Union[int, str] = 0, **options: Any) -> DeviceArray:
     """An array copied up to a CUDA device: a DeviceArray."""
     return _ctx(options).to_device(image, device)
+
+
+def to_host(image: Any, **options: Any) -> np.ndarray:
+    """A DeviceArray or CUDA array (DLPack, __cuda_array_interface__) copied down: a numpy array."""
+    return _ctx(options).to_host(image)

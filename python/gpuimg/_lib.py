@@ -1,4 +1,5 @@
-"""libgpuimg through ctypes: the C API's declarations (include/gpuimg.h), loaded once.
+"""libgpuimg through ctypes: the C API's declarations (include/gpuimg.h), loaded once, found
+where the package's docstring says ("Finding the library").
 
 ctypes releases the GIL around every call into the library, so that other Python threads run
 while an image is decoded, processed or encoded.
@@ -24,31 +25,71 @@ class Image(ctypes.Structure):
     ]
 
 
+SONAME = "libgpuimg.so.0"   # the library's ABI: the module loads no other
+
+
+def _pkg_config_library():
+    """libgpuimg.so.0 in the libdir that pkg-config's gpuimg.pc names now, or None."""
+    import subprocess
+    try:
+        libdir = subprocess.run(["pkg-config", "--variable=libdir", "gpuimg"], check=True, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path = os.path.join(libdir, SONAME)
+    return path if libdir and os.path.exists(path) else None
+
+
 def _candidates():
+    """(where, name) in the order the module tries them (the package's docstring states it)."""
     env = os.environ.get("GPUIMG_LIBRARY")
     if env:
-        yield env
-        return
+        yield "GPUIMG_LIBRARY", env
+        return   # named: that file or an error, never another library
     try:
-        from . import _config  # written by the build (setup.py): the library found then
-        yield _config.LIBRARY
+        from . import _config  # written at install (setup.py): the library pkg-config found then
+        if _config.LIBRARY:
+            yield "the path recorded at install", _config.LIBRARY
     except ImportError:
         pass
-    found = ctypes.util.find_library("gpuimg")
+    yield "the dynamic loader", SONAME
+    found = _pkg_config_library()
     if found:
-        yield found
-    yield "libgpuimg.so.0"
+        yield "pkg-config", found
+    found = ctypes.util.find_library("gpuimg")
+    if found and os.path.basename(found).startswith(SONAME):
+        yield "ctypes.util.find_library", found
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p), ("sname", ctypes.c_char_p),
+                ("saddr", ctypes.c_void_p)]
+
+
+def _file_of(lib, name):
+    """The file the dynamic loader took for lib (dladdr on one of its functions), else name."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        info = _DlInfo()
+        if dladdr(ctypes.cast(lib.gpuimg_version, ctypes.c_void_p), ctypes.byref(info)) and info.fname:
+            return os.fsdecode(info.fname)
+    except (OSError, AttributeError):
+        pass
+    return name
 
 
 def _load():
     errors = []
-    for name in _candidates():
+    for where, name in _candidates():
         try:
-            return ctypes.CDLL(name), name
+            lib = ctypes.CDLL(name)
         except OSError as e:
-            errors.append(str(e))
+            errors.append(f"{where}: {e}")
+            continue
+        return lib, (name if os.sep in name else _file_of(lib, name))
     raise ImportError("gpuimg: cannot load libgpuimg (install the library with `make install`, or set "
-                      "GPUIMG_LIBRARY to its path): " + "; ".join(errors))
+                      "GPUIMG_LIBRARY to libgpuimg.so.0's path): " + "; ".join(errors))
 
 
 lib, library_path = _load()
@@ -80,7 +121,11 @@ for _name, _res, _args in [
                                       ctypes.c_int, _img, ctypes.POINTER(ctypes.c_int)]),
     ("gpuimg_convert", _status, [_ctx, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p]),
 ]:
-    _f = getattr(lib, _name)
+    try:
+        _f = getattr(lib, _name)
+    except AttributeError:
+        raise ImportError(f"gpuimg: {library_path} has no {_name}: a library older than this module "
+                          "(make install the library of this source tree)") from None
     _f.restype = _res
     _f.argtypes = _args
 
