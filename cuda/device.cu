@@ -14,6 +14,17 @@
 
 __global__ void probe_kernel(int *out, int v) { *out = v; }
 
+/* The thread's current device before our first switch (gpu_restore_device gives it back: a
+ * library's caller keeps its own current device). */
+static thread_local int t_callers = -1;
+
+static cudaError_t switch_to(int device)
+{
+    if (t_callers < 0 && cudaGetDevice(&t_callers) != cudaSuccess)
+        t_callers = -1;
+    return cudaSetDevice(device);
+}
+
 extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t errlen)
 {
     std::memset(info, 0, sizeof *info);
@@ -42,7 +53,7 @@ extern "C" int gpu_probe(int device, struct gpu_info *info, char *err, size_t er
     }
     info->count = n;
     info->device = device;
-    CUDA_TRY(cudaSetDevice(device), err, errlen);
+    CUDA_TRY(switch_to(device), err, errlen);
     cudaDeviceProp p;
     CUDA_TRY(cudaGetDeviceProperties(&p, device), err, errlen);
     std::snprintf(info->name, sizeof info->name, "%s", p.name);
@@ -83,9 +94,17 @@ extern "C" int gpu_use_device(int device, char *err, size_t errlen)
 {
     if (t_device >= 0 && t_device != device)
         gpu_thread_release();
-    CUDA_TRY(cudaSetDevice(device), err, errlen);
+    CUDA_TRY(switch_to(device), err, errlen);
     t_device = device;
     return 0;
+}
+
+extern "C" void gpu_restore_device(void)
+{
+    int cur = -1;
+    if (t_callers >= 0 && cudaGetDevice(&cur) == cudaSuccess && cur != t_callers)
+        cudaSetDevice(t_callers);
+    t_callers = -1;
 }
 
 /* ---- memory, copies, timers ---------------------------------------------------------------- */

@@ -134,6 +134,9 @@ const char *gpu_nvcomp_version(void);   /* "6.0.0" */
 /* Make device the calling thread's current one (each worker thread of a batch calls it). */
 int gpu_device_count(void);   /* devices the runtime shows (no context made); 0 on any error */
 int gpu_use_device(int device, char *err, size_t errlen);
+/* The calling thread's current device as it was before gpu_use_device first changed it (since
+ * the last call of this): a library call gives the caller's device back. */
+void gpu_restore_device(void);
 
 /* Device memory. Allocations fail with GPU_ERR_NOMEM when the device has no room or when this
  * thread's allocations would pass the limit set by gpu_set_mem_limit (bytes, 0: none), which

@@ -72,7 +72,10 @@ GPUIMG_API const char *gpuimg_version(void);
  * caller describes (owner NULL) stays the caller's: the library reads it and never frees it.
  * Device memory is used on the calling thread's default CUDA stream (per-thread), each call
  * returning with its work finished: a device input must be complete before the call (its
- * producer's stream synchronised), and a device image freed only once nothing uses it. */
+ * producer's stream synchronised), and a device image freed only once nothing uses it (its
+ * memory returns to a stream-ordered pool after the work already queued on the legacy default
+ * stream: work of the caller's other streams must be finished first). Each call gives the
+ * calling thread's current CUDA device back as it found it. */
 typedef struct gpuimg_image {
     void *data;
     size_t stride;

@@ -88,6 +88,7 @@ int backend_gpu_devices(void) { return gpu_device_count(); }
 
 void backend_gpu_set_mem_limit(uint64_t bytes) { gpu_set_mem_limit((size_t)bytes); }
 void backend_gpu_thread_done(void) { gpu_thread_release(); }
+void backend_gpu_restore_device(void) { gpu_restore_device(); }
 
 static struct gpu_image dev_image(void *p, const struct geom *g)
 {
@@ -736,6 +737,7 @@ int backend_gpu_copy2d(int device, void *dst, size_t dpitch, const void *src, si
 #else /* CPU-only build */
 
 void backend_gpu_free(int device, void *p) {}
+void backend_gpu_restore_device(void) {}
 int backend_gpu_alloc(int device, void **p, size_t bytes)
 {
     *p = NULL;

@@ -68,6 +68,9 @@ int backend_gpu_jpeg_made(int device);   /* 1 once device's JPEG engines are mad
 int backend_gpu_jpeg_stats(int device, int brief, char *buf, size_t len);
 /* A worker thread that ran GPU work is done: free its staging buffers. */
 void backend_gpu_thread_done(void);
+/* The calling thread's current device given back as it was before this process's GPU work on it
+ * last changed it (the library's calls end with it: a caller's current device is its own). */
+void backend_gpu_restore_device(void);
 
 /* Run pl on *img on the GPU: on success *img is replaced by the result (the input is freed).
  * Stage and per-step times go into r. */

@@ -53,6 +53,7 @@ static void begin(gpuimg_ctx *ctx)
 
 static enum gpuimg_status end(gpuimg_ctx *ctx, int st)
 {
+    backend_gpu_restore_device();
     if (st) {
         const char *m = gpuimg_errmsg();
         snprintf(ctx->err, sizeof ctx->err, "%s", m && *m ? m : gpuimg_strerror((enum gpuimg_status)st));
@@ -151,8 +152,10 @@ void gpuimg_image_free(gpuimg_image *img)
         return;
     struct owner *ow = img->owner;
     if (ow) {
-        if (ow->device >= 0)
+        if (ow->device >= 0) {
             backend_gpu_free(ow->device, img->data);
+            backend_gpu_restore_device();
+        }
         else
             free(img->data);
         meta_free(&ow->meta);
