@@ -45,7 +45,8 @@ if command -v pkg-config >/dev/null 2>&1 && [ -f "$builddir/gpuimg.pc" ] && [ -f
     [ -z "$flags" ] && ok || bad "gpuimg.pc's Libs.private has compiler flags, not libraries: $flags"
     libs=$(PKG_CONFIG_PATH=$builddir pkg-config --static --libs gpuimg | sed "s|-lgpuimg|$builddir/libgpuimg-install.a|")
     mkdir -p "$T/static"
-    if ${CC:-cc} -o "$T/api_static" "$TOP_SRCDIR/tests/api_test.c" -I"$TOP_SRCDIR/include" $libs 2>"$T/static.err"; then
+    # shellcheck disable=SC2086  # the build's LDFLAGS: where configure found the libraries
+    if ${CC:-cc} -o "$T/api_static" "$TOP_SRCDIR/tests/api_test.c" -I"$TOP_SRCDIR/include" ${LDFLAGS:-} $libs 2>"$T/static.err"; then
         ldd "$T/api_static" 2>/dev/null | grep -q libgpuimg && bad "the static program loads libgpuimg.so" || ok
         "$T/api_static" "$TOP_SRCDIR/samples" "$T/static" >"$T/static.out" 2>&1 && ok \
             || bad "api_test linked statically through pkg-config fails: $(tail -n 5 "$T/static.out")"

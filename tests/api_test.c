@@ -62,7 +62,8 @@ int main(int argc, char **argv)
     CHECK(gpuimg_ctx_set(ctx, "jpeg-quality", "101") == GPUIMG_EUSAGE && strstr(gpuimg_ctx_error(ctx), "101"),
           "a value out of range");
     CHECK(gpuimg_ctx_set(ctx, "backend", "fast") == GPUIMG_EUSAGE, "a bad choice");
-    CHECK(gpuimg_ctx_set(ctx, "jobs", "4") == GPUIMG_EUSAGE, "a batch's option is not the library's");
+    CHECK(gpuimg_ctx_set(ctx, "devices", "all") == GPUIMG_EUSAGE, "a batch's option is not the library's");
+    CHECK(gpuimg_ctx_set(ctx, "jobs", "4") == GPUIMG_OK, "jobs: a batch's files at once");
     CHECK(gpuimg_ctx_set(ctx, "force", "1") == GPUIMG_OK && gpuimg_ctx_set(ctx, "force", "0") == GPUIMG_OK, "force");
     CHECK(gpuimg_ctx_set(ctx, "threads", "2") == GPUIMG_OK, "threads");
     int sets = 0;

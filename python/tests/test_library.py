@@ -17,6 +17,12 @@ def test_finding_the_library():
     lib = os.environ["GPUIMG_LIBRARY"]
     pkg = os.path.dirname(os.path.dirname(gpuimg.__file__))
     env = {k: v for k, v in os.environ.items() if k not in ("GPUIMG_LIBRARY", "LD_LIBRARY_PATH", "PKG_CONFIG_PATH")}
+    # the library's own dependencies may live on LD_LIBRARY_PATH (the GPU machine's libjpeg):
+    # kept, less any folder that holds a libgpuimg.so.0
+    keep = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":")
+            if d and not os.path.exists(os.path.join(d, "libgpuimg.so.0"))]
+    if keep:
+        env["LD_LIBRARY_PATH"] = ":".join(keep)
 
     def load(extra, pythonpath=pkg):
         e = dict(env, PYTHONPATH=pythonpath, **extra)
