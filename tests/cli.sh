@@ -35,6 +35,10 @@ crop=200x200 101x61 c3 d8
 crop=50% 51x31 c3 d8
 crop=x20:gravity=south 101x20 c3 d8
 crop=90x90+20+0 81x61 c3 d8
+crop=50x40:gravity=entropy 50x40 c3 d8
+pad=130x80:color=white,trim:background=white 101x61 c3 d8
+pad=130x80:color=white,trim=5,resize=50% 51x31 c3 d8
+trim=255 101x61 c3 d8
 pad=200x100 200x100 c3 d8
 pad=150%:color=white 152x92 c3 d8
 pad=150%:color=#336699 152x92 c3 d8
@@ -186,6 +190,11 @@ expect_fail 2 "crop needs its size" crop "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: size must be" crop=5x5+1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: size must be" crop=5x5+-1+1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: the size takes no \^" "crop=5x5^" "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop: gravity=entropy places the rectangle itself" crop=5x5+1+1:gravity=entropy "$T/rgb.png" "$T/x.png"
+expect_fail 2 "trim: threshold must be a number in \[0, 255\], not '300'" trim=300 "$T/rgb.png" "$T/x.png"
+expect_fail 2 "trim: threshold must be a number in \[0, 255\], not 'abc'" trim=abc "$T/rgb.png" "$T/x.png"
+expect_fail 2 "trim: background must be a colour" trim:background=nocolour "$T/rgb.png" "$T/x.png"
+expect_fail 2 "trim has no parameter 'fuzz'" trim:fuzz=3 "$T/rgb.png" "$T/x.png"
 # colours: one parser for every colour parameter (and --background, tests/formats.sh)
 expect_fail 2 "pad: color must be a colour: .*, not 'rouge'" pad=200x200:color=rouge "$T/rgb.png" "$T/x.png"
 expect_fail 2 "pad: color must be a colour: .*, not '1,2,300'" pad=200x200:color=1,2,300 "$T/rgb.png" "$T/x.png"

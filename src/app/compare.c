@@ -27,7 +27,7 @@ static struct compare_row *add_row(struct compare_table *t, const char *what, co
 
 
 /* OpenMP: every step `repeat` times; ref[i] keeps the first run's result of step i. */
-static int cpu_side(const struct plan *pl, const struct image *in, int repeat, struct image *ref, double *step_ms,
+static int cpu_side(struct plan *pl, const struct image *in, int repeat, struct image *ref, double *step_ms,
                     double *total_ms)
 {
     double *t = calloc((size_t)repeat * (pl->nsteps + 1), sizeof *t);
@@ -39,9 +39,13 @@ static int cpu_side(const struct plan *pl, const struct image *in, int repeat, s
         struct image prev = { 0 };
         for (int i = 0; i < pl->nsteps && !st; i++) {
             struct image out;
+            double t0 = timing_now_ms();
+            /* a step that measures its input (trim): the plan sized from here on by what it found */
+            if (pl->steps[i].op->measure && ((st = pl->steps[i].op->measure(&pl->steps[i].args, cur))
+                                             || (st = plan_measured(pl, i))))
+                break;
             if ((st = image_alloc(&out, &pl->steps[i].out)))
                 break;
-            double t0 = timing_now_ms();
             st = pl->steps[i].op->cpu(&pl->steps[i].args, cur, &out);
             double dt = timing_now_ms() - t0;
             t[(size_t)i * repeat + rep] = dt;
@@ -104,7 +108,7 @@ static int gpu_step_variants(const struct plan *pl, int i, const struct image *i
 }
 
 /* The pipeline with the automatic kernels: kernel-only, then with the copies, pageable and pinned. */
-static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, const struct image *ref_out,
+static int gpu_pipeline_rows(struct plan *pl, const struct image *in, const struct image *ref_out,
                              double cpu_total, int repeat, struct image *result, struct compare_table *tab)
 {
     char check[48];
@@ -175,7 +179,7 @@ static int gpu_pipeline_rows(const struct plan *pl, const struct image *in, cons
 }
 #endif
 
-int compare_run(const struct plan *pl, const struct compare_opts *co, struct image *img, struct run_report *r,
+int compare_run(struct plan *pl, const struct compare_opts *co, struct image *img, struct run_report *r,
                 struct compare_table *tab)
 {
     memset(tab, 0, sizeof *tab);

@@ -15,7 +15,7 @@ struct compare_opts {
 
 /* On success *img holds the result (the GPU's when it ran and agreed, else the OpenMP one) and
  * tab the rows; a disagreement is an error after the table is complete. */
-int compare_run(const struct plan *pl, const struct compare_opts *co, struct image *img, struct run_report *r,
+int compare_run(struct plan *pl, const struct compare_opts *co, struct image *img, struct run_report *r,
                 struct compare_table *tab);
 
 #endif

@@ -25,7 +25,8 @@ struct op_param {
     double min, max;
     int min_open;
     const char *choices;
-    const char *dflt;     /* NULL: the parameter must be given */
+    const char *dflt;     /* NULL: the parameter must be given; "(...)": a description, the parameter
+                             left unset (param_value.set 0) for the operation to work out */
     const char *help;
 };
 
@@ -40,7 +41,7 @@ struct size_spec {
 };
 
 struct param_value {
-    int set;
+    int set;              /* given, or its default parsed (0: a "(...)" default) */
     double num;           /* PARAM_NUMBER */
     int choice;           /* PARAM_CHOICE: index into choices */
     struct size_spec size;/* PARAM_SIZE */
@@ -51,6 +52,10 @@ struct param_value {
 #define OP_MAX_PARAMS 8
 struct op_args {
     struct param_value v[OP_MAX_PARAMS];
+    /* A step that measures its input (op_desc.measure): once measured, the rectangle of the input
+     * it keeps (box); 0 before, when resolve gives the largest output the step can make. */
+    int measured;
+    struct rect box;
 };
 
 
@@ -133,6 +138,20 @@ struct op_desc {
      * parameters as parsed: where it returns more than 1 it rewrites them so that out is made
      * from the shrunk input. NULL: the step takes no shrunk input. */
     int (*load_shrink)(struct op_args *a, const struct geom *in, const struct geom *out);
+    /* Data-dependent steps: where the output's size or place follows from the input's pixels (trim's
+     * box, crop's gravity=attention or entropy). The rule: resolve before any pixels (a->measured
+     * 0) gives the largest output the step can make, and the plan's later steps are sized from it;
+     * each backend, just before running the step, calls measure on its actual input (the GPU
+     * gpu_measure on the device image: a reduction whose few numbers come back to the host), which
+     * sets a->box and a->measured (or leaves measured 0 where these parameters measure nothing:
+     * crop's other gravities); plan_measured then resolves the step and the steps after it again,
+     * and the run goes on with the true sizes. measure and gpu_measure give the same box (integer
+     * rules). Such a step runs whole, never in tiles or bands (region NULL, or tiles returning 0
+     * for these parameters), and takes no part in fusion; its gpu_prepare may not depend on its
+     * output's size (the state is made for the bound). NULL: the output follows from the
+     * geometry. */
+    int (*measure)(struct op_args *a, const struct image *in);
+    int (*gpu_measure)(struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in);
 };
 /* region for operations that map each pixel to the same place (gray). */
 void op_region_point(const struct op_args *a, const struct geom *in, const struct geom *out, const struct rect *want,

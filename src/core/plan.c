@@ -106,6 +106,8 @@ static int parse_step(const char *s, size_t len, struct step *st)
             return gpuimg_fail(GPUIMG_EPARAM, "%s needs its %s: %s%s (%s)", op->name, pp->name, op->name,
                                i == 0 ? "=VALUE" : ":KEY=VALUE", what);
         }
+        if (pp->dflt[0] == '(')   /* "(the top-left pixel's)": the operation works it out, the parameter unset */
+            continue;
         int r = param_parse(op, pp, pp->dflt, &st->args.v[i]);
         if (r)
             return gpuimg_fail(GPUIMG_EINTERNAL, "%s: bad default for %s", op->name, pp->name);
@@ -199,12 +201,39 @@ int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)
         return r;
     pl->in = *in;
     pl->max_bytes = bytes;
+    pl->max_pixels = max_pixels;
+    for (int i = 0; i < pl->nsteps; i++)   /* a new input: nothing measured yet */
+        pl->steps[i].args.measured = 0;
     return resolve_steps(pl, 0, *in, max_pixels);
+}
+
+int plan_measured(struct plan *pl, int i)
+{
+    if (!pl->steps[i].args.measured)
+        return GPUIMG_OK;
+    size_t bytes;
+    int r = geom_bytes(&pl->in, &bytes);
+    if (r)
+        return r;
+    pl->max_bytes = bytes;   /* made anew: the bound's sizes are gone */
+    for (int k = 0; k < i; k++)
+        if (!(r = geom_bytes(&pl->steps[k].out, &bytes)) && bytes > pl->max_bytes)
+            pl->max_bytes = bytes;
+    return r ? r : resolve_steps(pl, i, pl->steps[i].in, pl->max_pixels);
+}
+
+int plan_measures(const struct plan *pl)
+{
+    for (int i = 0; i < pl->nsteps; i++)
+        if (pl->steps[i].op->measure)
+            return 1;
+    return 0;
 }
 
 int plan_append(struct plan *pl, const char *text, const char *label, uint64_t max_pixels)
 {
     const int first = pl->nsteps;
+    pl->max_pixels = max_pixels;
     int r = add_steps(pl, text, 1);
     for (int i = first; !r && label && i < pl->nsteps; i++)
         snprintf(pl->steps[i].text, sizeof pl->steps[i].text, "%s", label);

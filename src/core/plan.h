@@ -20,7 +20,9 @@ struct plan {
     int nsteps;
     struct step steps[PLAN_MAX_STEPS];
     struct geom in, out;
-    uint64_t max_bytes;   /* the largest buffer any step needs (input or output) */
+    uint64_t max_bytes;   /* the largest buffer any step needs (input or output); past a step that
+                             measures its input, a bound until it has run (plan_measured) */
+    uint64_t max_pixels;  /* plan_resolve's bound on every step's output (0: none) */
     const atomic_int *abandoned;   /* non-NULL: whoever asked for the run may give it up (the
                                       server's client hung up); looked at between steps and bands */
 };
@@ -39,6 +41,13 @@ int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels);
  * steps a run adds for its output (the flatten a format without alpha asks). label: their text in
  * reports instead of text (NULL: text). */
 int plan_append(struct plan *pl, const char *text, const char *label, uint64_t max_pixels);
+/* After step i measured its input (op_desc.measure set its args' box): step i and those after it
+ * resolved again from step i's input, with the same bound, and max_bytes made anew. Nothing to do
+ * where the step measured nothing (args.measured 0). */
+int plan_measured(struct plan *pl, int i);
+/* Whether a step of pl measures its input (op_desc.measure): its sizes past it are bounds until
+ * the run. */
+int plan_measures(const struct plan *pl);
 /* GPUIMG_ECANCELED once the run's asker has given it up, else GPUIMG_OK: the backends call it
  * before each step and band, so an abandoned run stops within one. */
 int plan_abandoned(const struct plan *pl);

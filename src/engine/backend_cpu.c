@@ -1,24 +1,28 @@
 /* gpuimg: the OpenMP backend. Steps run one after another, each into a freshly allocated
  * output; the previous image is freed as soon as it has been read, so at most two images are
- * alive at once. */
+ * alive at once. A step that measures its input (trim) does so first, and the steps from it on
+ * are resolved again (plan_measured): the plan is the run's own and ends with the true sizes. */
 #include <config.h>
 #include <stdio.h>
 #include "engine/backend_cpu.h"
 #include "core/error.h"
 
-int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r)
+int backend_cpu_run(struct plan *pl, struct image *img, struct run_report *r)
 {
     r->backend = "cpu";
     double t0 = timing_now_ms();
     for (int i = 0; i < pl->nsteps; i++) {
-        const struct step *st = &pl->steps[i];
+        struct step *st = &pl->steps[i];
         struct image out;
+        double ts = timing_now_ms();
         int rc = plan_abandoned(pl);
+        /* a step that measures its input: measured here, the rest of the plan sized anew (op.h) */
+        if (!rc && st->op->measure && !(rc = st->op->measure(&st->args, img)))
+            rc = plan_measured(pl, i);
         if (!rc)
             rc = image_alloc(&out, &st->out);
         if (rc)
             return rc;
-        double ts = timing_now_ms();
         rc = st->op->cpu(&st->args, img, &out);
         double te = timing_now_ms();
         if (rc) {

@@ -6,7 +6,8 @@
 #include "core/timing.h"
 
 /* Run pl on *img: on success *img is replaced by the result (the input is freed). Stage and
- * per-step times go into r. */
-int backend_cpu_run(const struct plan *pl, struct image *img, struct run_report *r);
+ * per-step times go into r. Steps that measure their input (op.h) leave pl resolved to the sizes
+ * this image gave. */
+int backend_cpu_run(struct plan *pl, struct image *img, struct run_report *r);
 
 #endif

@@ -153,9 +153,9 @@ int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int 
 /* Which neighbours run inside which step (gp->call and gp->state are set): a step whose role
  * is FUSE_GRAY_IN runs inside the next one, FUSE_TRANSPOSE_OUT inside the one before, where that
  * step's gpu_fuse takes the form. */
-static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl)
+static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl, int first)
 {
-    for (int i = 0; i + 1 < pl->nsteps; i++) {
+    for (int i = first; i + 1 < pl->nsteps; i++) {
         const struct step *a = &pl->steps[i], *b = &pl->steps[i + 1];
         if (gp->skip[i])
             continue;
@@ -228,6 +228,9 @@ int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int varian
     char err[256];
     memset(gp, 0, sizeof *gp);
     int r = alloc_buffers(gp->buf, pl->max_bytes);
+    gp->bytes = pl->max_bytes;
+    gp->variant = variant;
+    gp->nofuse = nofuse;
     if (!r && (gpu_timer_create(&gp->timer, err, sizeof err) || gpu_timer_create(&gp->step_timer, err, sizeof err)))
         r = cuda_fail("creating timers", err);
     for (int i = 0; !r && i < pl->nsteps; i++) {
@@ -236,13 +239,54 @@ int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int varian
             r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->call[i].variant, &gp->state[i]);
     }
     if (!r && variant < 0 && !nofuse)
-        plan_fusion(gp, pl);
+        plan_fusion(gp, pl, 0);
     if (r)
         gpu_pipeline_close(gp, pl);
     return r;
 }
 
-int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf)
+/* Step i measured its input in buffer cur and the plan was resolved again from it (plan_measured):
+ * larger buffers where a later step now needs them (the input carried over), and the later steps'
+ * states and fusion made again for their new sizes. */
+static int pipeline_measured(struct gpu_pipeline *gp, const struct plan *pl, int i, int *cur)
+{
+    char err[256];
+    int r = GPUIMG_OK;
+    if (pl->max_bytes > gp->bytes) {
+        void *nb[2];
+        size_t in_bytes;
+        geom_bytes(&pl->steps[i].in, &in_bytes);
+        if ((r = alloc_buffers(nb, pl->max_bytes)))
+            return r;
+        if (gpu_copy_d2d(nb[0], gp->buf[*cur], in_bytes, err, sizeof err)) {
+            gpu_free(nb[0]);
+            gpu_free(nb[1]);
+            return cuda_fail("growing the device pipeline", err);
+        }
+        gpu_free(gp->buf[0]);
+        gpu_free(gp->buf[1]);
+        gp->buf[0] = nb[0];
+        gp->buf[1] = nb[1];
+        gp->bytes = pl->max_bytes;
+        *cur = 0;
+    }
+    for (int k = i + 1; k < pl->nsteps; k++) {
+        const struct step *st = &pl->steps[k];
+        if (gp->state[k]) {
+            st->op->gpu_release(gp->state[k]);
+            gp->state[k] = NULL;
+        }
+        gp->skip[k] = 0;
+        gp->fuse[k] = 0;
+        if (!r && st->op->gpu_prepare)
+            r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->call[k].variant, &gp->state[k]);
+    }
+    if (!r && gp->variant < 0 && !gp->nofuse)
+        plan_fusion(gp, pl, i + 1);
+    return r;
+}
+
+int gpu_pipeline_run(struct gpu_pipeline *gp, struct plan *pl, float *step_ms, float *total_ms, int *out_buf)
 {
     char err[256];
     int cur = 0;
@@ -259,6 +303,13 @@ int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step
             return r;
         if (step_ms && gpu_timer_start(gp->step_timer, err, sizeof err))
             return cuda_fail("timer", err);
+        const struct step *st = &pl->steps[i];
+        if (st->op->gpu_measure) {   /* its input measured on the device, the rest sized anew (op.h) */
+            const struct gpu_image gi = dev_image(gp->buf[cur], &st->in);
+            if ((r = st->op->gpu_measure(&pl->steps[i].args, gp->state[i], &gp->call[i], &gi))
+                || (r = plan_measured(pl, i)) || (pl->steps[i].args.measured && (r = pipeline_measured(gp, pl, i, &cur))))
+                return r;
+        }
         r = fused_launch(gp, pl, i, gp->buf[cur], gp->buf[cur ^ 1]);
         if (r)
             return r;
@@ -429,7 +480,7 @@ static int kept_elsewhere(struct gpu_pipeline *gp, const struct plan *pl, struct
 
 /* From the host image img, or (jpeg not NULL) from a JPEG's bytes decoded by nvJPEG straight
  * into the first device buffer; *img becomes the result. */
-static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg, struct image *img,
+static int gpu_run(struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg, struct image *img,
                    const char **declined, struct run_report *r)
 {
     char err[256], desc[512], why[256];
@@ -455,7 +506,6 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
         return st;
     size_t in_bytes, out_bytes;
     geom_bytes(&pl->in, &in_bytes);
-    geom_bytes(&pl->out, &out_bytes);
     if (jpeg) {   /* upload: the pipeline's buffers and tables; decode: nvJPEG, the bytes' copy included */
         r->upload_ms = timing_now_ms() - t0;
         const double td = timing_now_ms();
@@ -489,6 +539,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
     int cur = 0;
     if (!st)
         st = gpu_pipeline_run(&gp, pl, step_ms, &total, &cur);
+    geom_bytes(&pl->out, &out_bytes);   /* (after the run: a step that measures its input sizes it) */
     if (!st) {
         for (int i = 0; i < pl->nsteps && r->nsteps < REPORT_MAX_STEPS; i++) {
             double b;
@@ -568,7 +619,7 @@ static int gpu_run(const struct plan *pl, const struct gpu_run_opts *o, const st
     return GPUIMG_OK;
 }
 
-int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+int backend_gpu_run(struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpu_run(pl, o, NULL, img, NULL, r);
 }
@@ -690,7 +741,7 @@ void backend_gpu_encode_free(struct gpu_encode_request *q)
     q->len = 0;
 }
 
-int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+int backend_gpu_run_jpeg(struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
                          struct image *out, const char **declined, struct run_report *r)
 {
     *declined = NULL;
@@ -770,11 +821,11 @@ double backend_gpu_jpeg_wait_ms(const struct gpu_run_opts *o, long long px) { re
 int backend_gpu_jpeg_stats(int device, int brief, char *buf, size_t len) { return -1; }
 int backend_gpu_jpeg_made(int device) { return 0; }
 int backend_gpu_jpeg_waiting(const struct gpu_run_opts *o) { return -1; }
-int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
+int backend_gpu_run(struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r)
 {
     return gpuimg_fail(GPUIMG_EUNSUPPORTED, "this gpuimg was built without CUDA");
 }
-int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+int backend_gpu_run_jpeg(struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
                          struct image *out, const char **declined, struct run_report *r)
 {
     *declined = "this gpuimg was built without CUDA";

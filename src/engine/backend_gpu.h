@@ -73,13 +73,14 @@ void backend_gpu_thread_done(void);
 void backend_gpu_restore_device(void);
 
 /* Run pl on *img on the GPU: on success *img is replaced by the result (the input is freed).
- * Stage and per-step times go into r. */
-int backend_gpu_run(const struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r);
+ * Stage and per-step times go into r. Steps that measure their input (op.h) leave pl resolved to
+ * the sizes this image gave, as backend_cpu_run does. */
+int backend_gpu_run(struct plan *pl, const struct gpu_run_opts *o, struct image *img, struct run_report *r);
 /* The same from a JPEG's bytes, decoded on the GPU by nvJPEG as o->jpeg says (adds its time to
  * r->decode_ms, names it in r->decoder); *out receives the result. Declined (GPUIMG_OK, *declined
  * the reason, *out empty) where this build has no nvJPEG, or it did not take or failed this
  * file: decode it on the CPU instead, whose decoder calls a bad file bad. */
-int backend_gpu_run_jpeg(const struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
+int backend_gpu_run_jpeg(struct plan *pl, const struct gpu_run_opts *o, const struct io_input *jpeg,
                          struct image *out, const char **declined, struct run_report *r);
 
 /* The library's device images: memory of device (freed with backend_gpu_free), and rows of row
@@ -109,6 +110,8 @@ void backend_gpu_set_mem_limit(uint64_t bytes);
  * NULL) and the whole chain; *out_buf is the buffer holding the result. */
 struct gpu_pipeline {
     void *buf[2];
+    size_t bytes;            /* each buffer's */
+    int variant, nofuse;     /* as opened */
     void *state[PLAN_MAX_STEPS];
     /* each step's variant and launch shape (auto with a tune cache, else defaults), and the
      * kernel family its last launch ran where that is not the variant's own (else NULL) */
@@ -127,7 +130,7 @@ int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int varian
  * writes; 0 for a step that runs inside a neighbour. */
 int gpu_pipeline_step(const struct gpu_pipeline *gp, const struct plan *pl, int i, char *label, size_t n,
                       double *bytes);
-int gpu_pipeline_run(struct gpu_pipeline *gp, const struct plan *pl, float *step_ms, float *total_ms, int *out_buf);
+int gpu_pipeline_run(struct gpu_pipeline *gp, struct plan *pl, float *step_ms, float *total_ms, int *out_buf);
 void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl);
 /* One step's launch on device images in/out (state: the step's, from its gpu_prepare); *ran as
  * op_desc.gpu_launch sets it. */

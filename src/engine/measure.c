@@ -64,7 +64,7 @@ int measure_last_launch(struct gpu_launch_info *li)
     return gpu_last_launch(li, err, sizeof err) == 0;
 }
 
-int measure_pipeline_copies(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in,
+int measure_pipeline_copies(struct gpu_pipeline *gp, struct plan *pl, const struct image *in,
                             struct image *result, int repeat, int pinned, double *up, double *down, double *whole)
 {
     char err[256];
@@ -82,6 +82,7 @@ int measure_pipeline_copies(struct gpu_pipeline *gp, const struct plan *pl, cons
         const double t1 = timing_now_ms();
         if (!r)
             r = gpu_pipeline_run(gp, pl, NULL, NULL, &cur);
+        geom_bytes(&pl->out, &ob);   /* (a step that measures its input sizes it in the run) */
         const double t2 = timing_now_ms();
         const int p2 = !r && pinned && gpu_pin(result->data, ob, err, sizeof err) == 0;
         if (!r && gpu_download(result->data, gp->buf[cur], ob, err, sizeof err))
@@ -117,7 +118,7 @@ int measure_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct
     return r;
 }
 
-int measure_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in, int repeat,
+int measure_pipeline_kernels(struct gpu_pipeline *gp, struct plan *pl, const struct image *in, int repeat,
                              void *host_out, double *ms)
 {
     char err[256];
@@ -130,6 +131,7 @@ int measure_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, con
         r = cuda_err("upload", err);
     if (!r)
         r = gpu_pipeline_run(gp, pl, NULL, NULL, &cur);
+    geom_bytes(&pl->out, &ob);
     if (!r && host_out && gpu_download(host_out, gp->buf[cur], ob, err, sizeof err))
         r = cuda_err("download", err);
     for (int k = 0; k < repeat + 3 && !r; k++) {
@@ -144,20 +146,33 @@ int measure_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, con
 }
 
 
-int measure_gpu_variant(const struct step *st, const struct gpu_call *k, void *din, void *dout, const struct image *ref,
+int measure_gpu_variant(const struct step *step, const struct gpu_call *k, void *din, void *dout, const struct image *ref,
                         int repeat, struct gpu_timer *timer, double *ms_out, long *diff, long *tol, const char **ran)
 {
     const int v = k->variant;
     char err[256];
     size_t ob;
+    struct step one = *step;   /* a step that measures its input: measured once, before the launches */
+    const struct step *st = &one;
+    void *state = NULL;
+    int r = GPUIMG_OK;
+    *ran = NULL;
+    if (st->op->gpu_prepare)
+        r = st->op->gpu_prepare(&st->args, &st->in, &st->out, v, &state);
+    if (!r && st->op->gpu_measure) {
+        const struct gpu_image gi = { .data = din, .w = st->in.w, .h = st->in.h, .c = st->in.c, .depth = st->in.depth };
+        one.args.measured = 0;
+        if (!(r = st->op->gpu_measure(&one.args, state, k, &gi)) && one.args.measured)
+            r = st->op->resolve(&one.args, &one.in, &one.out);
+    }
+    if (!r && (one.out.w != ref->w || one.out.h != ref->h))
+        r = gpuimg_fail(GPUIMG_EINTERNAL, "%s: %dx%d on the GPU, %dx%d on the CPU", st->text, one.out.w, one.out.h, ref->w,
+                        ref->h);
     geom_bytes(&st->out, &ob);
     double *t = malloc(sizeof *t * repeat);
     uint8_t *host = malloc(ob);
-    void *state = NULL;
-    int r = !t || !host ? gpuimg_fail(GPUIMG_ENOMEM, "out of memory") : GPUIMG_OK;
-    *ran = NULL;
-    if (!r && st->op->gpu_prepare)
-        r = st->op->gpu_prepare(&st->args, &st->in, &st->out, v, &state);
+    if (!r && (!t || !host))
+        r = gpuimg_fail(GPUIMG_ENOMEM, "out of memory");
     /* poison the output so that a pixel no thread writes shows up in the check */
     if (!r && gpu_fill(dout, 0xA5, ob, err, sizeof err))
         r = cuda_err("fill", err);

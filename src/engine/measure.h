@@ -22,7 +22,7 @@ int measure_copy_ms(void *dst, const void *src, size_t bytes, int repeat, struct
  * kernel's work; only the first result is meaningful.) */
 struct gpu_pipeline;
 struct plan;
-int measure_pipeline_kernels(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in, int repeat,
+int measure_pipeline_kernels(struct gpu_pipeline *gp, struct plan *pl, const struct image *in, int repeat,
                              void *host_out, double *ms);
 /* Device buffers of in_bytes and out_bytes and a timer for the calls above (freed by
  * measure_buffers_free, which takes NULLs), an image's bytes uploaded to one, and what the last
@@ -34,7 +34,7 @@ int measure_last_launch(struct gpu_launch_info *li);
 /* A device pipeline with its copies, repeat times: upload in (page-locked around the copy when
  * pinned, the locking timed), run, download into result (pl->out, allocated); each run's upload,
  * download (may be NULL) and whole time, on the host clock after each has finished. */
-int measure_pipeline_copies(struct gpu_pipeline *gp, const struct plan *pl, const struct image *in,
+int measure_pipeline_copies(struct gpu_pipeline *gp, struct plan *pl, const struct image *in,
                             struct image *result, int repeat, int pinned, double *up, double *down, double *whole);
 /* "exact", "within N (tolerance T)" or "MISMATCH max N" for a difference and its tolerance. */
 int measure_check_text(char *buf, size_t n, long diff, long tol);

@@ -467,6 +467,8 @@ int run_load(const struct run_ctx *c, const char *in, const char *out, struct im
 int run_save(const struct run_ctx *c, const char *out, const struct image *img, const struct save_opts *so,
              struct run_report *r)
 {
+    if (so->meta)   /* the result's own size: a step that measures its input (trim) sized it in the run */
+        meta_pixel_size((struct io_meta *)so->meta, img->w, img->h);
     const struct io_result res = { .kind = IO_RESULT_PIXELS, .g = image_geom(img), .img = img };
     r->out = res.g;
     r->encoder = io_encoder_name(&res.g, so);
@@ -490,6 +492,10 @@ int run_file(const struct run_ctx *c, const char *in, const char *out, struct ru
     }
     if (!st)
         st = plan_abandoned(&pl);   /* not written (a large result's longest stage) for no one */
+    if (!st && plan_measures(&pl)) {   /* sized by the run (trim): the checks plan made on the bound, again */
+        meta_pixel_size(&meta, pl.out.w, pl.out.h);
+        st = io_check_size(out, so.fmt, &pl.out);
+    }
     if (!st) {
         result(&o, &pl, &so, r);
         st = write_result(c, out, &o.res, &so, o.res.kind == IO_RESULT_PNG_CHUNKS || o.res.kind == IO_RESULT_JPEG_BYTES

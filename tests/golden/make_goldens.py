@@ -113,7 +113,8 @@ def gray(a, std):
     return y if c == 3 else np.stack([y, a[..., 3]], -1)
 
 
-BIG_CASES = {"gray=709", "resize=50%", "resize=30%", "resize=50%:filter=nearest", "blur=2", "blur=2:border=constant"}
+BIG_CASES = {"gray=709", "resize=50%", "resize=30%", "resize=50%:filter=nearest", "blur=2", "blur=2:border=constant",
+             "crop=35%:gravity=entropy", "trim=60:background=white"}
 
 
 def cases_for(w, h, c, depth, big):
@@ -557,6 +558,114 @@ def composite_cases(w, h, c, depth, run):
         ("composite=overlay-c4-d8.png:x=-20", ('overlay-c4-d8.png', 'northwest', -20, 0, 1.0, 'over'))]]
 
 
+def vips_cli(a, *args, out=True):
+    """vips (8.14) on a as a PNG: with out, the image it writes (read back raw), else what it prints."""
+    import subprocess
+    import tempfile
+    c = 1 if a.ndim == 2 else a.shape[2]
+    with tempfile.TemporaryDirectory() as d:
+        src, dst, raw = (os.path.join(d, n) for n in ('in.png', 'out.v', 'out.raw'))
+        write_png(src, a)
+        args = [x.replace('IN', src).replace('OUT', dst) for x in args]
+        r = subprocess.run(['vips'] + args, check=True, capture_output=True, text=True)
+        if not out:
+            return r.stdout
+        subprocess.run(['vips', 'rawsave', dst, raw], check=True)
+        h, w = (int(subprocess.run(['vipsheader', '-f', f, dst], check=True, capture_output=True, text=True).stdout)
+                for f in ('height', 'width'))
+        r = np.fromfile(raw, a.dtype).reshape(h, w, c)
+        return r[..., 0] if c == 1 else r
+
+
+def vips_trim(threshold, rgb):
+    """vips find_trim's box, then the crop: the background rgb (grey: BT.601 luma; 16 bits v * 257),
+    or None for the top-left pixel's colour samples; the threshold in levels of 8 bits (x 257). An
+    empty box (all background) leaves the image."""
+    def fn(a):
+        c = 1 if a.ndim == 2 else a.shape[2]
+        nc = c - 1 if c in (2, 4) else c
+        scale = 257 if a.dtype == np.uint16 else 1
+        if rgb is None:
+            bg = [int(v) for v in (a[0, 0] if c > 1 else [a[0, 0]])][:nc]
+        else:
+            grey = int(cv2.cvtColor(np.uint8([[list(rgb)]]), cv2.COLOR_RGB2GRAY)[0, 0])
+            bg = [v * scale for v in (list(rgb) if nc == 3 else [grey])]
+        got = vips_cli(a, 'find_trim', 'IN', '--threshold', repr(threshold * scale),
+                       '--background', ' '.join(str(v) for v in bg), out=False).split()
+        left, top, w, h = (int(v) for v in got)
+        return a.copy() if w == 0 or h == 0 else a[top:top + h, left:left + w].copy()
+    return fn
+
+
+def trim_cases(w, h, c, depth, run):
+    top = 65535 if depth == 16 else 255
+    W, H = w + 7, h + 5   # pad's white border (centred: 3 left, 4 right, 2 above, 3 below), trimmed back
+
+    def padded(a):
+        b = cv2.copyMakeBorder(a, 2, 3, 3, 4, cv2.BORDER_CONSTANT, value=(top,) * 4)
+        return vips_trim(10, (255, 255, 255))(b)
+    own = [("trim", vips_trim(10, None), 0), ("trim=60:background=white", vips_trim(60, (255, 255, 255)), 0)]
+    # (vips's median refuses an image under 3 pixels on a side; padded, every input has a case)
+    return (own if min(w, h) >= 3 else []) + [
+            ("pad=%dx%d:color=white,trim:background=white" % (W, H), padded, 0),
+            ("pad=%dx%d:color=white,trim=0.5" % (W, H), lambda a: vips_trim(0.5, None)(
+                cv2.copyMakeBorder(a, 2, 3, 3, 4, cv2.BORDER_CONSTANT, value=(top,) * 4)), 0)]
+
+
+def entropy_tie(a, cw, ch):
+    """Whether vips's entropy loop on a meets two slices of equal entropy (the same multiset of counts)
+    where its histogram is 16 bits wide (16-bit samples, or alpha: vips premultiplies to floats and
+    counts them as ushort): its float sums over 65536 bins then break the tie by their rounding
+    order, which no definition repeats. Such a case is left out."""
+    c = 1 if a.ndim == 2 else a.shape[2]
+    if a.dtype != np.uint16 and c not in (2, 4):
+        return False
+    b = a.reshape(a.shape[0], a.shape[1], c).astype(np.int64)
+    if c in (2, 4):
+        top = 65535.0 if a.dtype == np.uint16 else 255.0
+        na = (b[..., -1] / top).astype(np.float32)
+        for k in range(c - 1):
+            b[..., k] = (b[..., k].astype(np.float32) * na).astype(np.int64)
+
+    def counts(x, y, w, h):
+        return sorted(n for k in range(c) for n in np.unique(b[y:y + h, x:x + w, k], return_counts=True)[1])
+
+    def lower(r1, r2):
+        s1, s2 = (sum(n * np.log2(n) for n in counts(*r)) for r in (r1, r2))
+        return counts(*r1) == counts(*r2), s1 > s2
+    H, W = b.shape[:2]
+    left = top_ = 0
+    width, height = W, H
+    step = max(-(-(W - cw) // 8), -(-(H - ch) // 8))
+    while width > cw or height > ch:
+        sw, sh = min(width - cw, step), min(height - ch, step)
+        if sw > 0:
+            tie, low = lower((left, top_, sw, height), (left + width - sw, top_, sw, height))
+            if tie:
+                return True
+            width -= sw
+            left += sw if low else 0
+        if sh > 0:
+            tie, low = lower((left, top_, width, sh), (left, top_ + height - sh, width, sh))
+            if tie:
+                return True
+            height -= sh
+            top_ += sh if low else 0
+    return False
+
+
+def smartcrop_cases(w, h, c, depth, run):
+    """vips smartcrop with interesting=entropy, the rectangle's size as crop's P% gives it; None (no
+    case) where vips breaks a tie by rounding (entropy_tie)."""
+    out = []
+    for pct in (60, 35):
+        cw, ch = max(1, int(np.floor(w * pct / 100 + 0.5))), max(1, int(np.floor(h * pct / 100 + 0.5)))
+        out.append(("crop=%d%%:gravity=entropy" % pct,
+                    (lambda cw=cw, ch=ch: lambda a: None if entropy_tie(a, cw, ch) else
+                     vips_cli(a, 'smartcrop', 'IN', 'OUT', str(cw), str(ch), '--interesting', 'entropy'))(), 0))
+    return out
+
+
 # Each operation's reference (the registry's names): cases (pipeline, function of the input,
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
@@ -578,7 +687,9 @@ REFERENCES = {
     'rotate': rotate_cases,
     'flip': lambda w, h, c, d, run: [("flip=h", lambda a: cv2.flip(a, 1), 0), ("flip=v", lambda a: cv2.flip(a, 0), 0)],
     'copy': lambda w, h, c, d, run: [("copy", lambda a: a.copy(), 0)],
-    'crop': crop_cases,
+    'crop': lambda w, h, c, d, run: crop_cases(w, h, c, d, run) + smartcrop_cases(w, h, c, d, run),
+    # vips 8.14's find_trim's box (its median, flatten and threshold), then the crop
+    'trim': trim_cases,
     'pad': pad_cases,
     # W3C's formulas in float64 against gpuimg's integers: 1 level (a rounding at a half)
     'composite': composite_cases,
@@ -654,6 +765,8 @@ def main():
         write_png(os.path.join(HERE, inname), a)
         for pipe, fn, tol in cases_for(w, h, c, d, big):
             r = fn(a)
+            if r is None:   # no case for this input (smartcrop_cases)
+                continue
             if r.ndim == 3 and r.shape[2] == 1:
                 r = r[..., 0]
             outname = golden_name(tag, pipe)

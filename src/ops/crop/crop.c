@@ -1,20 +1,29 @@
 /* gpuimg: crop, a rectangle of the image: one of the pixel remaps on the GPU (an affine map with
- * an offset; vector: the copy engine's strided copy), row copies on the CPU. */
+ * an offset; vector: the copy engine's strided copy), row copies on the CPU. gravity=entropy
+ * places it by the image's content, as vips_smartcrop does (smart.c): the step measures its input
+ * before it runs (op_desc.measure), on the GPU by histograms (cuda/crop/). */
 #include <config.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "core/op.h"
 #include "ops/common/place.h"
+#include "ops/crop/smart.h"
+#include "cuda/crop/kernels.h"
 #include "cuda/remap/kernels.h"
 
 extern const struct op_desc op_crop;   /* this operation, defined at the end */
 
 enum { P_SIZE, P_GRAVITY };
+enum { G_ENTROPY = 10 };   /* after GRAVITY_CHOICES' ten */
 static const struct op_param params[] = {
     { "size", PARAM_SIZE, 0, 0, 0, NULL, NULL,
       "the rectangle: WxH+X+Y (its top left corner at X, Y), or WxH, Wx, xH or P% placed by gravity" },
-    { "gravity", PARAM_CHOICE, 0, 0, 0, GRAVITY_CHOICES, "centre", GRAVITY_HELP " (without +X+Y)" },
+    { "gravity", PARAM_CHOICE, 0, 0, 0, GRAVITY_CHOICES "|entropy", "centre",
+      GRAVITY_HELP ", or entropy: by the content, as vips smartcrop (without +X+Y)" },
 };
+
+static int smart(const struct op_args *a) { return a->v[P_GRAVITY].choice >= G_ENTROPY; }
 
 static int side(int in, double pct)
 {
@@ -35,7 +44,12 @@ static int resolve(struct op_args *a, const struct geom *in, struct geom *out)
         w = s->w ? s->w : in->w;
         h = s->h ? s->h : in->h;
     }
-    if (s->kind == SIZE_PIXELS && s->offset) {
+    if (smart(a) && a->measured) {   /* the corner measure found (the size as before) */
+        w = a->box.w;
+        h = a->box.h;
+        x = a->box.x;
+        y = a->box.y;
+    } else if (s->kind == SIZE_PIXELS && s->offset && !smart(a)) {
         if (s->x >= in->w || s->y >= in->h)
             return gpuimg_fail(GPUIMG_EGEOMETRY, "crop: the corner +%d+%d lies outside the %dx%d image", s->x, s->y,
                                in->w, in->h);
@@ -57,8 +71,27 @@ static int then(const struct op_args *a, char *text, size_t n)
 {
     (void)text;
     (void)n;
+    if (smart(a) && a->v[P_SIZE].size.kind == SIZE_PIXELS && a->v[P_SIZE].size.offset)
+        return gpuimg_fail(GPUIMG_EPARAM, "crop: gravity=entropy places the rectangle itself (WxH, not WxH+X+Y)");
     return place_no_flag("crop", &a->v[P_SIZE].size);
 }
+
+/* gravity=entropy: the corner found in the input; other gravities measure nothing. */
+static int measure(struct op_args *a, const struct image *in)
+{
+    if (!smart(a))
+        return GPUIMG_OK;
+    const struct size_spec *s = &a->v[P_SIZE].size;   /* resolved: WxH+X+Y */
+    int x, y, r = smart_entropy(in->w, in->h, in->c, in->depth, s->w, s->h, smart_hist_cpu, (void *)in, &x, &y);
+    if (!r) {
+        a->box = (struct rect){ x, y, s->w, s->h };
+        a->measured = 1;
+    }
+    return r;
+}
+
+/* the content's place depends on the whole image */
+static int tiles(const struct op_args *a) { return !smart(a); }
 
 static int cpu(const struct op_args *a, const struct image *in, struct image *out)
 {
@@ -87,6 +120,49 @@ static void tile_args(struct op_args *a, const struct rect *yields, const struct
 }
 
 #ifdef HAVE_CUDA
+/* gravity=entropy: the two rectangles' histograms on the device (their memory the step's state) */
+static int gpu_prepare(const struct op_args *a, const struct geom *in, const struct geom *out, int variant, void **state)
+{
+    (void)out;
+    char err[256];
+    *state = NULL;
+    if (smart(a) && gpu_malloc(state, 2 * (size_t)in->c * SMART_BINS(in->depth) * sizeof(uint32_t), err, sizeof err))
+        return op_cuda_fail(&op_crop, variant, err);
+    return GPUIMG_OK;
+}
+
+static void gpu_release(void *state) { gpu_free(state); }
+
+struct hist_ctx {
+    const struct gpu_call *k;
+    const struct gpu_image *in;
+    uint32_t *dhist;
+};
+
+static int hist_gpu(void *ctx, const struct rect r[2], uint32_t *hist)
+{
+    const struct hist_ctx *h = ctx;
+    const int rr[8] = { r[0].x, r[0].y, r[0].w, r[0].h, r[1].x, r[1].y, r[1].w, r[1].h };
+    char err[256];
+    if (gpu_crop_hist(h->k, h->in, rr, h->dhist, hist, err, sizeof err))
+        return op_cuda_fail(&op_crop, h->k->variant, err);
+    return GPUIMG_OK;
+}
+
+static int gpu_measure(struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in)
+{
+    if (!smart(a))
+        return GPUIMG_OK;
+    const struct size_spec *s = &a->v[P_SIZE].size;
+    struct hist_ctx h = { k, in, (uint32_t *)state };
+    int x, y, r = smart_entropy(in->w, in->h, in->c, in->depth, s->w, s->h, hist_gpu, &h, &x, &y);
+    if (!r) {
+        a->box = (struct rect){ x, y, s->w, s->h };
+        a->measured = 1;
+    }
+    return r;
+}
+
 static int gpu(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
                const struct gpu_image *out, const char **ran)
 {
@@ -113,7 +189,13 @@ const struct op_desc op_crop = {
         "out(x, y) = in(x + X, y + Y) for the rectangle WxH+X+Y; without +X+Y the rectangle is placed by gravity: "
         "X = 0 (west), in_w - W (east) or (in_w - W) / 2 rounded down (centre, north, south), and so for Y. A missing "
         "side is the image's; P% takes that share of each side (rounded, at least 1). The rectangle is clipped to "
-        "the image (a corner outside it is an error). Exact.",
+        "the image (a corner outside it is an error). gravity=entropy places it as vips 8.14's smartcrop with "
+        "interesting=entropy: from the whole image, while it is wider (or taller) than the rectangle, a slice of "
+        "at most max(ceil((in_w - W) / 8), ceil((in_h - H) / 8)) columns is cut from the end whose slice has the "
+        "lower entropy (the right one on a tie), then so for rows; a slice's entropy is -sum(p*log2(p)) over its "
+        "samples' values in every band together (with alpha, colour premultiplied as vips does, "
+        "trunc(v*(float)(a/top)), and alpha a band of its own). The counts are integers on the CPU and the GPU "
+        "alike; the corner is measured on the step's input before it runs, so it runs whole. Exact.",
     .params = params,
     .nparams = 2,
     .resolve = resolve,
@@ -121,7 +203,12 @@ const struct op_desc op_crop = {
     .then = then,
     .region = region,
     .tile_args = tile_args,
-    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR), KV_VECTOR, NULL, gpu,
-               NULL),
-    .examples = EXAMPLES("crop=50%", "crop=90%:gravity=southeast"),
+    .tiles = tiles,
+    .measure = measure,
+#ifdef HAVE_CUDA
+    .gpu_measure = gpu_measure,
+#endif
+    GPU_FIELDS(KV_BIT(KV_PERPIXEL) | KV_BIT(KV_COALESCED) | KV_BIT(KV_TILED) | KV_BIT(KV_VECTOR), KV_VECTOR,
+               gpu_prepare, gpu, gpu_release),
+    .examples = EXAMPLES("crop=50%", "crop=90%:gravity=southeast", "crop=60%:gravity=entropy"),
 };
