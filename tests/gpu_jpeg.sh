@@ -152,16 +152,18 @@ for f in "$T"/bc/*.png; do
     "$dir/golden_test" --diff "$f" "$T/bo/$(basename "$f")" "$TOL" >"$T/log" || bad "batch: $(basename "$f"): $(cat "$T/log")"
 done
 ok
-# JPEG outputs of the batch (0.88 Mpx: large enough to share): by default the GPU's encoder and the cores share them (the
-# "encoded by" line counts both), every file within ENC_TOL of the CPU batch's; with the GPU's
-# share unbounded (GPUIMG_JPEG_GPU_ENCODES) nvJPEG encodes every one, with 0 none
+# JPEG outputs of the batch (0.88 Mpx: large enough to share): the GPU's encoder and the cores
+# share them (the "encoded by" line counts both), every file within ENC_TOL of the CPU batch's;
+# with the GPU's share unbounded (GPUIMG_JPEG_GPU_ENCODES) nvJPEG encodes every one, with 0 none
 expect_ok -q --jobs=16 --backend=cpu -o "$T/jc/%s.jpg" resize=1100x800! "$T"/in/*-*.jpg
-for share in "" 4096 0; do
+for share in "" 4 4096 0; do
     rm -rf "$T/jo"
     if [ -n "$share" ]; then export GPUIMG_JPEG_GPU_ENCODES="$share"; else unset GPUIMG_JPEG_GPU_ENCODES; fi
     run -v --jobs=16 --backend=gpu -o "$T/jo/%s.jpg" resize=1100x800! "$T"/in/*-*.jpg
-    nv=$(sed -n 's/^gpuimg: encoded by:.*nvJPEG on the GPU[^;]* \([0-9]*\)\(;.*\)*$/\1/p' "$ERR")
-    lt=$(sed -n 's/^gpuimg: encoded by:.*libjpeg-turbo[^;]* \([0-9]*\)\(;.*\)*$/\1/p' "$ERR")
+    # "encoded by: NAME N; NAME N": each encoder's files summed (nvJPEG names its sampling)
+    sum() { sed -n 's/^gpuimg: encoded by: //p' "$ERR" | tr ';' '\n' | awk -v k="$1" 'index($0, k) { n += $NF } END { print n + 0 }'; }
+    nv=$(sum nvJPEG)
+    lt=$(sum libjpeg-turbo)
     echo "JPEG batch, share ${share:-default}: $(grep 'encoded by' "$ERR")"
     [ "$RC" -eq 0 ] && [ $((${nv:-0} + ${lt:-0})) -eq 120 ] && ok || bad "JPEG batch ${share:-default}: $(grep -v ' -> ' "$ERR")"
     case $share in

@@ -60,7 +60,7 @@ if "$PY" -m pip --version >/dev/null 2>&1 && "$PY" -c 'import setuptools' 2>/dev
     rm -rf "$T/src/build"
     if (cd "$T" && env -u GPUIMG_LIBRARY PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$T/none" PIP_NO_INDEX=1 "$PY" -m pip \
         install -q --no-build-isolation --no-deps --target "$T/site2" ./src) >"$T/pip2.out" 2>&1; then
-        (cd "$T" && env -u GPUIMG_LIBRARY LD_LIBRARY_PATH="$(dirname "$GPUIMG_SOLIB")" PYTHONPATH="$T/site2" "$PY" -c \
+        (cd "$T" && env -u GPUIMG_LIBRARY LD_LIBRARY_PATH="$(dirname "$GPUIMG_SOLIB")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PYTHONPATH="$T/site2" "$PY" -c \
             'import gpuimg, os, sys; assert os.path.realpath(gpuimg.library_path) == sys.argv[1], gpuimg.library_path' \
             "$(realpath "$GPUIMG_SOLIB")") && ok || bad "the module installed without a library does not find it at import"
     else
