@@ -124,10 +124,19 @@ extern "C" void gpu_thread_keep_memory(int on) { t_keep = on; }
 
 extern "C" void gpu_set_mem_limit(size_t bytes) { g_mem_limit = bytes; }
 
+static void dev_free(void *p);
+
 static int dev_alloc(void **p, size_t bytes, char *err, size_t errlen)
 {
     *p = nullptr;
     bytes = bytes ? bytes : 1;
+    if (g_mem_limit)   /* kept blocks count against a limit: given back rather than reused past it */
+        for (auto &k : t_kept)
+            if (k.p) {
+                void *q = k.p;
+                k.p = nullptr;
+                dev_free(q);
+            }
     int best = -1;   /* the smallest kept block that is large enough */
     for (int i = 0; i < KEPT_BLOCKS; i++)
         if (t_kept[i].p && t_kept[i].bytes >= bytes && (best < 0 || t_kept[i].bytes < t_kept[best].bytes))
