@@ -85,6 +85,10 @@ struct op_desc {
     int (*gpu_launch)(const struct op_args *a, const void *state, const struct gpu_call *k, const struct gpu_image *in,
                       const struct gpu_image *out, const char **ran);
     void (*gpu_release)(void *state);
+    /* 1: gpu_prepare's state depends on the parameters, geometries and variant alone and is only
+     * read after it is made, so a batch worker keeps it for its next file of the same step (the
+     * tables resize and blur copy up) */
+    int gpu_state_reuse;
     /* Fusion, by roles (FUSE_* bits). fuses_as: how this step can run inside a neighbour:
      * FUSE_GRAY_IN, read through by the next step (fuse_read says whether it can be on this input
      * and, given a gpu_image, sets the form the next step's input takes: gpu_image.gray_from and

@@ -86,8 +86,19 @@ double backend_gpu_init_ms(void) { return last_ok() ? last_ok()->info.init_ms : 
 int backend_gpu_count(void) { return last_ok() ? last_ok()->info.count : 0; }
 int backend_gpu_devices(void) { return gpu_device_count(); }
 
-void backend_gpu_set_mem_limit(uint64_t bytes) { gpu_set_mem_limit((size_t)bytes); }
-void backend_gpu_thread_done(void) { gpu_thread_release(); }
+static uint64_t mem_limit;   /* --gpu-mem-limit (0: none): no states kept under one */
+static void states_flush(void);
+
+void backend_gpu_set_mem_limit(uint64_t bytes)
+{
+    mem_limit = bytes;
+    gpu_set_mem_limit((size_t)bytes);
+}
+void backend_gpu_thread_done(void)
+{
+    states_flush();
+    gpu_thread_release();
+}
 void backend_gpu_restore_device(void) { gpu_restore_device(); }
 
 static struct gpu_image dev_image(void *p, const struct geom *g)
@@ -173,11 +184,81 @@ static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl, int firs
     }
 }
 
+/* A batch worker's step states kept from one file to the next (gpu_run_opts.keep): a batch's
+ * files share their steps' parameters and geometry, and a state that depends on those alone
+ * (op_desc.gpu_state_reuse) made again for each file copies its tables up through the driver's
+ * pageable staging, which every worker shares (H200, 64 workers: the pipeline's set-up took
+ * 6-20 ms a file). Keyed by device, operation, variant, parameters and geometries; the oldest
+ * is released for a new one; none under a device memory limit. */
+#define KEPT_STATES 8
+static __thread struct kept_state {
+    const struct op_desc *op;
+    struct op_args args;
+    struct geom in, out;
+    int variant, device;
+    unsigned age;
+    void *state;
+} kept_states[KEPT_STATES];
+static __thread int keep_states, states_device;
+static __thread unsigned states_clock;
+
+static void states_flush(void)
+{
+    for (int i = 0; i < KEPT_STATES; i++)
+        if (kept_states[i].state) {
+            kept_states[i].op->gpu_release(kept_states[i].state);
+            kept_states[i].state = NULL;
+        }
+}
+
+static int same_step(const struct kept_state *k, const struct step *st, int variant)
+{
+    return k->state && k->op == st->op && k->variant == variant && k->device == states_device
+           && !memcmp(&k->in, &st->in, sizeof k->in) && !memcmp(&k->out, &st->out, sizeof k->out)
+           && !memcmp(&k->args, &st->args, sizeof k->args);
+}
+
+/* st's kept state for variant, taken out of the cache, or NULL */
+static void *state_take(const struct step *st, int variant)
+{
+    if (!keep_states || !st->op->gpu_state_reuse)
+        return NULL;
+    for (int i = 0; i < KEPT_STATES; i++)
+        if (same_step(&kept_states[i], st, variant)) {
+            void *s = kept_states[i].state;
+            kept_states[i].state = NULL;
+            return s;
+        }
+    return NULL;
+}
+
+/* state (st's, made for variant) kept, or released where it may not be */
+static void state_give_back(const struct step *st, int variant, void *state)
+{
+    if (!keep_states || !st->op->gpu_state_reuse) {
+        st->op->gpu_release(state);
+        return;
+    }
+    int slot = 0;
+    for (int i = 0; i < KEPT_STATES; i++) {
+        if (!kept_states[i].state) {
+            slot = i;
+            break;
+        }
+        if (kept_states[i].age < kept_states[slot].age)
+            slot = i;
+    }
+    struct kept_state *k = &kept_states[slot];
+    if (k->state)
+        k->op->gpu_release(k->state);
+    *k = (struct kept_state){ st->op, st->args, st->in, st->out, variant, states_device, ++states_clock, state };
+}
+
 void gpu_pipeline_close(struct gpu_pipeline *gp, const struct plan *pl)
 {
     for (int i = 0; i < pl->nsteps; i++)
         if (gp->state[i])
-            pl->steps[i].op->gpu_release(gp->state[i]);
+            state_give_back(&pl->steps[i], gp->call[i].variant, gp->state[i]);
     gpu_free(gp->buf[0]);
     gpu_free(gp->buf[1]);
     gpu_timer_destroy(gp->timer);
@@ -235,7 +316,8 @@ int gpu_pipeline_open(struct gpu_pipeline *gp, const struct plan *pl, int varian
         r = cuda_fail("creating timers", err);
     for (int i = 0; !r && i < pl->nsteps; i++) {
         const struct step *st = &pl->steps[i];
-        if (!(r = step_variant(st, variant, &gp->call[i])) && st->op->gpu_prepare)
+        if (!(r = step_variant(st, variant, &gp->call[i])) && st->op->gpu_prepare
+            && !(gp->state[i] = state_take(st, gp->call[i].variant)))
             r = st->op->gpu_prepare(&st->args, &st->in, &st->out, gp->call[i].variant, &gp->state[i]);
     }
     if (!r && variant < 0 && !nofuse)
@@ -486,9 +568,15 @@ static int gpu_run(struct plan *pl, const struct gpu_run_opts *o, const struct i
     char err[256], desc[512], why[256];
     if (backend_gpu_probe(o->device, desc, sizeof desc, why, sizeof why))
         return gpuimg_fail(GPUIMG_ENOGPU, "no usable GPU: %s", why);
+    if (states_device != o->device)   /* kept states belong to the device they were made on */
+        states_flush();
+    states_device = o->device;
     if (gpu_use_device(o->device, err, sizeof err))   /* the current device is per thread */
         return cuda_fail("selecting the GPU", err);
     gpu_thread_keep_memory(o->keep);
+    keep_states = o->keep && !mem_limit;
+    if (!keep_states)
+        states_flush();
     r->backend = "gpu";
     r->device = backend_gpu_name();
     r->gpu_init_ms = backend_gpu_init_ms();

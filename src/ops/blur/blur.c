@@ -208,6 +208,7 @@ const struct op_desc op_blur = {
                KV_TILED,
                gpu_prepare, gpu_launch, gpu_release),
     GPU_FUSE(gpu_fuse),
+    .gpu_state_reuse = 1,
     .gpu_auto_for = blur_auto_for,
     .gpu_auto_text = "tensor for 8-bit images of 256 KiB and more (grey+alpha from 1.5 MiB; with alpha up to 49 "
                      "taps), tiled otherwise (two passes, as separable, past 21 to 33 taps by layout)",

@@ -750,6 +750,7 @@ const struct op_desc op_resize = {
                KV_VECTOR,   /* the fastest beside perpixel, tiled and texture */
                gpu_prepare, gpu_launch, gpu_release),
     GPU_FUSE(gpu_fuse),
+    .gpu_state_reuse = 1,
 #ifdef HAVE_CUDA
     .gpu_tolerance = gpu_tolerance,
 #endif
