@@ -38,6 +38,11 @@ crop=90x90+20+0 81x61 c3 d8
 crop=50x40:gravity=entropy 50x40 c3 d8
 pad=130x80:color=white,trim:background=white 101x61 c3 d8
 pad=130x80:color=white,trim=5,resize=50% 51x31 c3 d8
+pad=130x80:color=white,trim:background=white,crop=50% 51x31 c3 d8
+pad=130x80:color=white,trim:background=white,crop=20x 20x61 c3 d8
+pad=130x80:color=white,trim:background=white,pad=150% 152x92 c3 d8
+pad=130x80:color=white,trim:background=white,crop=50%:gravity=entropy 51x31 c3 d8
+pad=130x80:color=white,trim:background=white,resize=60x60:fit=cover 60x60 c3 d8
 trim=255 101x61 c3 d8
 pad=200x100 200x100 c3 d8
 pad=150%:color=white 152x92 c3 d8
@@ -94,6 +99,14 @@ for pipe in gray resize=50% blur=1 transpose rotate=90 flip=v linear=1.1,5 gamma
 done
 [ "$(dims "$T/o16.png")" = "15x20 c2 d16" ] || bad "gray,resize=50%,blur=2,transpose on 40x30 RGBA16: $(dims "$T/o16.png")"
 expect_ok -q gray "$T/ga.png" "$T/ga-gray.png" && { cmp -s "$T/ga.png" "$T/ga-gray.png" || [ "$(dims "$T/ga-gray.png")" = "23x17 c2 d8" ] || bad "gray on gray+alpha changed it"; }
+
+# steps after a measure (trim) resolve from their parameters as given: trimming away a white pad
+# then placing or resizing equals the same step on the image itself, pixels and all
+for p in "resize=60x60:fit=contain:color=red" "resize=60x60:fit=cover" "crop=50%:gravity=southeast" "pad=120%"; do
+    expect_ok -q -f "pad=130x80:color=white,trim:background=white,$p" "$T/rgb.png" "$T/tr1.png"
+    expect_ok -q -f "$p" "$T/rgb.png" "$T/tr2.png"
+    cmp -s "$T/tr1.png" "$T/tr2.png" && ok || bad "trim, then $p: not the step's result on the untrimmed image"
+done
 
 # stdin and stdout
 "$GPUIMG" -q gray - - <"$T/rgb.png" >"$T/pipe.png" 2>"$T/err" && [ "$(dims "$T/pipe.png")" = "101x61 c1 d8" ] && ok || bad "gray - - failed: $(cat "$T/err")"

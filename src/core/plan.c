@@ -202,8 +202,10 @@ int plan_resolve(struct plan *pl, const struct geom *in, uint64_t max_pixels)
     pl->in = *in;
     pl->max_bytes = bytes;
     pl->max_pixels = max_pixels;
-    for (int i = 0; i < pl->nsteps; i++)   /* a new input: nothing measured yet */
+    for (int i = 0; i < pl->nsteps; i++) {   /* a new input: nothing measured yet */
         pl->steps[i].args.measured = 0;
+        pl->steps[i].given = pl->steps[i].args;
+    }
     return resolve_steps(pl, 0, *in, max_pixels);
 }
 
@@ -219,6 +221,13 @@ int plan_measured(struct plan *pl, int i)
     for (int k = 0; k < i; k++)
         if (!(r = geom_bytes(&pl->steps[k].out, &bytes)) && bytes > pl->max_bytes)
             pl->max_bytes = bytes;
+    /* step i and those after resolved again from their parameters as given (resolve rewrote them
+     * for the bound: crop's and pad's placements, resize's box), step i keeping its measure */
+    const struct rect box = pl->steps[i].args.box;
+    for (int k = i; k < pl->nsteps; k++)
+        pl->steps[k].args = pl->steps[k].given;
+    pl->steps[i].args.measured = 1;
+    pl->steps[i].args.box = box;
     return r ? r : resolve_steps(pl, i, pl->steps[i].in, pl->max_pixels);
 }
 
@@ -237,6 +246,8 @@ int plan_append(struct plan *pl, const char *text, const char *label, uint64_t m
     int r = add_steps(pl, text, 1);
     for (int i = first; !r && label && i < pl->nsteps; i++)
         snprintf(pl->steps[i].text, sizeof pl->steps[i].text, "%s", label);
+    for (int i = first; !r && i < pl->nsteps; i++)
+        pl->steps[i].given = pl->steps[i].args;
     return r ? r : resolve_steps(pl, first, pl->out, max_pixels);
 }
 

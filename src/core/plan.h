@@ -12,6 +12,8 @@
 struct step {
     const struct op_desc *op;
     struct op_args args;
+    struct op_args given;   /* args before resolve rewrote them (plan_resolve, plan_append): what
+                               plan_measured resolves the steps after a measure from */
     struct geom in, out;
     char text[96];        /* the step as written, for reports */
 };
