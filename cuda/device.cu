@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -14,14 +15,43 @@
 
 __global__ void probe_kernel(int *out, int v) { *out = v; }
 
-/* The thread's current device before our first switch (gpu_restore_device gives it back: a
- * library's caller keeps its own current device). */
-static thread_local int t_callers = -1;
+/* The thread's current CUDA context before our first switch, through the driver's own calls
+ * (cuCtxGetCurrent, cuCtxSetCurrent: the runtime's cudaGetDevice would name device 0 for a thread
+ * that has none, and setting it back would make that device's context): gpu_restore_device gives
+ * it back, none included, so that a library's caller keeps its own. */
+typedef int (*ctx_get_fn)(void **ctx);
+typedef int (*ctx_set_fn)(void *ctx);
+static thread_local int t_saved;   /* 1: t_callers holds the context to give back */
+static thread_local void *t_callers;
+
+static void driver_calls(ctx_get_fn *get, ctx_set_fn *set)
+{
+    static std::once_flag once;
+    static ctx_get_fn g;
+    static ctx_set_fn s;
+    std::call_once(once, [] {
+        void *p = nullptr, *q = nullptr;
+        cudaDriverEntryPointQueryResult r1, r2;
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000, cudaEnableDefault, &r1) == cudaSuccess
+            && cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &q, 12000, cudaEnableDefault, &r2) == cudaSuccess
+            && r1 == cudaDriverEntryPointSuccess && r2 == cudaDriverEntryPointSuccess) {
+            g = (ctx_get_fn)p;
+            s = (ctx_set_fn)q;
+        }
+        cudaGetLastError();
+    });
+    *get = g;
+    *set = s;
+}
 
 static cudaError_t switch_to(int device)
 {
-    if (t_callers < 0 && cudaGetDevice(&t_callers) != cudaSuccess)
-        t_callers = -1;
+    if (!t_saved) {
+        ctx_get_fn get;
+        ctx_set_fn set;
+        driver_calls(&get, &set);
+        t_saved = get && set && get(&t_callers) == 0;
+    }
     return cudaSetDevice(device);
 }
 
@@ -101,10 +131,17 @@ extern "C" int gpu_use_device(int device, char *err, size_t errlen)
 
 extern "C" void gpu_restore_device(void)
 {
-    int cur = -1;
-    if (t_callers >= 0 && cudaGetDevice(&cur) == cudaSuccess && cur != t_callers)
-        cudaSetDevice(t_callers);
-    t_callers = -1;
+    if (!t_saved)
+        return;
+    ctx_get_fn get;
+    ctx_set_fn set;
+    driver_calls(&get, &set);
+    void *cur = nullptr;
+    if (get(&cur) == 0 && cur != t_callers)
+        set(t_callers);
+    t_saved = 0;
+    t_callers = nullptr;
+    cudaGetLastError();   /* nothing of this left for the next launch's check */
 }
 
 /* ---- memory, copies, timers ---------------------------------------------------------------- */

@@ -140,8 +140,9 @@ GPUIMG_API enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, 
  * gpuimg_decode (or gpuimg_read) makes it: input i is the file paths[i], or where bufs[i] is
  * non-NULL its lens[i] bytes (paths and bufs may each be NULL). On device >= 0 the results are
  * left in that GPU's memory (the GPU's JPEG engines decoding the JPEGs they take, in batched
- * calls), else in host memory. The context's "threads" (OpenMP's default unless set) are shared out
- * among the inputs in flight. status[i] (may be NULL) gets each input's status; outs[i] is empty
+ * calls), else in host memory. The context's "jobs" inputs are in flight at once (default: one a
+ * core; four a core on the GPU, so that the engines' calls fill), its "threads" (OpenMP's default
+ * unless set) shared out among them. status[i] (may be NULL) gets each input's status; outs[i] is empty
  * where it failed. Returns GPUIMG_OK, or the first failure's status with its message. */
 GPUIMG_API enum gpuimg_status gpuimg_decode_batch(gpuimg_ctx *ctx, int n, const char *const *paths,
                                                   const void *const *bufs, const size_t *lens,

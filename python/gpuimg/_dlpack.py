@@ -114,6 +114,9 @@ _PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_void_p]
 # The same two for the capsule destructor, which gets the capsule as a bare pointer (its count is
 # 0: a py_object would revive it) and may run while an exception is pending (pythonapi's functions
 # would raise it there): plain C calls, taking and returning no reference.
+# CFUNCTYPE releases the GIL around the call (PYFUNCTYPE would raise an exception pending there):
+# safe here, where no other thread sees the dying capsule and GetPointer runs only on a capsule
+# IsValid passed, so neither sets an error.
 _raw_is_valid = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
     ctypes.cast(_PyCapsule_IsValid, ctypes.c_void_p).value)
 _raw_get_pointer = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(

@@ -237,6 +237,8 @@ def test_dlpack_cuda_input_without_gpu():
         gpuimg.run("gray", p)
     except ValueError:
         pass
+    else:
+        raise AssertionError("non-contiguous columns accepted")
     assert p.deleted == 1
 
 

@@ -419,6 +419,19 @@ static int served(struct shared *sh, struct client **cl, struct run_ctx *ctx, st
     return st;
 }
 
+/* An encoder's name as the batch counts it: without what varies from file to file (nvCOMP's
+ * ", 37 chunks joined"), so that the kept names do not run out. */
+static const char *encoder_family(const char *name, char *buf, size_t len)
+{
+    const char *c = name ? strstr(name, " chunks joined") : NULL;
+    if (!c)
+        return name;
+    while (c > name && c[-1] != ',')
+        c--;
+    snprintf(buf, len, "%.*s", (int)(c > name ? c - 1 - name : 0), name);
+    return buf;
+}
+
 /* io_make_dirs's report of a directory it made, kept so that those left empty by failed files
  * are removed at the end, or by a signal that ends the batch */
 static void dir_made(const char *dir, void *arg)
@@ -455,6 +468,7 @@ static void *worker(void *arg)
         r.threads = sh->inner;
         gpuimg_clear_error();
         char *again = NULL;   /* the server could not take it: why, said before its outcome */
+        char family[128];
         int st = io_make_dirs(x->out, dir_made, sh);
         if (!st)
             st = sh->rt->server ? served(sh, &cl, &ctx, x, &r, &again) : run_file(&ctx, x->in, x->out, &r);
@@ -469,7 +483,7 @@ static void *worker(void *arg)
                 x->ms[s] = (s == STAGE_UPLOAD || s == STAGE_DOWNLOAD) && r.upload_ms < 0 ? -1.0f
                                                                                            : (float)report_stage_ms(&r, s);
             x->decoder = keep_name(r.decoder);
-            x->encoder = keep_name(r.encoder);
+            x->encoder = keep_name(encoder_family(r.encoder, family, sizeof family));
             if (sh->verbose || r.note[0] || again) {   /* the notes (no room on the GPU...) even without -v */
                 size_t len;
                 FILE *f = open_memstream(&x->msg, &len);
@@ -635,6 +649,7 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     const int codecs = work && !st && !rt.server && ctx->kind == BACKEND_GPU && n >= GPU_CODECS_MIN_FILES;
     for (int k = 0; codecs && k < (sh.ndevices ? sh.ndevices : 1); k++)
         backend_gpu_codecs_start(sh.ndevices ? sh.devices[k] : ctx->gpu.device, ctx->gpu.jpeg == 1);
+    ctx->shared_encode = codecs;
     /* --jobs, else the cores over --threads, else one a core (at least one a GPU; through a
      * server as many as its workers with a GPU). Not more here with the GPU's codecs: until the
      * engines are made (0.6 s) every job decodes on the cores, and 64 jobs of 2560x1600 JPEGs ran

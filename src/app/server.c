@@ -317,6 +317,7 @@ static void run_job(struct job *j, int worker_device, struct proto_reply *a)
         ctx.kind = bc.kind;
         ctx.gpu.device = device;
         ctx.gpu.stage = ctx.gpu.keep = 1;   /* as a batch's workers */
+        ctx.shared_encode = 1;
         ctx.save.force = 1;
         ctx.save.out_fd = j->out_fd;
         ctx.in_fd = j->in_fd;

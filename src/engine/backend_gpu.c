@@ -666,6 +666,12 @@ static int gpu_run(struct plan *pl, const struct gpu_run_opts *o, const struct i
         }
 #endif
         q->ms = timing_now_ms() - te;
+        if (er > 0 && q->shared) {   /* not asked for: the cores encode it (the report names them) */
+            free(q->bytes);
+            q->bytes = NULL;
+            q->len = 0;
+            er = -1;
+        }
         if (er > 0)
             st = gpuimg_fail(GPUIMG_EENCODE, "%s encoder on the GPU: %s", q->fmt == FMT_PNG ? "PNG" : "JPEG", err);
         if (er >= 0) {

@@ -239,6 +239,18 @@ static int place_decode(const struct run_ctx *c, struct io_input *raw, struct pl
     return pm->engines || f <= 1 ? GPUIMG_OK : shrink_on_load(c, pm, raw, pl, f, i, &a, r);
 }
 
+/* A step that cannot take this image (before any pixels, or after a step measured them: trim's
+ * box too small for a crop) is said with the file's name. */
+static int named(int st, const struct run_report *r)
+{
+    if (st != GPUIMG_EGEOMETRY)
+        return st;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
+    gpuimg_clear_error();
+    return gpuimg_fail(st, "%s: %s", io_display_name(r->input, 0), msg);
+}
+
 /* The plan resolved for raw (turned upright, its decoder placed: pm->engines, or the CPU shrinking on
  * load), the output's format into so->fmt and the check that its encoder can write the result,
  * before any work. */
@@ -267,13 +279,7 @@ static int plan(const struct run_ctx *c, const char *out, struct io_input *raw, 
     if (st || (st = place_decode(c, raw, pl, pm, r)) || (out && (st = io_check_size(out, so->fmt, &pl->out)))) {
         icc_free(pm->icc);
         pm->icc = NULL;
-        if (st == GPUIMG_EGEOMETRY) {   /* a step that cannot take this image: said with the file's name */
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s", gpuimg_errmsg() ? gpuimg_errmsg() : gpuimg_strerror(st));
-            gpuimg_clear_error();
-            st = gpuimg_fail(st, "%s: %s", io_display_name(r->input, 0), msg);
-        }
-        return st;
+        return named(st, r);
     }
     meta_pixel_size(meta, pl->out.w, pl->out.h);
     return GPUIMG_OK;
@@ -316,7 +322,7 @@ static int gpu_encodes(const struct run_ctx *c, const struct plan *pl, const str
     q->shared = want == ENCODER_AUTO;
     if (so->fmt == FMT_PNG)
         return q->level >= 1;
-    if (q->shared && (long long)pl->out.w * pl->out.h < GPU_JPEG_SHARED_MIN_PIXELS)
+    if (q->shared && (!c->shared_encode || (long long)pl->out.w * pl->out.h < GPU_JPEG_SHARED_MIN_PIXELS))
         return 0;
     return so->fmt == FMT_JPEG && !so->jpeg_progressive && pl->out.depth == 8 && (pl->out.c == 1 || pl->out.c == 3);
 }
@@ -341,8 +347,8 @@ static int decode(struct io_input *raw, struct image *img, struct run_report *r)
 
 /* raw (freed here) through pl into o: streamed on the CPU where it can be, decoded on the GPU
  * where its JPEG engines take it, else decoded and run by the backend. */
-static int run(const struct run_ctx *c, const char *out, struct io_input *raw, struct plan *pl,
-               const struct save_opts *so, const struct placement *pm, struct outcome *o, struct run_report *r)
+static int run_steps(const struct run_ctx *c, const char *out, struct io_input *raw, struct plan *pl,
+                     const struct save_opts *so, const struct placement *pm, struct outcome *o, struct run_report *r)
 {
     const char *declined = "";
     int st = GPUIMG_OK;
@@ -386,6 +392,12 @@ static int run(const struct run_ctx *c, const char *out, struct io_input *raw, s
         st = backend_cpu_run(pl, &o->img, r);
     }
     return st;
+}
+
+static int run(const struct run_ctx *c, const char *out, struct io_input *raw, struct plan *pl,
+               const struct save_opts *so, const struct placement *pm, struct outcome *o, struct run_report *r)
+{
+    return named(run_steps(c, out, raw, pl, so, pm, o, r), r);
 }
 
 /* The outcome as the writer takes it, the encoder named for the report. */

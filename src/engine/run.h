@@ -39,6 +39,8 @@ struct run_ctx {
                                      the library's decode from memory */
     size_t in_len;
     enum encoder_choice png_encoder, jpeg_encoder;   /* where PNG and JPEG outputs are encoded */
+    int shared_encode;            /* a batch's file (the server's requests, a batch that started the
+                                     GPU's codecs): jpeg_encoder auto shares JPEG outputs with nvJPEG */
     const atomic_int *abandoned;  /* non-NULL: the run stops once it is set (struct plan's) */
 };
 
