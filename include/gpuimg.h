@@ -114,6 +114,23 @@ GPUIMG_API const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);
 GPUIMG_API const char *gpuimg_ctx_backend(const gpuimg_ctx *ctx);
 GPUIMG_API const char *gpuimg_ctx_note(const gpuimg_ctx *ctx);
 
+/* What a file holds, from its header and metadata, no pixels decoded (a JPEG's first scan and a
+ * JPEG XL's frames are never read): gpuimg_info_read, as `gpuimg info` prints it. */
+typedef struct gpuimg_info {
+    char format[16];          /* "JPEG", "PNG", "WebP", "TIFF", "HEIC", "AVIF", "JPEG XL", ... */
+    int width, height;        /* as stored (orientation not applied) */
+    int channels, depth;      /* as gpuimg_read gives them: 1 to 4; 8 or 16 */
+    int orientation;          /* EXIF's, 1 (upright) to 8 */
+    int frames;               /* 1 for a still image */
+    int progressive;          /* a JPEG: 1 progressive, 0 baseline; -1 for other formats */
+    int cmyk;                 /* a CMYK or YCCK JPEG (read as RGB) */
+    size_t icc, exif, xmp, iptc, comment;   /* each piece's bytes, 0 where the file has none */
+    double xres, yres;        /* dots per inch, 0 where the file states none */
+    size_t bytes;             /* the file's */
+} gpuimg_info;
+/* Describe path ("-": standard input) into *info. */
+GPUIMG_API enum gpuimg_status gpuimg_info_read(gpuimg_ctx *ctx, const char *path, gpuimg_info *info);
+
 /* Decode a file ("-": standard input) upright (its EXIF orientation applied unless
  * "no-auto-orient"; with "profile" "srgb", converted to sRGB) into *out, host memory, checked as
  * the command checks its inputs (the pixel and expansion limits). */

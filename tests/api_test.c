@@ -74,6 +74,14 @@ int main(int argc, char **argv)
 
     /* read -> run -> write, and the same pipeline file to file */
     gpuimg_image in, out, back, mem;
+    gpuimg_info inf;
+    CHECK(gpuimg_info_read(ctx, path(samples, "path-640x400.jpg"), &inf) == GPUIMG_OK && !strcmp(inf.format, "JPEG")
+              && inf.width == 640 && inf.height == 400 && inf.channels == 3 && inf.depth == 8 && inf.progressive == 0
+              && inf.frames == 1 && inf.bytes > 0,
+          "info of a JPEG: %s %dx%d", inf.format, inf.width, inf.height);
+    CHECK(gpuimg_info_read(ctx, path(samples, "no-such.png"), &inf) == GPUIMG_EOPEN
+              && strstr(gpuimg_ctx_error(ctx), "no-such.png"),
+          "info of a missing file");
     CHECK(gpuimg_read(ctx, path(samples, "elarun-640x400.png"), &in) == GPUIMG_OK, "read");
     CHECK(in.width == 640 && in.height == 400 && in.depth == 8 && in.device == -1 && in.owner, "read's geometry %dx%d",
           in.width, in.height);

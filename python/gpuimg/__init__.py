@@ -37,15 +37,15 @@ pkg-config names now, (5) `ctypes.util.find_library("gpuimg")` where it names li
 import ctypes
 import os
 import threading
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _cuda, _dlpack
 from ._dlpack import KDLCPU, KDLCUDA, KDLCUDAHOST
-from ._lib import Image, lib, libc_free, library_path
+from ._lib import Image, Info, lib, libc_free, library_path
 
-__all__ = ["Context", "DeviceArray", "Error", "read", "decode", "write", "encode", "run", "convert",
+__all__ = ["Context", "DeviceArray", "Error", "info", "read", "decode", "write", "encode", "run", "convert",
            "to_device", "to_host", "__version__", "library_path"]
 
 __version__ = lib.gpuimg_version().decode()
@@ -416,6 +416,20 @@ class Context:
         """Why auto took the CPU for the last run, or ""."""
         return lib.gpuimg_ctx_note(self._ptr).decode(errors="replace")
 
+    def info(self, path: Union[str, os.PathLike]) -> Dict[str, Any]:
+        """What a file holds, from its header and metadata, no pixels decoded (`gpuimg info`):
+        format, width, height (as stored), channels, depth, orientation, frames, progressive (None
+        but for JPEG), cmyk, the bytes of each piece of metadata (icc, exif, xmp, iptc, comment: 0
+        where absent), density (dots per inch, or None) and the file's bytes."""
+        f = Info()
+        self._call(lib.gpuimg_info_read, _path(path), ctypes.byref(f))
+        d: Dict[str, Any] = {"format": f.format.decode()}
+        d.update({k: getattr(f, k) for k, _ in Info._fields_ if k not in ("format", "xres", "yres")})
+        d["progressive"] = None if f.progressive < 0 else bool(f.progressive)
+        d["cmyk"] = bool(f.cmyk)
+        d["density"] = (f.xres, f.yres) if f.xres > 0 or f.yres > 0 else None
+        return d
+
     def read(self, path: Union[str, os.PathLike]) -> np.ndarray:
         """A file decoded (upright, as the command reads it) into a numpy array."""
         img = Image()
@@ -542,6 +556,12 @@ def _ctx(options):
             cache.pop(next(iter(cache)))
         ctx = cache[key] = Context(**options)
     return ctx
+
+
+def info(path: Union[str, os.PathLike], **options: Any) -> Dict[str, Any]:
+    """What a file holds from its header and metadata alone (no pixels decoded): a dict of
+    format, width, height, channels, depth, orientation, frames, ... as `gpuimg info` says."""
+    return _ctx(options).info(path)
 
 
 def read(path: Union[str, os.PathLike], **options: Any) -> np.ndarray:

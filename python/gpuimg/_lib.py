@@ -25,6 +25,29 @@ class Image(ctypes.Structure):
     ]
 
 
+class Info(ctypes.Structure):
+    """struct gpuimg_info"""
+    _fields_ = [
+        ("format", ctypes.c_char * 16),
+        ("width", ctypes.c_int),
+        ("height", ctypes.c_int),
+        ("channels", ctypes.c_int),
+        ("depth", ctypes.c_int),
+        ("orientation", ctypes.c_int),
+        ("frames", ctypes.c_int),
+        ("progressive", ctypes.c_int),
+        ("cmyk", ctypes.c_int),
+        ("icc", ctypes.c_size_t),
+        ("exif", ctypes.c_size_t),
+        ("xmp", ctypes.c_size_t),
+        ("iptc", ctypes.c_size_t),
+        ("comment", ctypes.c_size_t),
+        ("xres", ctypes.c_double),
+        ("yres", ctypes.c_double),
+        ("bytes", ctypes.c_size_t),
+    ]
+
+
 SONAME = "libgpuimg.so.0"   # the library's ABI: the module loads no other
 
 
@@ -111,6 +134,7 @@ for _name, _res, _args in [
     ("gpuimg_image_copy", _status, [_ctx, _img, ctypes.c_int, _img]),
     ("gpuimg_image_free", None, [_img]),
     ("gpuimg_read", _status, [_ctx, ctypes.c_char_p, _img]),
+    ("gpuimg_info_read", _status, [_ctx, ctypes.c_char_p, ctypes.POINTER(Info)]),
     ("gpuimg_decode", _status, [_ctx, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, _img]),
     ("gpuimg_write", _status, [_ctx, ctypes.c_char_p, _img]),
     ("gpuimg_encode", _status, [_ctx, _img, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),

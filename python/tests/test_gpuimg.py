@@ -241,3 +241,25 @@ def test_device_arrays():
         assert back.data_ptr() == rt.__cuda_array_interface__["data"][0]
         assert np.array_equal(back.cpu().numpy(), r.numpy())
         print("torch", torch.__version__, "takes gpuimg's device arrays")
+
+
+def test_info_is_the_commands():
+    """gpuimg.info says what `gpuimg info --json` says, from the header alone."""
+    import json
+    names = ["path-640x400.jpg", "elarun-640x400.png", "canopee-960x540.png"]
+    out = subprocess.run([GPUIMG, "info", "--json"] + [os.path.join(SAMPLES, n) for n in names], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    for n, line in zip(names, out):
+        want = json.loads(line)
+        got = gpuimg.info(os.path.join(SAMPLES, n))
+        for k in ("format", "width", "height", "channels", "depth", "orientation", "frames", "bytes"):
+            assert got[k] == want[k], (n, k, got[k], want[k])
+        for k in ("icc", "exif", "xmp", "iptc", "comment"):
+            assert got[k] == (want[k] or 0), (n, k)
+        assert got["progressive"] == want.get("progressive"), n
+    try:
+        gpuimg.info(os.path.join(WORK, "no-such-file.jpg"))
+    except gpuimg.Error as e:
+        assert e.status == "EOPEN" and "no-such-file.jpg" in str(e), str(e)
+    else:
+        raise AssertionError("a missing file described")

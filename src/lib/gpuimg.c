@@ -9,10 +9,17 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "core/error.h"
 #include "engine/backend.h"
 #include "engine/files.h"
 #include "engine/run.h"
+#include "io/formats.h"
+#include "io/io.h"
+#include "io/jxl.h"
+#include "io/meta.h"
 #include "lib/options.h"
 
 
@@ -785,4 +792,98 @@ enum gpuimg_status gpuimg_convert(gpuimg_ctx *ctx, const char *pipeline, const c
         snprintf(ctx->note, sizeof ctx->note, "%s", r.note);
     threads_end(saved);
     return end(ctx, st);
+}
+
+/* ---- a file described, no pixels decoded ---------------------------------------------------- */
+
+static void info_fill(gpuimg_info *info, const char *format, const struct geom *g, int orient, int frames,
+                      int progressive, int cmyk, const struct io_meta *m, size_t bytes)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->format, sizeof info->format, "%s", format);
+    info->width = g->w;
+    info->height = g->h;
+    info->channels = g->c;
+    info->depth = g->depth;
+    info->orientation = orient;
+    info->frames = frames;
+    info->progressive = progressive;
+    info->cmyk = cmyk;
+    info->icc = m->icc_len;
+    info->exif = m->exif_len;
+    info->xmp = m->xmp_len;
+    info->iptc = m->iptc_len;
+    info->comment = m->comment_len;
+    if (m->density) {
+        info->xres = m->xres;
+        info->yres = m->yres;
+    }
+    info->bytes = bytes;
+}
+
+/* From the file's first INFO_HEAD bytes where they say it all: a JPEG (its markers up to the first
+ * scan: a camera's EXIF and profile come before it) or a JPEG XL (its header and metadata boxes,
+ * not its frames). 0 when they did; else the whole file is read. */
+#define INFO_HEAD (128u << 10)
+static int info_head(const char *path, gpuimg_info *info)
+{
+    const int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat st;
+    static _Thread_local uint8_t head[INFO_HEAD];
+    const ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < 64)
+        return 1;
+    struct io_meta m = { 0 };
+    const enum file_kind kind = sniff_kind(head, (size_t)n);
+    struct geom g;
+    int frames = 1;
+    if (kind == KIND_JXL && !jxl_head(head, (size_t)n, (size_t)st.st_size, &g, &frames, &m)) {
+        info_fill(info, format_name(kind, head, (size_t)n), &g, 1, frames, -1, 0, &m, (size_t)st.st_size);
+        meta_free(&m);
+        return 0;
+    }
+    uint32_t w = 0, h = 0;
+    struct jpeg_facts jf;
+    if (kind != KIND_JPEG || jpeg_check_head("", head, (size_t)n, &w, &h, &jf) || !w || !h
+        || (jf.comps != 1 && jf.comps != 3 && jf.comps != 4) || meta_read(head, (size_t)n, KIND_JPEG, &m)) {
+        meta_free(&m);
+        gpuimg_clear_error();
+        return 1;
+    }
+    g = (struct geom){ (int)w, (int)h, jf.comps == 1 ? 1 : 3, 8 };
+    info_fill(info, "JPEG", &g, jpeg_orientation(head, (size_t)n), 1, jf.progressive, jf.four, &m, (size_t)st.st_size);
+    meta_free(&m);
+    return 0;
+}
+
+enum gpuimg_status gpuimg_info_read(gpuimg_ctx *ctx, const char *path, gpuimg_info *info)
+{
+    if (!ctx || !info)
+        return GPUIMG_EUSAGE;
+    begin(ctx);
+    memset(info, 0, sizeof *info);
+    if (!path)
+        return end(ctx, gpuimg_fail(GPUIMG_EOPEN, "no file name (NULL)"));
+    if (!info_head(path, info))
+        return end(ctx, GPUIMG_OK);
+    /* headers only: no pixel or expansion limit, nothing is decoded */
+    const struct load_opts lo = { 0, DEC_AUTO, DEC_AUTO, 0, 0, 0 };
+    struct io_input in;
+    struct io_meta m = { 0 };
+    int st = io_read(path, &lo, &in);
+    if (!st && (st = io_read_meta(&in, &m)))
+        io_input_free(&in);
+    if (st) {
+        meta_free(&m);
+        return end(ctx, st);
+    }
+    const int orient = in.kind == KIND_JPEG ? in.orient : m.exif ? exif_orientation(m.exif, m.exif_len, NULL) : 1;
+    info_fill(info, format_name(in.kind, in.buf, in.len), &in.g, orient, in.frames,
+              in.kind == KIND_JPEG ? in.jpeg_facts.progressive : -1, in.kind == KIND_JPEG && in.jpeg_facts.four, &m,
+              in.len);
+    meta_free(&m);
+    io_input_free(&in);
+    return end(ctx, GPUIMG_OK);
 }
