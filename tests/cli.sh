@@ -36,6 +36,8 @@ crop=50% 51x31 c3 d8
 crop=x20:gravity=south 101x20 c3 d8
 crop=90x90+20+0 81x61 c3 d8
 crop=50x40:gravity=entropy 50x40 c3 d8
+crop=50x40:gravity=attention 50x40 c3 d8
+crop=30%:gravity=attention 30x18 c3 d8
 pad=130x80:color=white,trim:background=white 101x61 c3 d8
 pad=130x80:color=white,trim=5,resize=50% 51x31 c3 d8
 pad=130x80:color=white,trim:background=white,crop=50% 51x31 c3 d8
@@ -204,6 +206,9 @@ expect_fail 2 "crop: size must be" crop=5x5+1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: size must be" crop=5x5+-1+1 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: the size takes no \^" "crop=5x5^" "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: gravity=entropy places the rectangle itself" crop=5x5+1+1:gravity=entropy "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop: gravity=attention places the rectangle itself" crop=5x5+1+1:gravity=attention "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop: gravity must be one of .*entropy.attention, not 'attentionx'" crop=5x5:gravity=attentionx "$T/rgb.png" "$T/x.png"
+expect_fail 2 "crop: gravity must be one of .*entropy.attention, not 'attn'" crop=5x5:gravity=attn "$T/rgb.png" "$T/x.png"
 expect_fail 2 "trim: threshold must be a number in \[0, 255\], not '300'" trim=300 "$T/rgb.png" "$T/x.png"
 expect_fail 2 "trim: threshold must be a number in \[0, 255\], not 'abc'" trim=abc "$T/rgb.png" "$T/x.png"
 expect_fail 2 "trim: background must be a colour" trim:background=nocolour "$T/rgb.png" "$T/x.png"

@@ -17,6 +17,12 @@ extern "C" {
 int gpu_crop_hist(const struct gpu_call *k, const struct gpu_image *in, const int r[8], uint32_t *dhist,
                   uint32_t *hist, char *err, size_t errlen);
 
+/* gravity=attention: each of the 32 x 32 cells' sums of each colour band (premultiplied by alpha
+ * with alpha, v * a), as src/ops/crop/smart.h's attn_span and smart_attention_sums_cpu define them,
+ * into sums (32 * 32 * (c <= 2 ? 1 : 3) uint64, cell by cell) through dsums (as many on the
+ * device). One block a cell, whatever the variant. Synchronous. */
+int gpu_crop_cells(const struct gpu_image *in, uint64_t *dsums, uint64_t *sums, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -114,7 +114,7 @@ def gray(a, std):
 
 
 BIG_CASES = {"gray=709", "resize=50%", "resize=30%", "resize=50%:filter=nearest", "blur=2", "blur=2:border=constant",
-             "crop=35%:gravity=entropy", "trim=60:background=white"}
+             "crop=35%:gravity=entropy", "crop=35%:gravity=attention", "trim=60:background=white"}
 
 
 def cases_for(w, h, c, depth, big):
@@ -666,6 +666,110 @@ def smartcrop_cases(w, h, c, depth, run):
     return out
 
 
+def attention_corner(a, cw, ch):
+    """crop's gravity=attention corner by its definition (src/ops/crop/attention.c), written again
+    here in Python's float64 math (the C library's pow, cbrt and exp, as gpuimg's)."""
+    import math
+    N = 32
+    c = 1 if a.ndim == 2 else a.shape[2]
+    b = a.reshape(a.shape[0], a.shape[1], c).astype(np.uint64)
+    H, W = b.shape[:2]
+    top = 65535.0 if a.dtype == np.uint16 else 255.0
+    nb = 1 if c <= 2 else 3
+    col = b[..., :nb] * b[..., c - 1:c] if c in (2, 4) else b[..., :nb]
+    scale = top * top if c in (2, 4) else top
+
+    def span(n, i):
+        lo, hi = i * n // N, (i + 1) * n // N
+        return lo, max(hi, lo + 1)
+
+    def lin(u):
+        return u / 12.92 if u <= 0.04045 else math.pow((u + 0.055) / 1.055, 2.4)
+
+    X, Y, Z = {}, {}, {}
+    for j in range(N):
+        y0, y1 = span(H, j)
+        for i in range(N):
+            x0, x1 = span(W, i)
+            n = float((x1 - x0) * (y1 - y0))
+            sums = [int(col[y0:y1, x0:x1, k].sum(dtype=np.uint64)) for k in range(nb)]
+            r, g, bb = (lin(sums[k if nb == 3 else 0] / (n * scale)) for k in range(3))
+            X[j, i] = 100 * (0.4124 * r + 0.3576 * g + 0.1805 * bb)
+            Y[j, i] = 100 * (0.2126 * r + 0.7152 * g + 0.0722 * bb)
+            Z[j, i] = 100 * (0.0193 * r + 0.1192 * g + 0.9505 * bb)
+    cl = lambda v: min(max(v, 0), N - 1)
+    labf = lambda t: lab_cbrt(t) if t > (6.0 / 29) ** 3 else t / (3 * (6.0 / 29) ** 2) + 4.0 / 29
+    score = np.zeros((N, N))
+    for j in range(N):
+        for i in range(N):
+            lap = 4 * Y[j, i] - Y[j, cl(i - 1)] - Y[j, cl(i + 1)] - Y[cl(j - 1), i] - Y[cl(j + 1), i]
+            s = abs(5 * lap)
+            if Y[j, i] > 5:
+                v = (X[j, i], Y[j, i], Z[j, i])
+                m = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                d2 = sum(((v[k] / m if m > 0 else 0) - sk) ** 2 for k, sk in enumerate((0.78, 0.57, 0.44)))
+                s += 100 - 100 * math.sqrt(d2)
+                s += 500 * (labf(X[j, i] / 95.047) - labf(Y[j, i] / 100.0))
+            score[j, i] = s
+    hs, vs = N / W, N / H
+    sigma = max(math.sqrt(math.pow(cw * hs, 2) + math.pow(ch * vs, 2)) / 10, 1.0)
+    sig2 = 2 * sigma * sigma
+    x = 0
+    while x < int(min(8 * sigma, 10000)) and math.exp(-(x * x) / sig2) >= 0.2:
+        x += 1
+    rad = max(x - 1, 0)
+    tap = [float(c_rint(20 * math.exp(-(k * k) / sig2))) for k in range(-rad, rad + 1)]
+    tot = sum(tap)
+
+    def blur(m, horiz):
+        o = np.zeros((N, N))
+        for j in range(N):
+            for i in range(N):
+                acc = 0.0
+                for k in range(-rad, rad + 1):
+                    acc += tap[k + rad] * (m[j, cl(i + k)] if horiz else m[cl(j + k), i])
+                o[j, i] = acc / tot
+        return o
+    score = blur(blur(score, True), False)
+    best = int(np.argmax(score))   # the first of equal maxima, in raster order
+    ax, ay = int((best % N) / hs), int((best // N) / vs)
+    return min(max(ax - cw // 2, 0), W - cw), min(max(ay - ch // 2, 0), H - ch)
+
+
+def c_rint(v):
+    """C's rint (ties to even, as Python's round) for the gaussian's taps"""
+    return round(v)
+
+
+def lab_cbrt(t):
+    """C's cbrt through ctypes (Python's ** 1/3 rounds differently)"""
+    import ctypes
+    import ctypes.util
+    global _libm
+    if '_libm' not in globals():
+        _libm = ctypes.CDLL(ctypes.util.find_library('m'))
+        _libm.cbrt.restype = ctypes.c_double
+        _libm.cbrt.argtypes = [ctypes.c_double]
+    return _libm.cbrt(t)
+
+
+def attention_cases(w, h, c, depth, run):
+    """vips smartcrop with interesting=attention where its rectangle is the one crop's definition
+    gives (attention_corner); elsewhere (vips's own resize and float colour place it a cell apart) no
+    case."""
+    out = []
+    for pct in (60, 35):
+        cw, ch = max(1, int(np.floor(w * pct / 100 + 0.5))), max(1, int(np.floor(h * pct / 100 + 0.5)))
+
+        def fn(a, cw=cw, ch=ch):
+            x, y = attention_corner(a, cw, ch)
+            v = vips_cli(a, 'smartcrop', 'IN', 'OUT', str(cw), str(ch), '--interesting', 'attention')
+            own = a[y:y + ch, x:x + cw]
+            return v if v.shape == own.shape and np.array_equal(v, own) else None
+        out.append(("crop=%d%%:gravity=attention" % pct, fn, 0))
+    return out
+
+
 # Each operation's reference (the registry's names): cases (pipeline, function of the input,
 # tolerance in levels) for one input. Adding an operation adds its entry here.
 REFERENCES = {
@@ -687,7 +791,8 @@ REFERENCES = {
     'rotate': rotate_cases,
     'flip': lambda w, h, c, d, run: [("flip=h", lambda a: cv2.flip(a, 1), 0), ("flip=v", lambda a: cv2.flip(a, 0), 0)],
     'copy': lambda w, h, c, d, run: [("copy", lambda a: a.copy(), 0)],
-    'crop': lambda w, h, c, d, run: crop_cases(w, h, c, d, run) + smartcrop_cases(w, h, c, d, run),
+    'crop': lambda w, h, c, d, run: crop_cases(w, h, c, d, run) + smartcrop_cases(w, h, c, d, run)
+    + attention_cases(w, h, c, d, run),
     # vips 8.14's find_trim's box (its median, flatten and threshold), then the crop
     'trim': trim_cases,
     'pad': pad_cases,
