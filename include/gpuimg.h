@@ -107,6 +107,10 @@ GPUIMG_API void gpuimg_ctx_free(gpuimg_ctx *ctx);
  * or OMP_NUM_THREADS) and "force". EUSAGE for an unknown option or a bad value, the context
  * unchanged. Every function taking a context returns EUSAGE for a NULL one. */
 GPUIMG_API enum gpuimg_status gpuimg_ctx_set(gpuimg_ctx *ctx, const char *option, const char *value);
+/* An option's value as last set on ctx ("85" for "jpeg-quality"), or NULL where it was never set
+ * (its default holds: man gpuimg) or is not an option the library takes (valid until it is set
+ * again or the context freed). */
+GPUIMG_API const char *gpuimg_ctx_get(const gpuimg_ctx *ctx, const char *option);
 /* The last failure's message, "" after a success (valid until the context's next call). */
 GPUIMG_API const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);
 /* Where the last run went and why, as -v says it: "cpu", "gpu"; and the reason auto took the CPU

@@ -66,6 +66,12 @@ int main(int argc, char **argv)
     CHECK(gpuimg_ctx_set(ctx, "jobs", "4") == GPUIMG_OK, "jobs: a batch's files at once");
     CHECK(gpuimg_ctx_set(ctx, "force", "1") == GPUIMG_OK && gpuimg_ctx_set(ctx, "force", "0") == GPUIMG_OK, "force");
     CHECK(gpuimg_ctx_set(ctx, "threads", "2") == GPUIMG_OK, "threads");
+    CHECK(gpuimg_ctx_get(ctx, "threads") && !strcmp(gpuimg_ctx_get(ctx, "threads"), "2")
+              && !strcmp(gpuimg_ctx_get(ctx, "backend"), "cpu") && !gpuimg_ctx_get(ctx, "jpeg-sampling")
+              && !gpuimg_ctx_get(ctx, "no-such-option"),
+          "options read back");
+    CHECK(gpuimg_ctx_set(ctx, "backend", "fast") == GPUIMG_EUSAGE && !strcmp(gpuimg_ctx_get(ctx, "backend"), "cpu"),
+          "a refused value leaves the one before");
     int sets = 0;
     for (int i = 0; i < 500; i++)   /* a value set again replaces the one before: no limit */
         sets += gpuimg_ctx_set(ctx, "jpeg-quality", i % 2 ? "80" : "90") == GPUIMG_OK;

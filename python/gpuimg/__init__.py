@@ -406,6 +406,12 @@ class Context:
         for k, v in options.items():
             self._call(lib.gpuimg_ctx_set, k.replace("_", "-").encode(), _text(v).encode())
 
+    def get(self, name: str) -> Optional[str]:
+        """An option's value as last set (`ctx.get("jpeg_quality")` -> "85"), or None where it was
+        never set (its default holds)."""
+        v = lib.gpuimg_ctx_get(self._ptr, name.replace("_", "-").encode())
+        return None if v is None else v.decode()
+
     @property
     def backend(self) -> str:
         """Where the last run went: "cpu" or "gpu"."""

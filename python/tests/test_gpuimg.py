@@ -263,3 +263,16 @@ def test_info_is_the_commands():
         assert e.status == "EOPEN" and "no-such-file.jpg" in str(e), str(e)
     else:
         raise AssertionError("a missing file described")
+
+
+def test_options_read_back():
+    ctx = gpuimg.Context(jpeg_quality=85)
+    assert ctx.get("jpeg_quality") == "85" and ctx.get("jpeg-quality") == "85"
+    assert ctx.get("strip") is None
+    try:
+        ctx.set(jpeg_quality=101)
+    except gpuimg.Error:
+        pass
+    else:
+        raise AssertionError("jpeg_quality=101 accepted")
+    assert ctx.get("jpeg_quality") == "85"

@@ -139,6 +139,14 @@ enum gpuimg_status gpuimg_ctx_set(gpuimg_ctx *ctx, const char *option, const cha
     return end(ctx, st);
 }
 
+const char *gpuimg_ctx_get(const gpuimg_ctx *ctx, const char *option)
+{
+    for (int i = 0; ctx && option && i < ctx->ntexts; i++)
+        if (!strcmp(ctx->texts[i].name, option))
+            return ctx->texts[i].value;
+    return NULL;
+}
+
 const char *gpuimg_ctx_error(const gpuimg_ctx *ctx) { return ctx ? ctx->err : "no context (NULL)"; }
 const char *gpuimg_ctx_backend(const gpuimg_ctx *ctx) { return ctx ? ctx->backend : ""; }
 const char *gpuimg_ctx_note(const gpuimg_ctx *ctx) { return ctx ? ctx->note : ""; }
