@@ -148,6 +148,7 @@ expect_ok -q --shard=0/3 --json=shard3.json -o "sh3/%s.png" --from-list=- gray <
 grep -q '"busy_ms": {"decode": [0-9.]*, "upload": [0-9.]*, "process": [0-9.]*, "download": [0-9.]*, "encode": [0-9.]*}' \
     shard3.json && ok || bad "JSON lacks busy_ms: $(cat shard3.json)"
 grep -Eq '"decoders": \{"(libdeflate|libpng|stb_image)": 3\}' shard3.json && ok || bad "JSON lacks decoders: $(cat shard3.json)"
+grep -Eq '"encoders": \{"(libdeflate|zlib|stb_image_write)[^"]*": 3\}' shard3.json && ok || bad "JSON lacks encoders: $(cat shard3.json)"
 # inputs named on the command line come first in the list, then the file's
 expect_ok -q --json=mix.json -o 'mix/%i.png' --from-list=list.txt gray in/a/one.png
 [ "$(json_field mix.json done)" -eq 8 ] && [ "$(dims mix/1.png)" = "31x17 c1 d8" ] && ok || bad "argv then list: $(ls mix)"

@@ -279,6 +279,12 @@ void report_write_batch_json(FILE *f, const struct batch_report *b)
         report_json_str(f, b->decoders[i].name);
         fprintf(f, ": %ld", b->decoders[i].n);
     }
+    fprintf(f, "}, \"encoders\": {");
+    for (int i = 0; i < b->nencoders; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        report_json_str(f, b->encoders[i].name);
+        fprintf(f, ": %ld", b->encoders[i].n);
+    }
     fprintf(f, "}, \"peak_rss_kib\": %ld}\n", b->peak_rss_kb);
 }
 
