@@ -111,6 +111,11 @@ GPUIMG_API enum gpuimg_status gpuimg_ctx_set(gpuimg_ctx *ctx, const char *option
  * (its default holds: man gpuimg) or is not an option the library takes (valid until it is set
  * again or the context freed). */
 GPUIMG_API const char *gpuimg_ctx_get(const gpuimg_ctx *ctx, const char *option);
+/* Ask the call running on ctx (from another thread: the one thread-safe use of a context) to stop:
+ * it returns GPUIMG_ECANCELED before its next step (a batch: before its next input, those not begun
+ * ECANCELED in status), having written nothing more. A call begun after it runs normally: with
+ * no call running it has no effect. */
+GPUIMG_API void gpuimg_ctx_cancel(gpuimg_ctx *ctx);
 /* The last failure's message, "" after a success (valid until the context's next call). */
 GPUIMG_API const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);
 /* Where the last run went and why, as -v says it: "cpu", "gpu"; and the reason auto took the CPU

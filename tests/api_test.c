@@ -3,10 +3,13 @@
  * installcheck). Usage: api_test SAMPLES_DIR WORK_DIR. Writes WORK_DIR/convert.png (gpuimg_convert
  * of gray,resize=50%) for tests/api.sh to compare with the command's bytes. Exit 0: every check
  * passed; 1: a check failed (each said on stderr). */
+#define _POSIX_C_SOURCE 200809L   /* nanosleep */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <gpuimg.h>
 
 static int failures;
@@ -40,6 +43,21 @@ static char *path(const char *dir, const char *name)
     char *p = buf[n++ % 4];
     snprintf(p, sizeof buf[0], "%s/%s", dir, name);
     return p;
+}
+
+/* gpuimg_ctx_cancel from another thread every 10 ms until the call returns (one issued before
+ * the call begins has no effect) */
+static gpuimg_ctx *cancel_ctx;
+static int cancel_stop;
+static void *cancel_soon(void *arg)
+{
+    (void)arg;
+    struct timespec t = { 0, 10 * 1000 * 1000 };
+    while (!__atomic_load_n(&cancel_stop, __ATOMIC_ACQUIRE)) {
+        nanosleep(&t, NULL);
+        gpuimg_ctx_cancel(cancel_ctx);
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -153,6 +171,44 @@ int main(int argc, char **argv)
             gpuimg_image_free(&outs[i]);
         gpuimg_image_free(&one);
         gpuimg_image_free(&ref);
+
+        /* cancelled from another thread: a long batch (one job, one thread) stops before its next
+         * input, those not begun ECANCELED, nothing left behind; the next call runs */
+        enum { N = 3000 };
+        const void **many = malloc(N * sizeof *many);
+        size_t *mlens = malloc(N * sizeof *mlens);
+        gpuimg_image *mouts = malloc(N * sizeof *mouts);
+        int *mst = malloc(N * sizeof *mst);
+        gpuimg_ctx *cc = gpuimg_ctx_new();
+        CHECK(many && mlens && mouts && mst && cc && gpuimg_ctx_set(cc, "backend", "cpu") == GPUIMG_OK
+                  && gpuimg_ctx_set(cc, "jobs", "1") == GPUIMG_OK && gpuimg_ctx_set(cc, "threads", "1") == GPUIMG_OK,
+              "a context to cancel");
+        for (int i = 0; i < N; i++) {
+            many[i] = png;
+            mlens[i] = plen;
+        }
+        pthread_t canceller;
+        cancel_ctx = cc;
+        CHECK(!pthread_create(&canceller, NULL, cancel_soon, NULL), "the cancelling thread");
+        const int bst = gpuimg_decode_batch(cc, N, NULL, many, mlens, "gray", -1, mouts, mst);
+        __atomic_store_n(&cancel_stop, 1, __ATOMIC_RELEASE);
+        pthread_join(canceller, NULL);
+        int done = 0, cancelled = 0;
+        for (int i = 0; i < N; i++) {
+            done += mst[i] == GPUIMG_OK && mouts[i].data;
+            cancelled += mst[i] == GPUIMG_ECANCELED && !mouts[i].data;
+            gpuimg_image_free(&mouts[i]);
+        }
+        CHECK(bst == GPUIMG_ECANCELED && done + cancelled == N && cancelled > 0 && strstr(gpuimg_ctx_error(cc), "cancel"),
+              "a cancelled batch: %d done, %d cancelled, status %d (%s)", done, cancelled, bst, gpuimg_ctx_error(cc));
+        CHECK(gpuimg_decode_batch(cc, 2, NULL, many, mlens, "gray", -1, mouts, mst) == GPUIMG_OK, "the next call");
+        gpuimg_image_free(&mouts[0]);
+        gpuimg_image_free(&mouts[1]);
+        gpuimg_ctx_free(cc);
+        free(many);
+        free(mlens);
+        free(mouts);
+        free(mst);
         free(png);
     }
 

@@ -406,6 +406,11 @@ class Context:
         for k, v in options.items():
             self._call(lib.gpuimg_ctx_set, k.replace("_", "-").encode(), _text(v).encode())
 
+    def cancel(self) -> None:
+        """From another thread: the call running on this context stops before its next step (a
+        batch before its next input) and raises gpuimg.Error ECANCELED; no effect when none runs."""
+        lib.gpuimg_ctx_cancel(self._ptr)
+
     def get(self, name: str) -> Optional[str]:
         """An option's value as last set (`ctx.get("jpeg_quality")` -> "85"), or None where it was
         never set (its default holds)."""

@@ -127,6 +127,7 @@ for _name, _res, _args in [
     ("gpuimg_ctx_free", None, [_ctx]),
     ("gpuimg_ctx_set", _status, [_ctx, ctypes.c_char_p, ctypes.c_char_p]),
     ("gpuimg_ctx_get", ctypes.c_char_p, [_ctx, ctypes.c_char_p]),
+    ("gpuimg_ctx_cancel", None, [_ctx]),
     ("gpuimg_ctx_error", ctypes.c_char_p, [_ctx]),
     ("gpuimg_ctx_backend", ctypes.c_char_p, [_ctx]),
     ("gpuimg_ctx_note", ctypes.c_char_p, [_ctx]),

@@ -276,3 +276,27 @@ def test_options_read_back():
     else:
         raise AssertionError("jpeg_quality=101 accepted")
     assert ctx.get("jpeg_quality") == "85"
+
+
+def test_cancel_from_another_thread():
+    """A long batch cancelled from another thread raises ECANCELED; the context runs the next call."""
+    import threading
+    ctx = gpuimg.Context(backend="cpu", jobs=1, threads=1)
+    data = gpuimg.encode(np.zeros((200, 300, 3), np.uint8), "png")
+    returned = threading.Event()
+
+    def keep_cancelling():   # a cancel before the call begins has no effect: again until it returns
+        while not returned.wait(0.01):
+            ctx.cancel()
+    t = threading.Thread(target=keep_cancelling)
+    t.start()
+    try:
+        ctx.decode([data] * 20000, pipeline="gray")
+    except gpuimg.Error as e:
+        assert e.status == "ECANCELED", (e.status, str(e))
+    else:
+        raise AssertionError("a batch of 20000 was not cancelled")
+    finally:
+        returned.set()
+        t.join()
+    assert len(ctx.decode([data] * 2, pipeline="gray")) == 2

@@ -267,5 +267,5 @@ int plan_abandoned(const struct plan *pl)
 {
     if (!pl->abandoned || !atomic_load_explicit(pl->abandoned, memory_order_relaxed))
         return GPUIMG_OK;
-    return gpuimg_fail(GPUIMG_ECANCELED, "the run was given up: its asker went away");
+    return gpuimg_fail(GPUIMG_ECANCELED, "the run was given up: its asker went away or cancelled it");
 }

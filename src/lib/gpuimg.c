@@ -3,6 +3,7 @@
  * failure's message is kept on the context. */
 #include <config.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct gpuimg_ctx {
     char *pipe_text;          /* the last pipeline parsed, kept for the next run */
     struct plan pipe;
     struct pool *pool;        /* gpuimg_decode_batch's workers, made at its first call */
+    atomic_int cancel;        /* gpuimg_ctx_cancel: the running call stops (its runs' plan.abandoned) */
 };
 
 struct pool;
@@ -54,6 +56,7 @@ const char *gpuimg_version(void)
 
 static void begin(gpuimg_ctx *ctx)
 {
+    atomic_store(&ctx->cancel, 0);
     gpuimg_clear_error();
     ctx->err[0] = 0;
 }
@@ -145,6 +148,12 @@ const char *gpuimg_ctx_get(const gpuimg_ctx *ctx, const char *option)
         if (!strcmp(ctx->texts[i].name, option))
             return ctx->texts[i].value;
     return NULL;
+}
+
+void gpuimg_ctx_cancel(gpuimg_ctx *ctx)
+{
+    if (ctx)
+        atomic_store(&ctx->cancel, 1);
 }
 
 const char *gpuimg_ctx_error(const gpuimg_ctx *ctx) { return ctx ? ctx->err : "no context (NULL)"; }
@@ -260,6 +269,7 @@ static int run_context(gpuimg_ctx *ctx, const struct plan *pl, int threads, stru
     if (st)
         return st;
     rc->kind = bc.kind;
+    rc->abandoned = &ctx->cancel;
     snprintf(ctx->note, sizeof ctx->note, "%s", bc.note);
     ctx->backend = bc.kind == BACKEND_GPU ? "gpu" : "cpu";
     return GPUIMG_OK;
@@ -498,6 +508,7 @@ enum gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const char *pipeline, const gpuim
     }
     if (!st)
         st = run_context(ctx, &pl, threads, &rc);
+    pl.abandoned = &ctx->cancel;
     if (!st && in->device >= 0) {   /* on its device, the result left there */
         if (rc.kind != BACKEND_GPU)
             st = gpuimg_fail(GPUIMG_ENOGPU, "a device image needs the GPU: %s", ctx->note[0] ? ctx->note : "backend cpu");
@@ -595,7 +606,9 @@ static void batch_work(struct batch *b)
         if (i >= b->n)
             break;
         gpuimg_clear_error();
-        const int st = batch_one(b, &rc, i);
+        const int st = rc.abandoned && atomic_load(rc.abandoned)
+                           ? (int)gpuimg_fail(GPUIMG_ECANCELED, "input %d: the batch was cancelled", i)
+                           : batch_one(b, &rc, i);
         if (b->status)
             b->status[i] = st;
         if (st) {
