@@ -45,6 +45,7 @@ pad=130x80:color=white,trim:background=white,crop=20x 20x61 c3 d8
 pad=130x80:color=white,trim:background=white,pad=150% 152x92 c3 d8
 pad=130x80:color=white,trim:background=white,crop=50%:gravity=entropy 51x31 c3 d8
 pad=130x80:color=white,trim:background=white,resize=60x60:fit=cover 60x60 c3 d8
+pad=130x80:color=white,trim:background=white,pad=110x70 110x70 c3 d8
 trim=255 101x61 c3 d8
 pad=200x100 200x100 c3 d8
 pad=150%:color=white 152x92 c3 d8
@@ -210,6 +211,10 @@ expect_fail 2 "crop: gravity=attention places the rectangle itself" crop=5x5+1+1
 expect_fail 2 "crop: gravity must be one of .*entropy.attention, not 'attentionx'" crop=5x5:gravity=attentionx "$T/rgb.png" "$T/x.png"
 expect_fail 2 "crop: gravity must be one of .*entropy.attention, not 'attn'" crop=5x5:gravity=attn "$T/rgb.png" "$T/x.png"
 expect_fail 2 "trim: threshold must be a number in \[0, 255\], not '300'" trim=300 "$T/rgb.png" "$T/x.png"
+# a step that cannot take the trimmed image fails after the measure, naming the file, no output
+expect_fail 1 "rgb.png: pad: the 101x61 image does not fit a 50x50 canvas" \
+    pad=130x80:color=white,trim:background=white,pad=50x50 "$T/rgb.png" "$T/x-trim.png"
+[ ! -e "$T/x-trim.png" ] && ok || bad "a failed trim pipeline left its output"
 expect_fail 2 "trim: threshold must be a number in \[0, 255\], not 'abc'" trim=abc "$T/rgb.png" "$T/x.png"
 expect_fail 2 "trim: background must be a colour" trim:background=nocolour "$T/rgb.png" "$T/x.png"
 expect_fail 2 "trim has no parameter 'fuzz'" trim:fuzz=3 "$T/rgb.png" "$T/x.png"

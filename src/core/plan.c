@@ -168,16 +168,27 @@ const char *plan_file(const struct plan *pl)
     return NULL;
 }
 
-/* Steps first .. the last resolved in turn from cur, each bounded by max_pixels; pl->out the last's. */
+/* Steps first .. the last resolved in turn from cur, each bounded by max_pixels; pl->out the last's.
+ * A step after one that has not measured its input yet is sized on the bound: one that cannot
+ * take the bound's size (a pad to a canvas smaller than the untrimmed image) is left to
+ * plan_measured to judge on the measured size, the bound passed through it meanwhile. */
 static int resolve_steps(struct plan *pl, int first, struct geom cur, uint64_t max_pixels)
 {
     size_t bytes;
+    int bound = 0;   /* a step before this one measures its input later */
     for (int i = first; i < pl->nsteps; i++) {
         struct step *st = &pl->steps[i];
         st->in = cur;
         int r = st->op->resolve(&st->args, &cur, &st->out);
+        if (r == GPUIMG_EGEOMETRY && bound) {
+            gpuimg_clear_error();
+            st->args = st->given;
+            st->out = cur;
+            r = GPUIMG_OK;
+        }
         if (r)
             return r;
+        bound |= st->op->measure && !st->args.measured;
         uint64_t px = (uint64_t)st->out.w * (uint64_t)st->out.h;
         if (max_pixels && px > max_pixels)
             return gpuimg_fail(GPUIMG_ETOOBIG, "%s: the result would be %dx%d (%llu pixels), over the limit of %llu (--max-pixels)",

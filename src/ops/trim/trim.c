@@ -194,9 +194,9 @@ const struct op_desc op_trim = {
         "of 8 bits (floor(T*257) at 16). The result is the smallest rectangle holding every such pixel; an image "
         "that is all background is left unchanged. vips 8.14's find_trim with the same background and threshold "
         "(vips's default background is white) finds the same box: exact. The box is measured on the step's input "
-        "before it runs, so the step runs whole, never in tiles or bands. The steps after it are checked before any "
-        "pixels against the untrimmed size, then sized from the trimmed one: a later pad to a canvas smaller than the "
-        "input is refused even where the trimmed image would fit.",
+        "before it runs, so the step runs whole, never in tiles or bands. The steps after it are sized from the trimmed "
+        "image: a later pad to a canvas smaller than the input but not than the trimmed image works, and one that "
+        "cannot take the trimmed image fails once it is measured, naming the file.",
     .params = params,
     .nparams = 2,
     .resolve = resolve,
