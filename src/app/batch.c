@@ -652,8 +652,8 @@ int batch_main(const struct cli_opts *o, struct run_ctx *ctx, int threads, doubl
     ctx->shared_encode = codecs;
     /* --jobs, else the cores over --threads, else one a core (at least one a GPU; through a
      * server as many as its workers with a GPU). Not more here with the GPU's codecs: until the
-     * engines are made (0.6 s) every job decodes on the cores, and 64 jobs of 2560x1600 JPEGs ran
-     * 411-439 images/s against 16 jobs' 554 (H200, 1000 files) */
+     * engines are made every job decodes on the cores, and more jobs than cores then take most of
+     * the batch there, slower */
     int jobs = o->jobs ? o->jobs : o->threads ? (threads / o->threads > 1 ? threads / o->threads : 1)
                : rt.server ? threads * SERVER_WORKERS_PER_CORE
                                      : threads > sh.ndevices ? threads : sh.ndevices;

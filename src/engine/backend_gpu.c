@@ -187,9 +187,8 @@ static void plan_fusion(struct gpu_pipeline *gp, const struct plan *pl, int firs
 /* A batch worker's step states kept from one file to the next (gpu_run_opts.keep): a batch's
  * files share their steps' parameters and geometry, and a state that depends on those alone
  * (op_desc.gpu_state_reuse) made again for each file copies its tables up through the driver's
- * pageable staging, which every worker shares (H200, 64 workers: the pipeline's set-up took
- * 6-20 ms a file). Keyed by device, operation, variant, parameters and geometries; the oldest
- * is released for a new one; none under a device memory limit. */
+ * pageable staging, which every worker shares. Keyed by device, operation, variant, parameters
+ * and geometries; the oldest is released for a new one; none under a device memory limit. */
 #define KEPT_STATES 8
 static __thread struct kept_state {
     const struct op_desc *op;

@@ -304,8 +304,7 @@ static void outcome_free(struct outcome *o)
 /* Whether the GPU encodes the output, and how (q): a PNG at levels 1 to 9 (level 0, stored, is the
  * CPU's); a baseline JPEG of an 8-bit grey or RGB result. */
 /* JPEG outputs smaller than this stay on the cores unless the GPU is asked for: nvJPEG's encoder
- * costs more a call than libjpeg-turbo's encode of a small image (H200: a batch of 0.05 Mpx
- * outputs 7-13% slower shared, 0.48 Mpx level, 1 Mpx 8-25% faster; bench/RESULTS.md). */
+ * costs more a call than libjpeg-turbo's encode of a small image. */
 #define GPU_JPEG_SHARED_MIN_PIXELS (768 * 1024)
 
 static int gpu_encodes(const struct run_ctx *c, const struct plan *pl, const struct save_opts *so,
