@@ -41,8 +41,7 @@ static int cpu_side(struct plan *pl, const struct image *in, int repeat, struct 
             struct image out;
             double t0 = timing_now_ms();
             /* a step that measures its input (trim): the plan sized from here on by what it found */
-            if (pl->steps[i].op->measure && ((st = pl->steps[i].op->measure(&pl->steps[i].args, cur))
-                                             || (st = plan_measured(pl, i))))
+            if ((st = plan_measure(pl, i, cur)))
                 break;
             if ((st = image_alloc(&out, &pl->steps[i].out)))
                 break;

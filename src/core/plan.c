@@ -242,6 +242,15 @@ int plan_measured(struct plan *pl, int i)
     return r ? r : resolve_steps(pl, i, pl->steps[i].in, pl->max_pixels);
 }
 
+int plan_measure(struct plan *pl, int i, const struct image *in)
+{
+    const struct op_desc *op = pl->steps[i].op;
+    if (!op->measure)
+        return GPUIMG_OK;
+    const int r = op->measure(&pl->steps[i].args, in);
+    return r ? r : plan_measured(pl, i);
+}
+
 int plan_measures(const struct plan *pl)
 {
     for (int i = 0; i < pl->nsteps; i++)

@@ -47,6 +47,9 @@ int plan_append(struct plan *pl, const char *text, const char *label, uint64_t m
  * resolved again from step i's input, with the same bound, and max_bytes made anew. Nothing to do
  * where the step measured nothing (args.measured 0). */
 int plan_measured(struct plan *pl, int i);
+/* Step i's measure (op_desc.measure) run on its input in, then plan_measured; nothing for a step
+ * that measures nothing: what a CPU run calls before each step. */
+int plan_measure(struct plan *pl, int i, const struct image *in);
 /* Whether a step of pl measures its input (op_desc.measure): its sizes past it are bounds until
  * the run. */
 int plan_measures(const struct plan *pl);

@@ -16,9 +16,8 @@ int backend_cpu_run(struct plan *pl, struct image *img, struct run_report *r)
         struct image out;
         double ts = timing_now_ms();
         int rc = plan_abandoned(pl);
-        /* a step that measures its input: measured here, the rest of the plan sized anew (op.h) */
-        if (!rc && st->op->measure && !(rc = st->op->measure(&st->args, img)))
-            rc = plan_measured(pl, i);
+        if (!rc)   /* a step that measures its input: the rest of the plan sized anew (op.h) */
+            rc = plan_measure(pl, i, img);
         if (!rc)
             rc = image_alloc(&out, &st->out);
         if (rc)

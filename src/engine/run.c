@@ -301,11 +301,12 @@ static void outcome_free(struct outcome *o)
     backend_gpu_encode_free(&o->enc);
 }
 
-/* Whether the GPU encodes the output, and how (q): a PNG at levels 1 to 9 (level 0, stored, is the
- * CPU's); a baseline JPEG of an 8-bit grey or RGB result. */
 /* JPEG outputs smaller than this stay on the cores unless the GPU is asked for: nvJPEG's encoder
  * costs more a call than libjpeg-turbo's encode of a small image. */
 #define GPU_JPEG_SHARED_MIN_PIXELS (768 * 1024)
+
+/* Whether the GPU encodes the output, and how (q): a PNG at levels 1 to 9 (level 0, stored, is the
+ * CPU's); a baseline JPEG of an 8-bit grey or RGB result, under auto shared with the cores. */
 
 static int gpu_encodes(const struct run_ctx *c, const struct plan *pl, const struct save_opts *so,
                        struct gpu_encode_request *q)
@@ -318,9 +319,9 @@ static int gpu_encodes(const struct run_ctx *c, const struct plan *pl, const str
     q->level = so->png_level;
     q->quality = so->jpeg_quality;
     q->sampling = io_jpeg_sampling(so);
-    q->shared = want == ENCODER_AUTO;
     if (so->fmt == FMT_PNG)
         return q->level >= 1;
+    q->shared = want == ENCODER_AUTO;
     if (q->shared && (!c->shared_encode || (long long)pl->out.w * pl->out.h < GPU_JPEG_SHARED_MIN_PIXELS))
         return 0;
     return so->fmt == FMT_JPEG && !so->jpeg_progressive && pl->out.depth == 8 && (pl->out.c == 1 || pl->out.c == 3);
